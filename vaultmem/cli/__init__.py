@@ -1,0 +1,10 @@
+"""vaultmem's command line: one click group, commands registered by area modules."""
+
+from vaultmem.cli.app import cli
+
+# Each module registers its commands on `cli` when imported.
+from vaultmem.cli import core  # noqa: F401,E402  init, add, show, list
+
+
+def main():
+    cli(prog_name="vaultmem")

@@ -1,0 +1,57 @@
+"""The click group every command module registers on, and the helpers they share."""
+
+import json
+import os
+
+import click
+
+from vaultmem.errors import VaultmemError
+
+
+class Ctx:
+    """Per-invocation state: the --vault option and a lazily opened Memory."""
+
+    def __init__(self, vault_opt):
+        self.vault_opt = vault_opt
+        self._memory = None
+
+    def memory(self, user=None):
+        """The API object for this vault (opened once per command)."""
+        if self._memory is None:
+            from vaultmem.api import Memory
+
+            self._memory = Memory(self.vault_opt)
+        return self._memory
+
+
+pass_ctx = click.make_pass_decorator(Ctx)
+
+
+class VaultmemGroup(click.Group):
+    """A group that turns any VaultmemError into a one-line message and exit code 1."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except VaultmemError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+@click.group(cls=VaultmemGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--vault", "vault_opt", type=click.Path(file_okay=False), envvar="VAULTMEM_VAULT",
+              help="Vault folder (default: $VAULTMEM_VAULT, else the nearest folder upward "
+                   "holding .vaultmem/ or .obsidian/).")
+@click.version_option(package_name="obsidian-vaultmem", prog_name="vaultmem")
+@click.pass_context
+def cli(click_ctx, vault_opt):
+    """vaultmem: long-term memory for AI agents, kept as Markdown in an Obsidian vault."""
+    click_ctx.obj = Ctx(vault_opt)
+
+
+def emit_json(data):
+    """Print one JSON document on stdout (the --json contract)."""
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
