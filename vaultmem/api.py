@@ -19,6 +19,22 @@ from vaultmem.config import load_config
 from vaultmem.vault import Vault, find_vault
 
 
+def init(path: str | Path) -> dict:
+    """Create the layout, config, .gitignore entries and a git repo (if none) in `path`."""
+    from vaultmem.vault import init_vault
+
+    result = init_vault(path)
+    try:
+        from vaultmem import history
+    except ImportError:
+        return result
+    created = history.ensure_repo(Path(result["vault"]))
+    result["git"] = "created a repository" if created else "using the existing repository"
+    history.commit(Path(result["vault"]), [".gitignore"], "vaultmem: init (ignore .vaultmem/ state)",
+                   action="init")
+    return result
+
+
 class Memory:
     """A vault's memory. `vault` defaults to $VAULTMEM_VAULT or the nearest vault upward."""
 
@@ -49,6 +65,25 @@ class Memory:
         return self._indexer
 
     # --- foundation: notes ----------------------------------------------------------
+    def show(self, ref: str, at: str | None = None, user: str | None = None) -> dict:
+        """A note in full (`at`: as it was at a git revision).
+
+        >>> Memory(vault).show("Cutting back on coffee")["type"]   # doctest: +SKIP
+        'preference'
+        """
+        from vaultmem import memories
+
+        if at:
+            return self.show_at(ref, at)
+        return memories.show(self.vault, ref, user=user)
+
+    def list(self, type: str | None = None, user: str | None = None,
+             status: str | None = None) -> dict:
+        """`{"notes": [summary, ...], "errors": [{"path", "reason"}, ...]}`."""
+        from vaultmem import memories
+
+        notes, errors = memories.list_notes(self.vault, type=type, user=user, status=status)
+        return {"notes": notes, "errors": errors}
 
     # --- read path: index, search, context, doctor, stats ---------------------------
 

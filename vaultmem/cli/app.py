@@ -53,5 +53,12 @@ def emit_json(data):
     click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 
+def via_daemon(ctx, op, args):
+    """The daemon's answer to `op`, or None when no daemon runs (then work in-process)."""
+    from vaultmem.client import try_request
+
+    return try_request(ctx.vault_opt, op, args)
+
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

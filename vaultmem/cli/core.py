@@ -1,0 +1,87 @@
+"""Foundation commands: init, add, show, list."""
+
+import click
+
+from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon
+from vaultmem.note import MEMORY_TYPES
+
+
+@cli.command()
+@click.argument("path", required=False, type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@pass_ctx
+def init(ctx, path, as_json):
+    """Create vaultmem's layout, config and git repository in a vault (default: here)."""
+    from vaultmem.api import init as init_api
+
+    result = init_api(path or ctx.vault_opt or ".")
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(f"Vault ready at {result['vault']}")
+    for item in result["created"]:
+        click.echo(f"  created {item}")
+    if result.get("git"):
+        click.echo(f"  git: {result['git']}")
+
+
+@cli.command()
+@click.argument("text")
+@click.option("--type", "note_type", type=click.Choice(MEMORY_TYPES), default="fact", show_default=True)
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@click.option("--importance", type=click.FloatRange(0, 1), help="0 to 1 (default 0.5).")
+@click.option("--title", help="File name for the note (default: from the text).")
+@click.option("--user", help="Namespace to write into (default: the config's user).")
+@click.option("--json", "as_json", is_flag=True, help="Print the decision as JSON.")
+@pass_ctx
+def add(ctx, text, note_type, tags, importance, title, user, as_json):
+    """Write one memory through the write policy (filters, dedup, supersede)."""
+    args = dict(text=text, type=note_type, tags=list(tags), importance=importance, title=title, user=user)
+    result = via_daemon(ctx, "add", args)
+    if result is None:
+        result = ctx.memory().add(**args)
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(f"{result['action']}: {result.get('path') or '-'}")
+    if result.get("reason"):
+        click.echo(f"  why: {result['reason']}")
+
+
+@cli.command()
+@click.argument("note")
+@click.option("--at", "rev", help="Show the note as it was at this git revision.")
+@click.option("--user", help="Only show the note if it belongs to this namespace.")
+@click.option("--json", "as_json", is_flag=True, help="Print the note as JSON.")
+@pass_ctx
+def show(ctx, note, rev, user, as_json):
+    """Show a memory note (NOTE is a path, a title or an id)."""
+    result = ctx.memory().show(note, at=rev, user=user)
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(f"{result['title']}  [{result['type']}, {result['status']}]  {result['path']}")
+    for key, value in result["meta"].items():
+        click.echo(f"  {key}: {value}")
+    click.echo("")
+    click.echo(result["body"].rstrip("\n"))
+
+
+@cli.command(name="list")
+@click.option("--type", "note_type", type=click.Choice(MEMORY_TYPES + ("session",)))
+@click.option("--user", help="Only this namespace.")
+@click.option("--status", type=click.Choice(["active", "superseded", "archived"]))
+@click.option("--json", "as_json", is_flag=True, help="Print the notes as JSON.")
+@pass_ctx
+def list_(ctx, note_type, user, status, as_json):
+    """List memory notes."""
+    result = ctx.memory().list(type=note_type, user=user, status=status)
+    if as_json:
+        emit_json(result)
+        return
+    for note in result["notes"]:
+        mark = "" if note["status"] == "active" else f" ({note['status']})"
+        click.echo(f"{note['type']:<10} {note['title']}{mark}  — {note['path']}")
+    click.echo(f"{len(result['notes'])} notes")
+    for err in result["errors"]:
+        click.echo(f"skipped {err['path']}: {err['reason']}", err=True)

@@ -1,0 +1,182 @@
+"""Memory notes on disk: create, read, list and update them (the vault is the truth)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from pathlib import Path
+
+from vaultmem import clock
+from vaultmem.errors import NoteParseError, VaultmemError
+from vaultmem.ids import new_id
+from vaultmem.note import (Note, as_list, content_hash, new_memory_meta, read_note, render_note,
+                           validate_memory)
+from vaultmem.vault import Vault, atomic_write
+
+
+class ConcurrentEdit(VaultmemError):
+    """A note changed on disk between vaultmem reading it and writing it back."""
+
+
+def title_from_text(text: str, words: int = 9) -> str:
+    """A short human title: the first words of the statement, without a final period."""
+    first = " ".join(str(text).split())
+    for stop in (". ", "。", "！", "？", "; "):
+        if stop in first[10:]:
+            first = first[: first.index(stop, 10)]
+    parts = first.split(" ")
+    title = " ".join(parts[:words]) if len(parts) > 1 else first[:40]
+    return title.rstrip(".。!！?？,，;") or "Memory"
+
+
+def write_memory(vault: Vault, *, text: str, type: str, user: str, importance: float | None = None,
+                 tags=(), entities=(), sources=(), source_messages=(), valid_from: date | None = None,
+                 valid_to: date | None = None, run: str | None = None, title: str | None = None,
+                 extra: dict | None = None, now: datetime | None = None) -> Path:
+    """Create a new memory note and return its path (atomic write; never overwrites)."""
+    created = now or clock.now()
+    meta = new_memory_meta(id=new_id(), type=type, created=created, user=user, importance=importance,
+                           tags=tags, entities=entities, sources=sources,
+                           source_messages=source_messages, valid_from=valid_from,
+                           valid_to=valid_to, run=run, extra=extra)
+    folder = vault.folder_for(type)
+    path = vault.unique_path(folder, title or title_from_text(text))
+    body = text.strip() + "\n"
+    atomic_write(path, render_note(Note(meta=meta, body=body, path=path)))
+    return path
+
+
+def load(vault: Vault, path: Path) -> Note:
+    """Read a vaultmem note; NoteParseError if it has no frontmatter or is unreadable."""
+    note = read_note(path)
+    if not note.meta:
+        raise NoteParseError(vault.rel(path), "no frontmatter: not a vaultmem note")
+    return note
+
+
+def update_note(vault: Vault, path: Path, changes: dict, *, expected_raw: str | None = None,
+                body: str | None = None, remove=(), now: datetime | None = None) -> Note:
+    """Change some properties of a note, keeping everything else as the user wrote it.
+
+    `expected_raw` is the text vaultmem read before deciding on the change: if the file
+    differs now (the user edited it meanwhile), the change is re-applied to the fresh
+    text (property changes merge cleanly; the user's body wins) rather than overwriting it.
+    """
+    note = read_note(path)
+    if not note.meta:
+        raise NoteParseError(vault.rel(path), "no frontmatter: not a vaultmem note; left untouched")
+    user_edited = expected_raw is not None and note.raw != expected_raw
+    for key, value in changes.items():
+        note.meta[key] = value
+    for key in remove:
+        note.meta.pop(key, None)
+    if "updated" not in changes:
+        note.meta["updated"] = now or clock.now()
+    if body is not None and not user_edited:
+        note.body = body
+    text = render_note(note)
+    current = path.read_bytes().decode("utf-8") if path.exists() else None
+    if current is not None and current.lstrip("\ufeff") != note.raw.lstrip("\ufeff"):
+        # Changed again between our read and now: refuse rather than lose the user's text.
+        raise ConcurrentEdit(f"{vault.rel(path)} changed while vaultmem was updating it — run the command again")
+    atomic_write(path, text)
+    return note
+
+
+def summary(vault: Vault, path: Path, note: Note) -> dict:
+    """The JSON shape `list` and `show` print for one note."""
+    meta = note.meta
+    return {
+        "id": note.id,
+        "path": vault.rel(path),
+        "type": note.type,
+        "title": path.stem,
+        "status": note.status,
+        "user": note.user,
+        "created": _iso(meta.get("created")),
+        "updated": _iso(meta.get("updated")),
+        "valid_from": _iso(meta.get("valid_from")),
+        "valid_to": _iso(meta.get("valid_to")),
+        "importance": meta.get("importance"),
+        "tags": [str(t) for t in as_list(meta.get("tags"))],
+        "text": note.statement(),
+    }
+
+
+def _iso(value) -> str | None:
+    if value in (None, ""):
+        return None
+    if isinstance(value, datetime):
+        return clock.iso(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value)
+
+
+def plain_meta(meta) -> dict:
+    """Frontmatter as plain JSON-able values (dates as ISO strings)."""
+    out = {}
+    for key, value in (meta or {}).items():
+        if isinstance(value, (list, tuple)):
+            out[str(key)] = [_iso(v) if isinstance(v, (date, datetime)) else _plain(v) for v in value]
+        elif isinstance(value, (date, datetime)):
+            out[str(key)] = _iso(value)
+        else:
+            out[str(key)] = _plain(value)
+    return out
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (date, datetime)):
+        return _iso(value)
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    return str(value)
+
+
+def list_notes(vault: Vault, *, type: str | None = None, user: str | None = None,
+               status: str | None = None, include_sessions: bool = False) -> tuple[list[dict], list[dict]]:
+    """Summaries of memory notes matching the filters, and the notes that failed to parse."""
+    notes, errors = [], []
+    for path in vault.iter_notes():
+        try:
+            note = load(vault, path)
+        except NoteParseError as exc:
+            errors.append({"path": vault.rel(path), "reason": exc.reason})
+            continue
+        if note.type == "session" and not include_sessions and type != "session":
+            continue
+        if type and note.type != type:
+            continue
+        if user and note.user != user:
+            continue
+        if status and note.status != status:
+            continue
+        notes.append(summary(vault, path, note))
+    notes.sort(key=lambda n: (n["type"], n["created"] or "", n["title"]))
+    return notes, errors
+
+
+def show(vault: Vault, ref: str, user: str | None = None) -> dict:
+    """One note in full: summary, properties, body and the file's hash."""
+    from vaultmem.errors import NoteNotFound
+
+    path = vault.resolve(ref)
+    note = load(vault, path)
+    if user and note.user != user:
+        # Another namespace's note is reported exactly like a missing one: no leak.
+        raise NoteNotFound(f"no note matches {ref!r} — give a path, a title or an id "
+                           "(`vaultmem list` shows them)")
+    out = summary(vault, path, note)
+    out["meta"] = plain_meta(note.meta)
+    out["body"] = note.body
+    out["hash"] = content_hash(note.raw)
+    out["problems"] = validate_memory(note)
+    return out

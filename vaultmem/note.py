@@ -1,0 +1,315 @@
+"""Memory notes: parse and render Markdown files with YAML frontmatter (SPEC §3).
+
+Round-trip YAML (ruamel) keeps what the user wrote: unknown keys, key order, comments,
+quoting, list indentation, CRLF line ends and a BOM. A note that cannot be read raises
+NoteParseError naming the path and the reason, and is never rewritten.
+
+    >>> note = parse_note("---\\nid: A1\\ntype: fact\\n# mine\\nmood: fine\\n---\\nBody\\n")
+    >>> note.meta["type"] = "preference"
+    >>> print(render_note(note), end="")
+    ---
+    id: A1
+    type: preference
+    # mine
+    mood: fine
+    ---
+    Body
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+
+from vaultmem.errors import NoteParseError
+
+MEMORY_TYPES = ("fact", "preference", "event", "procedure", "entity")
+NOTE_TYPES = MEMORY_TYPES + ("session",)
+STATUSES = ("active", "superseded", "archived")
+REQUIRED_KEYS = ("id", "type", "created", "updated", "status", "user")
+LINK_KEYS = ("entities", "sources", "supersedes", "superseded_by")
+MAX_NOTE_BYTES = 5 * 1024 * 1024
+
+_FENCE = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.DOTALL)
+_TAG_OK = re.compile(r"^[^\s#,]+$")
+
+
+@dataclass
+class Note:
+    """A parsed note. `meta` is a ruamel CommentedMap: edit it in place, then render."""
+
+    meta: dict
+    body: str
+    path: Path | None = None
+    newline: str = "\n"
+    bom: bool = False
+    had_frontmatter: bool = True
+    seq_indent: tuple[int, int] = (4, 2)  # ruamel (sequence, offset): "  - item"
+    raw: str = field(default="", repr=False)
+
+    def get(self, key, default=None):
+        return self.meta.get(key, default) if self.meta else default
+
+    @property
+    def id(self) -> str:
+        return str(self.get("id") or "")
+
+    @property
+    def type(self) -> str:
+        return str(self.get("type") or "")
+
+    @property
+    def status(self) -> str:
+        return str(self.get("status") or "active")
+
+    @property
+    def user(self) -> str:
+        return str(self.get("user") or "default")
+
+    @property
+    def title(self) -> str:
+        return self.path.stem if self.path else ""
+
+    def statement(self) -> str:
+        """The body without a leading `# heading` and surrounding blank lines."""
+        lines = self.body.strip().splitlines()
+        if lines and lines[0].startswith("# "):
+            lines = lines[1:]
+        return "\n".join(lines).strip()
+
+
+def _yaml(seq_indent=(4, 2)):
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 1_000_000  # never fold long values: Obsidian shows them as written
+    yaml.indent(mapping=2, sequence=seq_indent[0], offset=seq_indent[1])
+    yaml.allow_duplicate_keys = False
+    yaml.representer.add_representer(datetime, _represent_datetime)
+    # Obsidian's property editor does not understand anchors/aliases: never emit them.
+    yaml.representer.ignore_aliases = lambda *args: True
+    return yaml
+
+
+def _represent_datetime(representer, value: datetime):
+    # Obsidian's date-time property form: no space, no offset, no fraction.
+    text = value.replace(tzinfo=None, microsecond=0).isoformat(timespec="seconds")
+    return representer.represent_scalar("tag:yaml.org,2002:timestamp", text)
+
+
+def _guess_seq_indent(yaml_text: str) -> tuple[int, int]:
+    match = re.search(r"^[^\s#][^\n]*:\s*\n( *)- ", yaml_text, re.MULTILINE)
+    if match is None:
+        return (4, 2)
+    offset = len(match.group(1))
+    return (offset + 2, offset)
+
+
+def parse_note(text: str, path: Path | str | None = None) -> Note:
+    """Parse note text. Raises NoteParseError (with path and reason) on bad frontmatter."""
+    where = Path(path) if path else None
+    bom = text.startswith("\ufeff")
+    if bom:
+        text = text[1:]
+    newline = "\r\n" if "\r\n" in text else "\n"
+    unix = text.replace("\r\n", "\n")
+    match = _FENCE.match(unix)
+    if match is None:
+        if unix.startswith("---\n"):
+            raise NoteParseError(where, "frontmatter starts with '---' but has no closing '---' line")
+        return Note(meta={}, body=unix, path=where, newline=newline, bom=bom,
+                    had_frontmatter=False, raw=text)
+    yaml_text = match.group(1) or ""
+    seq_indent = _guess_seq_indent(yaml_text)
+    try:
+        meta = _yaml(seq_indent).load(yaml_text) if yaml_text.strip() else None
+    except Exception as exc:  # ruamel raises many error types; all mean "bad YAML"
+        reason = " ".join(str(exc).split("To suppress")[0].split()).replace('in "<unicode string>", ', "")
+        raise NoteParseError(where, f"invalid YAML frontmatter: {reason[:300]}") from None
+    if meta is None:
+        from ruamel.yaml.comments import CommentedMap
+
+        meta = CommentedMap()
+    if not isinstance(meta, dict):
+        raise NoteParseError(where, "frontmatter is not a mapping of properties (key: value)")
+    return Note(meta=meta, body=unix[match.end():], path=where, newline=newline, bom=bom,
+                seq_indent=seq_indent, raw=text)
+
+
+def read_note(path: Path | str) -> Note:
+    """Read and parse a note file; NoteParseError for directories, non-UTF-8, empty or huge files."""
+    path = Path(path)
+    if path.is_dir():
+        raise NoteParseError(path, "is a directory, not a Markdown file")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise NoteParseError(path, "file no longer exists") from None
+    except PermissionError:
+        raise NoteParseError(path, "permission denied; check the file's owner and mode") from None
+    except OSError as exc:
+        raise NoteParseError(path, f"cannot be read: {exc.strerror}") from None
+    return parse_note_bytes(data, path)
+
+
+def parse_note_bytes(data: bytes, path: Path | str | None = None) -> Note:
+    if not data.strip():
+        raise NoteParseError(path, "file is empty")
+    if len(data) > MAX_NOTE_BYTES:
+        raise NoteParseError(path, f"file is {len(data) // 1024 // 1024} MB, over the 5 MB limit for a note")
+    if b"\x00" in data[:8192]:
+        raise NoteParseError(path, "binary content in a .md file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NoteParseError(path, f"not UTF-8 (byte {exc.start}); re-save the file as UTF-8") from None
+    return parse_note(text, path)
+
+
+def render_note(note: Note) -> str:
+    """Render a note back to text, in the note's own newline style and BOM."""
+    out = ""
+    if note.meta or note.had_frontmatter:
+        buf = io.StringIO()
+        if note.meta:
+            _yaml(note.seq_indent).dump(note.meta, buf)
+        out = "---\n" + buf.getvalue() + "---\n"
+    out += note.body
+    if note.newline == "\r\n":
+        out = out.replace("\r\n", "\n").replace("\n", "\r\n")
+    return ("\ufeff" if note.bom else "") + out
+
+
+def content_hash(text: str | bytes) -> str:
+    """sha256 of a note's text: the index re-embeds a note only when this changes."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()
+
+
+def link(target: str) -> str:
+    """A wikilink as a property value, double-quoted as Obsidian writes it."""
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    inner = target if target.startswith("[[") else f"[[{target}]]"
+    return DoubleQuotedScalarString(inner)
+
+
+def new_memory_meta(*, id: str, type: str, created: datetime, user: str,
+                    importance: float | None = None, tags=(), entities=(), sources=(),
+                    source_messages=(), valid_from: date | None = None,
+                    valid_to: date | None = None, run: str | None = None,
+                    confidence: float | None = None, extra: dict | None = None):
+    """Frontmatter for a new memory note, keys in SPEC §3 order, Obsidian-typed values."""
+    from ruamel.yaml.comments import CommentedMap
+
+    meta = CommentedMap()
+    meta["id"] = id
+    meta["type"] = type
+    meta["created"] = created
+    meta["updated"] = created
+    if valid_from:
+        meta["valid_from"] = valid_from
+    if valid_to:
+        meta["valid_to"] = valid_to
+    meta["status"] = "active"
+    if importance is not None:
+        meta["importance"] = round(float(importance), 2)
+    if confidence is not None:
+        meta["confidence"] = round(float(confidence), 2)
+    meta["user"] = user
+    meta["tags"] = [clean_tag(t) for t in dict.fromkeys([f"vaultmem/{type}", *tags]) if clean_tag(t)]
+    if entities:
+        meta["entities"] = [link(e) for e in dict.fromkeys(entities)]
+    if sources:
+        meta["sources"] = [link(s) for s in dict.fromkeys(sources)]
+    if source_messages:
+        meta["source_messages"] = [str(m) for m in dict.fromkeys(source_messages)]
+    if run:
+        meta["run"] = run
+    for key, value in (extra or {}).items():
+        meta[key] = value
+    return meta
+
+
+def clean_tag(tag: str) -> str:
+    """Obsidian tags: no leading '#', no spaces or commas."""
+    tag = str(tag).strip().lstrip("#")
+    return re.sub(r"[\s,#]+", "-", tag).strip("-")
+
+
+def as_date(value) -> date | None:
+    """A frontmatter date or date-time value (or its string) as a date; None if absent/bad."""
+    if value in (None, ""):
+        return None
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    try:
+        return datetime.fromisoformat(str(value).strip().replace(" ", "T")).date()
+    except ValueError:
+        return None
+
+
+def as_datetime(value) -> datetime | None:
+    if value in (None, ""):
+        return None
+    if isinstance(value, datetime):
+        return datetime(value.year, value.month, value.day, value.hour, value.minute, value.second)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day)
+    try:
+        return datetime.fromisoformat(str(value).strip().replace(" ", "T")).replace(tzinfo=None)
+    except ValueError:
+        return None
+
+
+def link_target(value) -> str:
+    """`"[[Sessions/x#^m-1|alias]]"` -> `Sessions/x#^m-1`."""
+    text = str(value).strip()
+    if text.startswith("[[") and text.endswith("]]"):
+        text = text[2:-2]
+    return text.split("|", 1)[0]
+
+
+def as_list(value) -> list:
+    if value in (None, ""):
+        return []
+    if isinstance(value, (list, tuple)):
+        return [v for v in value if v not in (None, "")]
+    return [value]
+
+
+def validate_memory(note: Note) -> list[str]:
+    """Problems that keep a note from being a valid memory note (SPEC §3); [] when fine."""
+    problems = []
+    meta = note.meta or {}
+    for key in REQUIRED_KEYS:
+        if meta.get(key) in (None, ""):
+            problems.append(f"missing required property '{key}'")
+    if meta.get("type") not in (None, "") and meta.get("type") not in NOTE_TYPES:
+        problems.append(f"type '{meta.get('type')}' is not one of {', '.join(NOTE_TYPES)}")
+    if meta.get("status") not in (None, "") and meta.get("status") not in STATUSES:
+        problems.append(f"status '{meta.get('status')}' is not one of {', '.join(STATUSES)}")
+    for key in ("created", "updated"):
+        if meta.get(key) not in (None, "") and as_datetime(meta.get(key)) is None:
+            problems.append(f"'{key}' is not a date-time (YYYY-MM-DDTHH:mm:ss)")
+    for key in ("valid_from", "valid_to"):
+        if meta.get(key) not in (None, "") and as_date(meta.get(key)) is None:
+            problems.append(f"'{key}' is not a date (YYYY-MM-DD)")
+    importance = meta.get("importance")
+    if importance is not None and not (isinstance(importance, (int, float)) and 0 <= importance <= 1):
+        problems.append("'importance' must be a number from 0 to 1")
+    for tag in as_list(meta.get("tags")):
+        if not _TAG_OK.match(str(tag)):
+            problems.append(f"tag '{tag}' has spaces, commas or '#'")
+    for key in LINK_KEYS:
+        for value in as_list(meta.get(key)):
+            if not (str(value).startswith("[[") and str(value).endswith("]]")):
+                problems.append(f"'{key}' value '{value}' is not a [[wikilink]]")
+    return problems

@@ -1,0 +1,279 @@
+"""The vault: where it is, its layout (SPEC §2), safe file names, atomic writes, ignore rules."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import unicodedata
+from pathlib import Path
+from typing import Iterator
+
+from vaultmem.config import DEFAULT_CONFIG_TOML, Config, config_path, load_config
+from vaultmem.errors import AmbiguousNote, NoteNotFound, NoteParseError, UnsafeName, VaultNotFound
+
+TYPE_FOLDERS = {
+    "fact": "Facts",
+    "preference": "Preferences",
+    "event": "Events",
+    "procedure": "Procedures",
+    "entity": "Entities",
+    "session": "Sessions",
+}
+LAYOUT = tuple(TYPE_FOLDERS.values()) + ("Archive", "Inbox")
+STATE_DIR = ".vaultmem"
+GITIGNORE_LINES = (".vaultmem/", ".trash/")
+# Obsidian link syntax and OS path characters that a file name must not hold (SPEC §3).
+_FORBIDDEN = re.compile(r'[#|^:%\[\]/\\<>"?*\x00-\x1f\x7f]')
+_RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(1, 10)),
+             *(f"LPT{i}" for i in range(1, 10))}
+MAX_TITLE = 80
+
+
+def find_vault(explicit: str | Path | None = None, cwd: Path | None = None) -> Path:
+    """--vault, then $VAULTMEM_VAULT, then the nearest folder upward with .vaultmem/ or .obsidian/."""
+    chosen = explicit or os.environ.get("VAULTMEM_VAULT")
+    if chosen:
+        root = Path(chosen).expanduser().resolve()
+        if not root.is_dir():
+            raise VaultNotFound(f"vault folder {root} does not exist — create it or run `vaultmem init {root}`")
+        return root
+    here = Path(cwd or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / STATE_DIR).is_dir() or (folder / ".obsidian").is_dir():
+            return folder
+    raise VaultNotFound(
+        f"no vault found at or above {here} — pass --vault PATH, set VAULTMEM_VAULT, "
+        "or run `vaultmem init` in your Obsidian vault")
+
+
+def safe_title(text: str, fallback: str = "Untitled") -> str:
+    """A file-name-safe, link-safe title: no `# | ^ : %% [[ ]] / \\`, no leading dots,
+    no reserved Windows names, at most MAX_TITLE characters, cut at a word boundary."""
+    text = unicodedata.normalize("NFC", str(text))
+    text = text.replace("%%", " ")
+    text = _FORBIDDEN.sub(" ", text)
+    text = " ".join(text.split()).strip(" .")
+    if len(text) > MAX_TITLE:
+        cut = text[:MAX_TITLE]
+        text = (cut.rsplit(" ", 1)[0] if " " in cut[20:] else cut).rstrip(" .,;")
+    if not text or text.split(".")[0].upper() in _RESERVED:
+        text = f"{fallback} {text}".strip() if text else fallback
+    return text
+
+
+def check_title(title: str) -> str:
+    """Reject (rather than silently change) a user-given title that is unsafe."""
+    if "/" in title or "\\" in title or ".." in title.split("/"):
+        raise UnsafeName(f"title {title!r} contains a path separator — give a plain title")
+    if title != safe_title(title):
+        raise UnsafeName(f"title {title!r} contains characters Obsidian links cannot hold "
+                         "(# | ^ : %% [[ ]] / \\) — remove them")
+    return title
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write text so that readers see the old file or the new one, never half of either:
+    temp file in the same folder, fsync, rename over, fsync the folder."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".vaultmem-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        else:
+            os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+class Vault:
+    """An Obsidian vault with vaultmem's layout inside it."""
+
+    def __init__(self, root: Path, config: Config | None = None):
+        self.root = Path(root).resolve()
+        self.config = config or load_config(self.root)
+
+    @property
+    def memory_dir(self) -> Path:
+        return self.root / self.config.memory_root
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / STATE_DIR
+
+    @property
+    def inbox_dir(self) -> Path:
+        return self.memory_dir / self.config.inbox
+
+    def folder_for(self, note_type: str) -> Path:
+        try:
+            return self.memory_dir / TYPE_FOLDERS[note_type]
+        except KeyError:
+            raise UnsafeName(f"unknown note type {note_type!r} — use one of {', '.join(TYPE_FOLDERS)}") from None
+
+    def rel(self, path: Path | str) -> str:
+        """Vault-relative POSIX path."""
+        path = Path(path)
+        if not path.is_absolute():
+            path = self.root / path
+        return path.resolve().relative_to(self.root).as_posix() if path.exists() else \
+            Path(os.path.normpath(path)).relative_to(self.root).as_posix()
+
+    def abs(self, rel: str) -> Path:
+        """Absolute path of a vault-relative path; refuses anything that escapes the vault."""
+        path = Path(os.path.normpath(self.root / rel))
+        if path != self.root and self.root not in path.parents:
+            raise UnsafeName(f"{rel!r} points outside the vault")
+        return path
+
+    def is_ignored(self, rel: str) -> bool:
+        """Ignore rules: Obsidian's config folder, .trash, .git, .vaultmem, dot-folders,
+        non-Markdown files, vaultmem's temp files and the inbox (transcripts, not notes)."""
+        parts = Path(rel).parts
+        if not parts or not rel.endswith(".md"):
+            return True
+        if any(p.startswith(".") for p in parts):
+            return True
+        if parts[0] in {self.config.obsidian_dir, ".trash", ".git", STATE_DIR}:
+            return True
+        inbox = Path(self.config.memory_root, self.config.inbox).parts
+        return tuple(parts[:len(inbox)]) == inbox
+
+    def is_memory_path(self, rel: str) -> bool:
+        root = Path(self.config.memory_root).parts
+        return tuple(Path(rel).parts[:len(root)]) == root and not self.is_ignored(rel)
+
+    def iter_notes(self) -> Iterator[Path]:
+        """Every Markdown note under the memory root (sessions included), ignore rules applied."""
+        base = self.memory_dir
+        if not base.is_dir():
+            return
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in sorted(filenames):
+                path = Path(dirpath) / name
+                if not self.is_ignored(path.relative_to(self.root).as_posix()) and path.is_file():
+                    yield path
+
+    def unique_path(self, folder: Path, title: str) -> Path:
+        """`folder/<safe title>.md`, suffixed ' 2', ' 3'... if the name is taken anywhere
+        in the vault (Obsidian resolves short links by file name)."""
+        base = safe_title(title)
+        taken = self._names_in_vault()
+        candidate, n = base, 1
+        while candidate.lower() in taken or (folder / f"{candidate}.md").exists():
+            n += 1
+            candidate = f"{base} {n}"
+        return folder / f"{candidate}.md"
+
+    def _names_in_vault(self) -> set[str]:
+        names = set()
+        for _dirpath, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            names.update(f[:-3].lower() for f in filenames if f.endswith(".md"))
+        return names
+
+    def resolve(self, ref: str) -> Path:
+        """A NOTE argument — a path (vault-relative or absolute), a title or an id — to a path."""
+        ref = str(ref).strip()
+        if not ref:
+            raise NoteNotFound("empty NOTE — give a path, a title or an id")
+        direct = Path(ref).expanduser()
+        for candidate in (direct, self.root / ref, self.root / f"{ref}.md"):
+            try:
+                if candidate.is_file() and (candidate.resolve() == self.root or self.root in candidate.resolve().parents):
+                    return candidate.resolve()
+            except OSError:
+                continue
+        by_title, by_id = [], []
+        title = ref[:-3] if ref.endswith(".md") else ref
+        for path in self.iter_notes():
+            if path.stem == title or path.stem.lower() == title.lower():
+                by_title.append(path)
+        if not by_title:
+            for path in self.iter_notes():
+                if _frontmatter_id(path) == ref:
+                    by_id.append(path)
+        found = by_title or by_id
+        if not found:
+            raise NoteNotFound(f"no note matches {ref!r} — give a path, a title or an id "
+                               "(`vaultmem list` shows them)")
+        if len(found) > 1:
+            listing = ", ".join(self.rel(p) for p in found[:5])
+            raise AmbiguousNote(f"{ref!r} matches several notes ({listing}) — give the path")
+        return found[0]
+
+
+_ID_LINE = re.compile(rb"^id:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
+
+
+def _frontmatter_id(path: Path) -> str | None:
+    """Cheap id lookup that reads only the head of the file."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return None
+    if not head.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
+        return None
+    match = _ID_LINE.search(head.split(b"\n---", 1)[0])
+    return match.group(1).decode("utf-8", "replace") if match else None
+
+
+def read_memory(vault: Vault, path: Path):
+    """Read a note, raising NoteParseError for notes without a usable frontmatter."""
+    from vaultmem.note import read_note
+
+    note = read_note(path)
+    if not note.meta:
+        raise NoteParseError(path, "no frontmatter: not a vaultmem note")
+    return note
+
+
+def init_vault(path: Path | str) -> dict:
+    """Create the layout, `.vaultmem/config.toml`, `.gitignore` entries and a git repo if none.
+    Safe to run again: nothing that exists is overwritten."""
+    root = Path(path).expanduser().resolve()
+    if root.exists() and not root.is_dir():
+        raise VaultNotFound(f"{root} is a file — give a folder for the vault")
+    root.mkdir(parents=True, exist_ok=True)
+    created = []
+    state = root / STATE_DIR
+    if not state.is_dir():
+        state.mkdir()
+        created.append(STATE_DIR + "/")
+    cfg = config_path(root)
+    if not cfg.exists():
+        atomic_write(cfg, DEFAULT_CONFIG_TOML)
+        created.append(f"{STATE_DIR}/config.toml")
+    config = load_config(root)
+    vault = Vault(root, config)
+    for name in LAYOUT:
+        folder = vault.memory_dir / name
+        if not folder.is_dir():
+            folder.mkdir(parents=True)
+            created.append(f"{config.memory_root}/{name}/")
+    gitignore = root / ".gitignore"
+    existing = gitignore.read_text(encoding="utf-8").splitlines() if gitignore.exists() else []
+    missing = [line for line in GITIGNORE_LINES if line not in existing]
+    if missing:
+        text = "\n".join(existing).rstrip("\n")
+        block = "# vaultmem: index, daemon state and Obsidian's trash stay out of git\n" + "\n".join(missing)
+        atomic_write(gitignore, (text + "\n\n" if text else "") + block + "\n")
+        created.append(".gitignore")
+    return {"vault": str(root), "created": created, "config": str(cfg)}
