@@ -1,0 +1,32 @@
+# vaultmem: `make demo` and `make test` are the two set-up commands (see README.md).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install demo test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# The CPU build of torch goes in first (it lies on this machine's disk); the package's
+# own `torch>=2.1` is then already satisfied, so pip never fetches a CUDA build.
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install
+	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/demo.sh
+
+test: install
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+bench: install
+	$(BIN)/python benchmarks/locomo.py ../shared/eval/locomo/locomo-dev.json --json benchmarks/results/locomo.json
+	$(BIN)/python benchmarks/perf.py --notes 10000 --json benchmarks/results/perf.json
+
+clean:
+	rm -rf build .pytest_cache
