@@ -1,0 +1,223 @@
+"""Cut a note into index chunks: what a search hit shows and what gets embedded.
+
+A memory note is usually one chunk (its statement). A session note is cut per turn: the
+shown `text` is one turn (at most ~60 words; longer turns are split at sentences) and its
+`source_messages` is that turn's message id only, while `search_text` - the part that is
+embedded and full-text indexed - adds the session title, date and the neighbouring turns,
+because a turn like "Yes, last Tuesday!" means nothing without them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+MAX_TURN_WORDS = 60
+MAX_MEMORY_WORDS = 150
+NEIGHBOUR_WORDS = 40
+
+# A turn paragraph ends with its block id: "... text ^m-12".
+_BLOCK_ID = re.compile(r"\s*\^([A-Za-z0-9-]+)\s*$")
+# "**Caroline** (2023-05-08 13:56): text", "**Caroline** · 13:56", "**Caroline:** text"
+_SPEAKER = re.compile(
+    r"^\*\*(?P<name>[^*\n]+?):?\*\*\s*(?:[·\-–—]\s*(?P<time1>[^\n:]*\d[^\n]*?)\s*$"
+    r"|\((?P<time2>[^)\n]*)\))?\s*:?\s*", re.M)
+_WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
+
+
+@dataclass
+class Chunk:
+    """One index row before embedding (see the row table in docs/ARCHITECTURE.md)."""
+
+    chunk_id: str
+    note_id: str
+    path: str
+    title: str
+    type: str
+    status: str
+    user: str
+    tags: str
+    entities: str
+    created: str
+    updated: str
+    valid_from: str
+    valid_to: str
+    importance: float
+    content_hash: str
+    text: str
+    search_text: str
+    source_messages: list = field(default_factory=list)
+    sources: list = field(default_factory=list)   # wikilinks to the turns behind the chunk
+
+    def to_row(self, vector) -> dict:
+        row = dict(self.__dict__)
+        row["vector"] = vector
+        return row
+
+
+def as_text(value) -> str:
+    """A frontmatter scalar as an ISO string ('' when absent)."""
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.replace(microsecond=0, tzinfo=None).isoformat(timespec="seconds")
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value).strip()
+
+
+def as_list(value) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, (list, tuple)):
+        return [as_text(v) for v in value if as_text(v)]
+    return [as_text(value)]
+
+
+def link_target(value: str) -> str:
+    """`"[[Coffee|c]]"` -> `Coffee`; a plain string stays itself."""
+    match = _WIKILINK.search(value)
+    return match.group(1).strip() if match else value.strip()
+
+
+def bar_list(values) -> str:
+    """`["a", "b"]` -> `|a|b|`, so that `LIKE '%|a|%'` filters exactly one value."""
+    return "|" + "|".join(v.replace("|", "/") for v in values) + "|" if values else ""
+
+
+def plain(text: str) -> str:
+    """Markdown body as one line of prose: links by their label, whitespace collapsed."""
+    text = _WIKILINK.sub(lambda m: m.group(2) or m.group(1), text)
+    text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
+    text = re.sub(r"^#+\s*", "", text, flags=re.M)
+    return " ".join(text.replace("**", "").split())
+
+
+def split_words(text: str, limit: int) -> list[str]:
+    """Split prose into pieces of at most ~`limit` words, at sentence ends when possible."""
+    words = text.split()
+    if len(words) <= limit:
+        return [text] if text else []
+    pieces, current = [], []
+    for sentence in _SENTENCE_END.split(text):
+        sentence_words = sentence.split()
+        if current and len(current) + len(sentence_words) > limit:
+            pieces.append(" ".join(current))
+            current = []
+        while len(sentence_words) > limit:
+            pieces.append(" ".join(sentence_words[:limit]))
+            sentence_words = sentence_words[limit:]
+        current.extend(sentence_words)
+    if current:
+        pieces.append(" ".join(current))
+    return pieces
+
+
+def clip(text: str, words: int) -> str:
+    parts = text.split()
+    return text if len(parts) <= words else " ".join(parts[:words]) + " …"
+
+
+@dataclass
+class Turn:
+    block_id: str
+    speaker: str
+    time: str
+    text: str
+
+
+def parse_turns(body: str) -> list[Turn]:
+    """The turns of a session note body: paragraphs that end with a `^block-id`."""
+    turns = []
+    for paragraph in re.split(r"\n\s*\n", body):
+        paragraph = paragraph.strip()
+        end = _BLOCK_ID.search(paragraph)
+        if not end:
+            continue
+        content = paragraph[:end.start()]
+        speaker, when = "", ""
+        header = _SPEAKER.match(content)
+        if header and header.end() > 0:
+            speaker = header.group("name").strip()
+            when = (header.group("time1") or header.group("time2") or "").strip()
+            content = content[header.end():]
+        text = plain(content)
+        if text:
+            turns.append(Turn(end.group(1), speaker, when, text))
+    return turns
+
+
+def chunk_note(note, rel: str, content_hash: str = "", default_user: str = "default") -> list[Chunk]:
+    """The chunks of a parsed note (`note.meta`, `note.body`) stored at vault path `rel`."""
+    meta = note.meta or {}
+    title = rel.rsplit("/", 1)[-1]
+    title = title[:-3] if title.endswith(".md") else title
+    note_type = as_text(meta.get("type")) or "note"
+    base = dict(
+        note_id=as_text(meta.get("id")) or rel, path=rel, title=title, type=note_type,
+        status=as_text(meta.get("status")) or "active",
+        user=as_text(meta.get("user")) or default_user,
+        tags=bar_list([t.lstrip("#") for t in as_list(meta.get("tags"))]),
+        entities=bar_list([link_target(e) for e in as_list(meta.get("entities"))]),
+        created=as_text(meta.get("created")), updated=as_text(meta.get("updated")),
+        valid_from=as_text(meta.get("valid_from")), valid_to=as_text(meta.get("valid_to")),
+        importance=_importance(meta.get("importance")), content_hash=content_hash)
+    if not base["updated"]:
+        base["updated"] = base["created"]
+    if note_type == "session":
+        return _session_chunks(note, meta, base, title)
+    return _memory_chunks(note, meta, base, title)
+
+
+def _importance(value) -> float:
+    try:
+        return min(1.0, max(0.0, float(value)))
+    except (TypeError, ValueError):
+        return 0.5
+
+
+def _memory_chunks(note, meta, base, title) -> list[Chunk]:
+    body = plain(note.body or "")
+    if not body:
+        body = title
+    sources = as_list(meta.get("source_messages"))
+    links = as_list(meta.get("sources"))
+    when = base["valid_from"] or base["created"][:10]
+    entities = [e for e in base["entities"].strip("|").split("|") if e]
+    context = f"{title} ({base['type']}{', ' + when if when else ''})"
+    if entities:
+        context += " about " + ", ".join(entities)
+    chunks = []
+    for n, piece in enumerate(split_words(body, MAX_MEMORY_WORDS)):
+        chunks.append(Chunk(chunk_id=f"{base['note_id']}#{n}", text=piece,
+                            search_text=f"{context}: {piece}", source_messages=sources,
+                            sources=links, **base))
+    return chunks
+
+
+def _session_chunks(note, meta, base, title) -> list[Chunk]:
+    turns = parse_turns(note.body or "")
+    ids = as_list(meta.get("message_ids"))
+    by_order = len(ids) == len(turns)
+    day = as_text(meta.get("date")) or base["created"][:10]
+    chunks = []
+    for position, turn in enumerate(turns):
+        message_id = ids[position] if by_order else turn.block_id
+        who = f"{turn.speaker}: " if turn.speaker else ""
+        before = turns[position - 1] if position > 0 else None
+        after = turns[position + 1] if position + 1 < len(turns) else None
+        when = turn.time if len(turn.time) > 5 else " ".join(x for x in (day, turn.time) if x)
+        header = f"{title} ({when})" if when and when not in title else title
+        for piece in split_words(turn.text, MAX_TURN_WORDS):
+            lines = [header]
+            if before:
+                lines.append(f"{before.speaker}: {clip(before.text, NEIGHBOUR_WORDS)}")
+            lines.append(f"{who}{piece}")
+            if after:
+                lines.append(f"{after.speaker}: {clip(after.text, NEIGHBOUR_WORDS)}")
+            chunks.append(Chunk(chunk_id=f"{base['note_id']}#{len(chunks)}", text=who + piece,
+                                search_text="\n".join(lines), source_messages=[message_id],
+                                sources=[f"[[{title}#^{turn.block_id}]]"], **base))
+    return chunks

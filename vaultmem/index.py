@@ -1,0 +1,254 @@
+"""The LanceDB chunk index under `.vaultmem/index/`: storage and raw queries, no ranking.
+
+One row per chunk (see docs/ARCHITECTURE.md). Besides the table, `meta.json` records the
+embedding model and dimension the vectors were made with, so vectors of two models never mix.
+
+The full-text side indexes `fts_text`: `search_text` with every run of CJK characters
+rewritten as overlapping bigrams ("戒咖啡" -> "戒咖 咖啡"), so LanceDB's English tokenizer
+(stemming, stop words) also finds Chinese and Japanese words; queries get the same rewrite.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from vaultmem.errors import IndexUnavailable
+
+TABLE = "chunks"
+SCHEMA_VERSION = 1
+# Rows added since the last FTS/compaction pass before `maintain()` folds them in;
+# below it LanceDB's flat scan of unindexed rows costs less than re-optimising.
+OPTIMIZE_AFTER_ROWS = 2000
+
+FILTER_COLUMNS = ["chunk_id", "note_id", "path", "title", "type", "status", "user", "tags",
+                  "created", "updated", "valid_from", "valid_to", "importance"]
+
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+
+
+def cjk_bigrams(text: str) -> str:
+    """Rewrite CJK runs as space-separated bigrams (a lone character stays itself)."""
+    def split(match):
+        run = match.group(0)
+        if len(run) == 1:
+            return f" {run} "
+        return " " + " ".join(run[i:i + 2] for i in range(len(run) - 1)) + " "
+
+    return _CJK_RUN.sub(split, text)
+
+
+def sql_str(value: str) -> str:
+    """A SQL string literal."""
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def sql_in(column: str, values) -> str:
+    return f"{column} IN ({', '.join(sql_str(v) for v in values)})"
+
+
+def schema(dim: int):
+    import pyarrow as pa
+
+    text = pa.string()
+    return pa.schema([
+        ("chunk_id", text), ("note_id", text), ("path", text), ("title", text),
+        ("type", text), ("status", text), ("user", text), ("tags", text), ("entities", text),
+        ("created", text), ("updated", text), ("valid_from", text), ("valid_to", text),
+        ("importance", pa.float32()), ("content_hash", text),
+        ("source_messages", pa.list_(text)), ("sources", pa.list_(text)), ("text", text),
+        ("search_text", text), ("fts_text", text), ("vector", pa.list_(pa.float32(), dim)),
+    ])
+
+
+@dataclass
+class Snapshot:
+    """The filterable columns and vectors of the whole table, held in memory for fast search."""
+
+    version: int
+    columns: dict          # column name -> numpy array (object dtype for strings)
+    vectors: object        # (n, dim) float32, rows of norm 1
+    _positions: dict | None = None
+
+    def __len__(self):
+        return len(self.vectors)
+
+    def offsets_of(self, chunk_ids) -> list[int]:
+        """Row offsets of the given chunk ids (unknown ids are skipped)."""
+        if self._positions is None:
+            self._positions = {c: i for i, c in enumerate(self.columns["chunk_id"])}
+        return [self._positions[c] for c in chunk_ids if c in self._positions]
+
+
+class ChunkIndex:
+    """The chunk table of one vault. Open it with `ChunkIndex(vault_root)`.
+
+    Writers: `reset(model, dim)`, `replace(paths, rows)`, `delete_paths(paths)`, `maintain()`.
+    Readers: `check_model(model)`, `snapshot()`, `fts(query, where, limit)`, `rows(where)`.
+    """
+
+    def __init__(self, vault_root: str | Path):
+        self.dir = Path(vault_root) / ".vaultmem" / "index"
+        self.meta_path = self.dir / "meta.json"
+        self._db = None
+        self._table = None
+        self._snapshot = None
+
+    # --- metadata ----------------------------------------------------------------------
+    def meta(self) -> dict | None:
+        """`{"model", "dim", "schema", "pending"}` of the existing index, or None."""
+        try:
+            return json.loads(self.meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def _write_meta(self, **changes):
+        meta = dict(self.meta() or {}, **changes)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.meta_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        tmp.replace(self.meta_path)
+
+    def exists(self) -> bool:
+        return self.meta() is not None and (self.dir / f"{TABLE}.lance").exists()
+
+    def check_model(self, model: str) -> None:
+        """Raise IndexUnavailable unless the index exists and was built with `model`."""
+        meta = self.meta()
+        if meta is None or not (self.dir / f"{TABLE}.lance").exists():
+            raise IndexUnavailable("the search index has not been built; run `vaultmem reindex`")
+        if meta.get("schema") != SCHEMA_VERSION:
+            raise IndexUnavailable("the search index has an old layout; run `vaultmem reindex --full`")
+        if meta.get("model") != model:
+            raise IndexUnavailable(
+                f"the search index was built with model {meta.get('model')!r} but config.toml "
+                f"names {model!r}; run `vaultmem reindex --full` to rebuild it")
+
+    # --- table -------------------------------------------------------------------------
+    @property
+    def table(self):
+        if self._table is None:
+            import lancedb
+            from datetime import timedelta
+
+            try:
+                # A zero interval makes every read see writes by other processes (the daemon).
+                self._db = lancedb.connect(str(self.dir), read_consistency_interval=timedelta(0))
+                self._table = self._db.open_table(TABLE)
+            except Exception as exc:  # lancedb raises ValueError, OSError or its own errors
+                raise IndexUnavailable(
+                    f"the search index at {self.dir} cannot be opened ({exc}); "
+                    "run `vaultmem reindex --full`") from exc
+        return self._table
+
+    def reset(self, model: str, dim: int) -> None:
+        """Drop everything and start an empty table for `model` vectors of size `dim`."""
+        import lancedb
+
+        self.close()
+        if self.dir.exists():
+            shutil.rmtree(self.dir)
+        self.dir.mkdir(parents=True)
+        db = lancedb.connect(str(self.dir))
+        db.create_table(TABLE, schema=schema(dim))
+        self._write_meta(model=model, dim=dim, schema=SCHEMA_VERSION, pending=0, fts=False)
+
+    def close(self) -> None:
+        self._db = self._table = self._snapshot = None
+
+    def count(self) -> int:
+        return self.table.count_rows()
+
+    def size_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.dir.rglob("*") if p.is_file())
+
+    # --- writes ------------------------------------------------------------------------
+    def replace(self, paths, rows: list[dict]) -> None:
+        """Delete every chunk of `paths`, then add `rows` (the new chunks of those notes)."""
+        paths = sorted(set(paths))
+        if paths:
+            self.table.delete(sql_in("path", paths))
+        if rows:
+            for row in rows:
+                row["fts_text"] = cjk_bigrams(row["search_text"])
+            self.table.add(rows)
+        meta = self.meta() or {}
+        self._write_meta(pending=int(meta.get("pending", 0)) + len(rows))
+        self._snapshot = None
+
+    def delete_paths(self, paths) -> None:
+        self.replace(paths, [])
+
+    def maintain(self, force: bool = False) -> None:
+        """Build the FTS index if missing; fold pending rows into it once there are many."""
+        from lancedb.index import FTS
+
+        meta = self.meta() or {}
+        if self.count() == 0:
+            return
+        if not meta.get("fts"):
+            self.table.create_index("fts_text", config=FTS(with_position=False), replace=True)
+            self._write_meta(fts=True, pending=0)
+        elif force or int(meta.get("pending", 0)) >= OPTIMIZE_AFTER_ROWS:
+            self.table.optimize()
+            self._write_meta(pending=0)
+
+    # --- reads -------------------------------------------------------------------------
+    def path_hashes(self) -> dict[str, str]:
+        """Vault-relative path -> content hash of every indexed note."""
+        data = self.table.to_lance().to_table(columns=["path", "content_hash"]).to_pydict()
+        return dict(zip(data["path"], data["content_hash"]))
+
+    def rows(self, where: str | None = None, columns: list[str] | None = None) -> list[dict]:
+        """Rows matching a SQL filter (all rows when None), without vectors unless asked."""
+        columns = columns or [c for c in schema(1).names if c not in ("vector", "fts_text")]
+        return self.table.to_lance().to_table(columns=columns, filter=where).to_pylist()
+
+    def snapshot(self) -> Snapshot:
+        """Filter columns and the vector matrix, reloaded only when the table changed."""
+        import numpy as np
+
+        version = self.table.version
+        if self._snapshot is not None and self._snapshot.version == version:
+            return self._snapshot
+        data = self.table.to_lance().to_table(columns=FILTER_COLUMNS + ["vector"])
+        vectors = data.column("vector").combine_chunks()
+        dim = vectors.type.list_size
+        matrix = vectors.values.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+        matrix = matrix.reshape(-1, dim) if len(data) else np.zeros((0, dim), np.float32)
+        columns = {}
+        for name in FILTER_COLUMNS:
+            values = data.column(name).to_pylist()
+            columns[name] = np.array(values, dtype=np.float32 if name == "importance" else object)
+        self._snapshot = Snapshot(version=version, columns=columns, vectors=matrix)
+        return self._snapshot
+
+    def fetch(self, offsets, chunk_ids, columns: list[str]) -> list[dict]:
+        """Full rows of snapshot rows (by offset), in the given order. Falls back to a
+        filter on `chunk_id` when the table changed since the snapshot was taken."""
+        if not len(offsets):
+            return []
+        wanted = list(dict.fromkeys(columns + ["chunk_id"]))
+        rows = self.table.to_lance().take(list(map(int, offsets)), columns=wanted).to_pylist()
+        if [r["chunk_id"] for r in rows] == list(chunk_ids):
+            return rows
+        found = {r["chunk_id"]: r for r in self.rows(sql_in("chunk_id", chunk_ids), wanted)}
+        return [found[c] for c in chunk_ids if c in found]
+
+    def fts(self, query: str, where: str | None = None, limit: int = 50) -> list[dict]:
+        """BM25 hits for `query` as `{"chunk_id", "_score"}`, filtered inside the query."""
+        text = cjk_bigrams(query).strip()
+        if not text or not (self.meta() or {}).get("fts"):
+            return []
+        builder = self.table.search(text, query_type="fts", fts_columns="fts_text")
+        if where:
+            builder = builder.where(where, prefilter=True)
+        try:
+            return builder.select(["chunk_id", "_score"]).limit(limit).to_list()
+        except Exception as exc:  # a query the FTS parser rejects is no keyword hit
+            if "index" in str(exc).lower() and "not found" in str(exc).lower():
+                raise IndexUnavailable(f"the full-text index is missing ({exc})") from exc
+            return []

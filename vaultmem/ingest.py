@@ -1,0 +1,206 @@
+"""The one indexing pipeline: vault notes -> chunks -> embeddings -> LanceDB rows.
+
+    >>> indexer = Indexer(vault, embedder_factory=lambda: Embedder(vault.config.model))  # doctest: +SKIP
+    >>> indexer.sync()                      # reconcile the whole vault      # doctest: +SKIP
+    SyncReport(added=12, updated=0, removed=0, unchanged=0, ...)
+    >>> indexer.sync(["Memory/Facts/Tea.md"])   # just these files         # doctest: +SKIP
+
+`reindex`, the daemon, `extract`, `add` and the MCP server all call it. A whole-vault scan
+compares size and mtime with `state.db` first and hashes only files that differ, and only
+notes whose content hash changed are embedded; the model loads only when something must be.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vaultmem.chunking import Chunk, chunk_note  # noqa: F401  (re-exported: ingest.chunk_note)
+from vaultmem.errors import VaultmemError
+from vaultmem.index import SCHEMA_VERSION, ChunkIndex
+from vaultmem.note import content_hash, parse_note_bytes
+from vaultmem.state import FileStat, State
+
+# Chunks embedded per model call: large enough that sentence-transformers' length sorting
+# keeps padding low, small enough that progress moves and memory stays flat.
+EMBED_BATCH_CHUNKS = 512
+
+
+@dataclass
+class SyncReport:
+    """What one `Indexer.sync` did. `errors` holds `(rel_path, reason)` of skipped notes."""
+
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    chunks: int = 0
+    errors: list = field(default_factory=list)
+    rebuilt: str | None = None
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"added": self.added, "updated": self.updated, "removed": self.removed,
+                "unchanged": self.unchanged, "chunks": self.chunks,
+                "errors": [{"path": p, "reason": r} for p, r in self.errors],
+                "rebuilt": self.rebuilt, "seconds": round(self.seconds, 3)}
+
+
+class Indexer:
+    """Keeps `.vaultmem/index/` in step with the vault. Call it from one thread at a time."""
+
+    def __init__(self, vault, embedder_factory):
+        self.vault = vault
+        self.root = Path(vault.root)
+        self._embedder_factory = embedder_factory
+        self.index = ChunkIndex(self.root)
+        self.state = State(self.root)
+
+    @property
+    def model_name(self) -> str:
+        return self.vault.config.model
+
+    def _rebuild_reason(self) -> str | None:
+        meta = self.index.meta()
+        if meta is None or not self.index.exists():
+            return "no index yet"
+        if meta.get("schema") != SCHEMA_VERSION:
+            return "index layout changed"
+        if meta.get("model") != self.model_name:
+            return f"model changed from {meta.get('model')} to {self.model_name}"
+        return None
+
+    # --- public ------------------------------------------------------------------------
+    def sync(self, paths=None, full: bool = False, progress=None) -> SyncReport:
+        """Bring the index up to date with the vault (or with just `paths`).
+
+        `paths`: absolute or vault-relative paths that changed (deleted ones leave the index);
+        None reconciles the whole vault. `full` rebuilds everything. `progress(done, total)`
+        is called as chunks are embedded. A note that cannot be read is reported in
+        `errors` and skipped; its previous rows stay until it parses again.
+        """
+        started = time.perf_counter()
+        report = SyncReport()
+        reason = "--full" if full else self._rebuild_reason()
+        if reason is not None:
+            embedder = self._embedder_factory()
+            self.index.reset(self.model_name, embedder.dim)
+            self.state.clear_files()
+            report.rebuilt = reason
+            paths = None
+        indexed = self.index.path_hashes()
+        known = self.state.files()
+        present, gone = self._candidates(paths, indexed, known)
+
+        pending, stats = [], []
+        for rel, abs_path in present.items():
+            self._check(rel, abs_path, indexed, known, report, pending, stats)
+        self._embed_and_write(pending, indexed, report, progress)
+        if gone:
+            self.index.delete_paths(gone)
+            self.state.delete_files(gone)
+            report.removed = len([p for p in gone if p in indexed])
+        self.state.put_files(stats)
+        self.index.maintain(force=report.rebuilt is not None)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def remove(self, rel_paths) -> int:
+        """Drop notes from the index (e.g. deleted files); returns how many were indexed."""
+        rels = [self._rel(p) for p in rel_paths]
+        if not self.index.exists():
+            return 0
+        indexed = self.index.path_hashes()
+        self.index.delete_paths(rels)
+        self.state.delete_files(rels)
+        return len([r for r in rels if r in indexed])
+
+    # --- steps ---------------------------------------------------------------------------
+    def _rel(self, path) -> str:
+        path = Path(path)
+        if path.is_absolute():
+            return self.vault.rel(path)
+        return path.as_posix()
+
+    def _candidates(self, paths, indexed, known):
+        """(rel -> absolute path of notes to check, rel paths to remove)."""
+        if paths is None:
+            present = {}
+            for item in self.vault.iter_notes():
+                abs_path = Path(getattr(item, "path", item))
+                present[self.vault.rel(abs_path)] = abs_path
+            gone = sorted((set(indexed) | set(known)) - set(present))
+            return present, gone
+        present, gone = {}, []
+        for path in paths:
+            rel = self._rel(path)
+            abs_path = self.root / rel
+            if abs_path.is_file() and self._indexable(rel):
+                present[rel] = abs_path
+            elif rel in indexed or rel in known or not abs_path.exists():
+                gone.append(rel)
+        return present, sorted(set(gone))
+
+    def _indexable(self, rel: str) -> bool:
+        return self.vault.is_memory_path(rel)
+
+    def _check(self, rel, abs_path, indexed, known, report, pending, stats):
+        """Decide whether a note changed; queue `(rel, old_hash, chunks)` when it did."""
+        try:
+            st = abs_path.stat()
+        except OSError as exc:
+            report.errors.append((rel, f"cannot stat: {exc.strerror}"))
+            return
+        seen = known.get(rel)
+        if (seen is not None and seen.size == st.st_size and seen.mtime_ns == st.st_mtime_ns
+                and indexed.get(rel) == seen.content_hash):
+            report.unchanged += 1
+            return
+        try:
+            data = abs_path.read_bytes()
+        except OSError as exc:
+            report.errors.append((rel, f"cannot read: {exc.strerror}"))
+            return
+        digest = content_hash(data)
+        stats.append(FileStat(rel, st.st_size, st.st_mtime_ns, digest))
+        if indexed.get(rel) == digest:
+            report.unchanged += 1
+            return
+        try:
+            note = parse_note_bytes(data, abs_path)
+            chunks = chunk_note(note, rel, content_hash=digest, default_user=self.vault.config.user)
+        except VaultmemError as exc:
+            stats.pop()  # not indexed: look at it again next time
+            report.errors.append((rel, getattr(exc, "reason", None) or str(exc)))
+            return
+        pending.append((rel, chunks))
+
+    def _embed_and_write(self, pending, indexed, report, progress):
+        if not pending:
+            return
+        total = sum(len(chunks) for _, chunks in pending)
+        embedder = self._embedder_factory()
+        done = 0
+        if progress:
+            progress(0, total)
+        batch: list = []
+        for position, item in enumerate(pending):
+            batch.append(item)
+            size = sum(len(chunks) for _, chunks in batch)
+            if size < EMBED_BATCH_CHUNKS and position < len(pending) - 1:
+                continue
+            chunks = [chunk for _, note_chunks in batch for chunk in note_chunks]
+            vectors = embedder.encode([chunk.search_text for chunk in chunks])
+            rows = [chunk.to_row(vector) for chunk, vector in zip(chunks, vectors)]
+            self.index.replace([rel for rel, _ in batch], rows)
+            for rel, _ in batch:
+                if rel in indexed:
+                    report.updated += 1
+                else:
+                    report.added += 1
+            done += len(chunks)
+            report.chunks += len(chunks)
+            if progress:
+                progress(done, total)
+            batch = []

@@ -1,0 +1,316 @@
+"""Hybrid retrieval: vector similarity plus BM25 full-text search, fused and re-weighted.
+
+    >>> searcher = Searcher(vault, embedder_factory=lambda: Embedder(vault.config.model))  # doctest: +SKIP
+    >>> hits = searcher.search("what does the user drink?", k=5)                           # doctest: +SKIP
+    >>> hits[0].to_dict()["text"], hits.warning                                             # doctest: +SKIP
+
+How a hit is scored (all parts visible in `Hit.parts`):
+- `vector`: cosine similarity of query and chunk (the whole filtered table is scanned as
+  one in-memory matrix, so metadata filters apply before top-k, not after).
+- `keyword`: the share of the query's words found in the chunk, weighted by where the
+  chunk ranks in LanceDB's BM25 results (filtered by the same conditions inside the query).
+- score = (vector + KEYWORD_WEIGHT * keyword) * (weights for importance and recency).
+Hits under `min_score` (config `[search] min_score`) are dropped, so an unrelated question
+gets no hits rather than the least bad ones. When the index is missing or unusable, a plain
+keyword scan of the vault answers instead and `hits.warning` says so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from vaultmem import clock
+from vaultmem.errors import ConfigError, IndexUnavailable, VaultmemError
+from vaultmem.index import ChunkIndex, sql_str
+
+KEYWORD_WEIGHT = 0.35
+IMPORTANCE_WEIGHT = 0.10
+RECENCY_WEIGHT = 0.05
+RECENCY_HALF_LIFE_DAYS = 180
+CANDIDATES = 60          # per retriever, before fusion
+HIT_COLUMNS = ["note_id", "path", "type", "title", "text", "search_text", "status", "created",
+               "updated", "source_messages", "sources", "importance", "valid_from", "user"]
+
+_WORD = re.compile(r"[a-z0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+STOP_WORDS = frozenset("""a an and are as at be been being but by can could did do does doing
+for from had has have having he her hers him his how i if in into is it its itself me my of on
+or our ours she so than that the their them then there these they this those to too us was we
+were what when where which while who whom why will with would you your yours about any all
+also am just more most no not only other over own same some such very s t don should now
+user user's""".split())
+
+
+@dataclass
+class Hit:
+    """One search result. `to_dict()` is the SPEC §5 HIT shape."""
+
+    id: str
+    path: str
+    type: str
+    title: str
+    text: str
+    score: float
+    status: str
+    created: str
+    updated: str
+    source_messages: list
+    sources: list = field(default_factory=list)
+    importance: float = 0.5
+    parts: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "path": self.path, "type": self.type, "title": self.title,
+                "text": self.text, "score": round(self.score, 4), "status": self.status,
+                "created": self.created, "updated": self.updated,
+                "source_messages": list(self.source_messages)}
+
+
+class Hits(list):
+    """A list of Hit with `warning` set when the keyword fallback answered."""
+
+    warning: str | None = None
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Metadata conditions, rendered both as SQL (for LanceDB) and as a numpy mask."""
+
+    user: str | None = None
+    type: str | None = None
+    tag: str | None = None
+    since: str | None = None
+    as_of: str | None = None
+    all: bool = False
+    also_users: tuple = ()
+
+    def sql(self) -> str:
+        clauses = []
+        if self.user is not None:
+            users = (self.user,) + tuple(self.also_users)
+            clauses.append("user IN (" + ", ".join(sql_str(u) for u in users) + ")")
+        if self.type:
+            clauses.append(f"type = {sql_str(self.type)}")
+        if self.tag:
+            clauses.append(f"(tags LIKE {sql_str('%|' + self.tag + '|%')} OR "
+                           f"tags LIKE {sql_str('%|' + self.tag + '/%')})")
+        if self.since:
+            clauses.append(f"created >= {sql_str(self.since)}")
+        if self.as_of:
+            day = sql_str(self.as_of)
+            clauses.append(f"((valid_from <> '' AND valid_from <= {day}) OR "
+                           f"(valid_from = '' AND substr(created, 1, 10) <= {day}))")
+            clauses.append(f"(valid_to = '' OR valid_to > {day})")
+            if not self.all:
+                clauses.append("status <> 'archived'")
+        elif not self.all:
+            clauses.append("status = 'active'")
+        return " AND ".join(clauses)
+
+    def mask(self, snap):
+        import numpy as np
+
+        cols = snap.columns
+        mask = np.ones(len(snap), dtype=bool)
+        if self.user is not None:
+            mask &= np.isin(cols["user"], [self.user, *self.also_users])
+        if self.type:
+            mask &= cols["type"] == self.type
+        if self.tag:
+            inner, nested = f"|{self.tag}|", f"|{self.tag}/"
+            mask &= np.fromiter((inner in t or nested in t for t in cols["tags"]), bool, len(snap))
+        if self.since:
+            mask &= cols["created"] >= self.since
+        if self.as_of:
+            day = self.as_of
+            start = np.where(cols["valid_from"] != "", cols["valid_from"],
+                             np.array([c[:10] for c in cols["created"]], dtype=object))
+            mask &= start <= day
+            mask &= (cols["valid_to"] == "") | (cols["valid_to"] > day)
+            if not self.all:
+                mask &= cols["status"] != "archived"
+        elif not self.all:
+            mask &= cols["status"] == "active"
+        return mask
+
+
+def terms(text: str) -> set[str]:
+    """Content words of `text`, crudely stemmed; CJK runs become bigrams."""
+    found = set()
+    for word in _WORD.findall(text.lower()):
+        if _CJK.match(word):
+            found.update(word[i:i + 2] for i in range(max(1, len(word) - 1)))
+        elif word not in STOP_WORDS:
+            found.add(stem(word))
+    return found
+
+
+def stem(word: str) -> str:
+    for suffix in ("ing", "ies", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def keyword_coverage(query_terms: set[str], text: str) -> float:
+    if not query_terms:
+        return 0.0
+    return len(query_terms & terms(text)) / len(query_terms)
+
+
+def normalise_day(value) -> str | None:
+    """`2026-11-29` (str or date) -> '2026-11-29'; raises ConfigError-like message otherwise."""
+    if value in (None, ""):
+        return None
+    text = value.isoformat() if isinstance(value, date) else str(value).strip()
+    try:
+        date.fromisoformat(text[:10])
+    except ValueError:
+        raise VaultmemError(f"{value!r} is not a date — use YYYY-MM-DD") from None
+    return text
+
+
+def weight(importance: float, updated: str, today: date) -> float:
+    """Multiplier in [1 - weights, 1] from importance and the age of the last update."""
+    try:
+        age = max(0, (today - date.fromisoformat(updated[:10])).days)
+        recency = 0.5 ** (age / RECENCY_HALF_LIFE_DAYS)
+    except ValueError:
+        recency = 0.5
+    spare = 1 - IMPORTANCE_WEIGHT - RECENCY_WEIGHT
+    return spare + IMPORTANCE_WEIGHT * float(importance) + RECENCY_WEIGHT * recency
+
+
+class Searcher:
+    """Search over one vault's index; keep it alive (e.g. in the daemon) to stay warm."""
+
+    def __init__(self, vault, embedder_factory):
+        self.vault = vault
+        self.index = ChunkIndex(vault.root)
+        self._embedder_factory = embedder_factory
+
+    def search(self, query: str, k: int = 10, type: str | None = None, tag: str | None = None,
+               user: str | None = None, since=None, as_of=None, all: bool = False,
+               min_score: float | None = None) -> Hits:
+        """The `k` best hits for `query` that pass the filters and the score threshold."""
+        config = self.vault.config
+        user = user or config.user
+        also = ("shared",) if getattr(config, "share_shared", False) and user != "shared" else ()
+        filters = Filters(user=user, type=type, tag=(tag or "").lstrip("#") or None,
+                          since=normalise_day(since), as_of=normalise_day(as_of), all=all,
+                          also_users=also)
+        threshold = config.min_score if min_score is None else min_score
+        try:
+            self.index.check_model(config.model)
+            hits = self._hybrid(query, k, filters, threshold)
+        except (IndexUnavailable, ConfigError, OSError, ValueError, RuntimeError) as exc:
+            hits = Hits(keyword_search(self.vault, query, k, filters, threshold))
+            hits.warning = f"search index unavailable ({exc}); used a plain keyword scan of the vault"
+        return hits
+
+    def _hybrid(self, query, k, filters, threshold) -> Hits:
+        import numpy as np
+
+        snap = self.index.snapshot()
+        rows = np.flatnonzero(filters.mask(snap))
+        if not len(rows) or not query.strip():
+            return Hits()
+        qvec = self._embedder_factory().encode_query(query)
+        sims = snap.vectors[rows] @ qvec
+        top = min(len(rows), max(CANDIDATES, 3 * k))
+        best = rows[np.argpartition(-sims, top - 1)[:top]] if top < len(rows) else rows
+        candidates = {int(i): None for i in best}
+
+        bm25 = {}
+        for hit in self.index.fts(query, filters.sql(), limit=max(CANDIDATES, 3 * k)):
+            bm25[hit["chunk_id"]] = float(hit["_score"])
+        offsets = snap.offsets_of(bm25)
+        candidates.update({int(i): None for i in offsets})
+        order = list(candidates)
+        ids = [snap.columns["chunk_id"][i] for i in order]
+        fetched = {r["chunk_id"]: r for r in self.index.fetch(order, ids, HIT_COLUMNS)}
+        top_bm25 = max(bm25.values(), default=0.0) or 1.0
+        qterms = terms(query)
+        today = clock.today()
+        scored = []
+        for offset, chunk_id in zip(order, ids):
+            row = fetched.get(chunk_id)
+            if row is None:  # deleted since the snapshot
+                continue
+            vector = float(snap.vectors[offset] @ qvec)
+            lexical = keyword_coverage(qterms, row["search_text"])
+            lexical *= 0.5 + 0.5 * bm25.get(row["chunk_id"], 0.0) / top_bm25
+            score = (max(vector, 0.0) + KEYWORD_WEIGHT * lexical) * weight(
+                row["importance"], row["updated"] or row["created"], today)
+            if score >= threshold:
+                scored.append((score, vector, lexical, row))
+        return Hits(_best_per_note(scored, k))
+
+
+def _best_per_note(scored, k) -> list[Hit]:
+    """Highest first; a memory note appears once (its best chunk), session turns each."""
+    hits, seen = [], set()
+    for score, vector, lexical, row in sorted(scored, key=lambda s: -s[0]):
+        key = row["note_id"] if row["type"] != "session" else row["chunk_id"]
+        if key in seen:
+            continue
+        seen.add(key)
+        hits.append(Hit(id=row["note_id"], path=row["path"], type=row["type"], title=row["title"],
+                        text=row["text"], score=score, status=row["status"],
+                        created=row["created"], updated=row["updated"],
+                        source_messages=row["source_messages"] or [],
+                        sources=row["sources"] or [], importance=row["importance"],
+                        parts={"vector": round(vector, 4), "keyword": round(lexical, 4)}))
+        if len(hits) == k:
+            break
+    return hits
+
+
+def search(vault, query: str, k: int = 10, type=None, tag=None, user=None, since=None,
+           as_of=None, all: bool = False, embedder=None) -> Hits:
+    """One-shot search (loads the model unless `embedder` is given); see `Searcher`."""
+    if embedder is None:
+        from vaultmem.embed import Embedder
+
+        embedder = Embedder(vault.config.model)
+    return Searcher(vault, lambda: embedder).search(
+        query, k=k, type=type, tag=tag, user=user, since=since, as_of=as_of, all=all)
+
+
+def keyword_search(vault, query: str, k: int, filters: Filters, threshold: float) -> list[Hit]:
+    """The fallback without an index: chunk every note and rank by shared words.
+
+    Slow on big vaults but needs neither the model nor LanceDB. The threshold is scaled
+    like the keyword part of a hybrid score, so a few shared words are enough.
+    """
+    from vaultmem.chunking import chunk_note
+    from vaultmem.note import read_note
+
+    qterms = terms(query)
+    scored = []
+    for path in vault.iter_notes():
+        rel = vault.rel(path)
+        try:
+            chunks = chunk_note(read_note(path), rel, default_user=vault.config.user)
+        except VaultmemError:
+            continue
+        for chunk in chunks:
+            row = dict(chunk.__dict__)
+            if not _row_passes(row, filters):
+                continue
+            coverage = keyword_coverage(qterms, chunk.search_text)
+            if coverage > 0 and coverage >= min(threshold, 0.5):
+                scored.append((coverage, 0.0, coverage, row))
+    return _best_per_note(scored, k)
+
+
+def _row_passes(row: dict, filters: Filters) -> bool:
+    """`Filters` applied to one row (the fallback has no table to query)."""
+    import numpy as np
+
+    from vaultmem.index import FILTER_COLUMNS, Snapshot
+
+    columns = {name: np.array([row[name]], dtype=object) for name in FILTER_COLUMNS}
+    return bool(filters.mask(Snapshot(version=0, columns=columns, vectors=np.zeros((1, 1))))[0])

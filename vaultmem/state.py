@@ -1,0 +1,116 @@
+"""Local bookkeeping in `.vaultmem/state.db` (sqlite): file stats and memory access counts.
+
+File stats let a no-change scan of the vault skip reading files: a note whose size and
+mtime match what was indexed is not even hashed. Access counts feed ranking and gc.
+Everything here can be deleted; the next `reindex` rebuilds the file stats.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY,      -- vault-relative POSIX path
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    content_hash TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS access (
+    note_id TEXT PRIMARY KEY,
+    count INTEGER NOT NULL DEFAULT 0,
+    first_access TEXT NOT NULL,
+    last_access TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class FileStat:
+    path: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+
+
+class State:
+    """The state database of one vault: `State(vault_root)`; safe to open from any thread
+    (each call uses its own short transaction on a connection per State object)."""
+
+    def __init__(self, vault_root: str | Path):
+        self.path = Path(vault_root) / ".vaultmem" / "state.db"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(str(self.path), timeout=10, check_same_thread=False)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        # WAL without fsync per commit: losing the last stats on a crash only costs a re-hash.
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    # --- file stats --------------------------------------------------------------------
+    def files(self) -> dict[str, FileStat]:
+        """Every recorded file, by vault-relative path."""
+        rows = self._conn.execute("SELECT path, size, mtime_ns, content_hash FROM files")
+        return {row[0]: FileStat(*row) for row in rows}
+
+    def put_files(self, stats: list[FileStat]) -> None:
+        with self._conn:
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO files (path, size, mtime_ns, content_hash) "
+                "VALUES (?, ?, ?, ?)",
+                [(s.path, s.size, s.mtime_ns, s.content_hash) for s in stats])
+
+    def delete_files(self, paths) -> None:
+        with self._conn:
+            self._conn.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in paths])
+
+    def clear_files(self) -> None:
+        with self._conn:
+            self._conn.execute("DELETE FROM files")
+
+    # --- access tracking ---------------------------------------------------------------
+    def record_access(self, note_ids, when: datetime | str) -> None:
+        """Count one access (a search hit or a context inclusion) for each note id."""
+        stamp = when if isinstance(when, str) else when.replace(microsecond=0).isoformat()
+        with self._conn:
+            self._conn.executemany(
+                "INSERT INTO access (note_id, count, first_access, last_access) "
+                "VALUES (?, 1, ?, ?) ON CONFLICT(note_id) DO UPDATE SET "
+                "count = count + 1, last_access = MAX(last_access, excluded.last_access)",
+                [(note_id, stamp, stamp) for note_id in dict.fromkeys(note_ids)])
+
+    def access_stats(self, note_id: str) -> dict:
+        """`{"count", "first_access", "last_access"}` of a note (count 0 and None if never)."""
+        row = self._conn.execute(
+            "SELECT count, first_access, last_access FROM access WHERE note_id = ?",
+            (note_id,)).fetchone()
+        if row is None:
+            return {"count": 0, "first_access": None, "last_access": None}
+        return {"count": row[0], "first_access": row[1], "last_access": row[2]}
+
+    def all_access(self) -> dict[str, dict]:
+        """Access stats of every note ever accessed, by note id."""
+        rows = self._conn.execute("SELECT note_id, count, first_access, last_access FROM access")
+        return {r[0]: {"count": r[1], "first_access": r[2], "last_access": r[3]} for r in rows}
+
+
+def record_access(vault_root: str | Path, note_ids, when) -> None:
+    """Module-level shortcut: `record_access(vault.root, ["01J..."], clock.now())`."""
+    state = State(vault_root)
+    try:
+        state.record_access(note_ids, when)
+    finally:
+        state.close()
+
+
+def access_stats(vault_root: str | Path, note_id: str) -> dict:
+    state = State(vault_root)
+    try:
+        return state.access_stats(note_id)
+    finally:
+        state.close()
