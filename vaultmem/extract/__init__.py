@@ -1,0 +1,1 @@
+"""Extraction: transcript importers, session notes, and the extractors that turn turns into memories."""

@@ -1,0 +1,473 @@
+"""Transcript importers (SPEC §4): jsonl, ChatGPT and Claude exports, Markdown chat logs.
+
+Every format becomes a list of `Session`s holding `Turn`s with the original message ids
+verbatim. Bad input raises `TranscriptError(path, line, reason)`; the reason says what to do.
+
+Times: naive ISO strings are taken as local time; ISO strings with an offset (or `Z`) and
+epoch numbers are converted to the machine's local time zone and the offset dropped, so
+every time is naive local like `vaultmem.clock.now()`.
+
+    >>> sessions = load_transcript("chat.jsonl")          # doctest: +SKIP
+    >>> sessions[0].turns[0].id, sessions[0].turns[0].role  # doctest: +SKIP
+    ('m-1', 'user')
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from vaultmem.errors import TranscriptError
+
+FORMATS = ("jsonl", "chatgpt", "claude", "markdown")
+ROLES = ("user", "assistant", "system")
+_ROLE_ALIASES = {"human": "user", "ai": "assistant", "bot": "assistant", "model": "assistant"}
+FORMAT_HINT = "pass --format " + "|".join(FORMATS)
+
+
+@dataclass(frozen=True)
+class Turn:
+    session: str
+    id: str
+    time: datetime | None
+    speaker: str
+    role: str
+    text: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Session:
+    id: str
+    title: str
+    turns: list[Turn]
+    source: str  # the transcript's file name
+    started: datetime | None = None  # a start time the source gives beside its turns' times
+
+    @property
+    def start(self) -> datetime | None:
+        """When the session began: the given start, else the first turn that has a time."""
+        if self.started:
+            return self.started
+        return next((t.time for t in self.turns if t.time), None)
+
+
+def load_transcript(path: str | Path, fmt: str | None = None) -> list[Session]:
+    """Read one transcript file; `fmt` None sniffs it. Raises TranscriptError."""
+    path = Path(path)
+    text = _read_text(path)
+    fmt = fmt or sniff_format(path, text)
+    loaders = {"jsonl": _load_jsonl, "chatgpt": _load_chatgpt, "claude": _load_claude,
+               "markdown": _load_markdown}
+    if fmt not in loaders:
+        raise TranscriptError(path, None, f"unknown format {fmt!r} — {FORMAT_HINT}")
+    sessions = [s for s in loaders[fmt](path, text) if s.turns]
+    if not sessions:
+        raise TranscriptError(path, None, f"no messages found in this {fmt} transcript — "
+                              "check the file, or pass the right --format")
+    return sessions
+
+
+def sniff_format(path: str | Path, text: str | None = None) -> str:
+    """Guess the format from the file name and content; TranscriptError when it cannot."""
+    path = Path(path)
+    text = _read_text(path) if text is None else text
+    suffix = path.suffix.lower()
+    head = text.lstrip()
+    if suffix in (".jsonl", ".ndjson"):
+        return "jsonl"
+    if suffix in (".md", ".markdown"):
+        return "markdown"
+    if head.startswith("[") or (suffix == ".json" and head.startswith("{")):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = None
+        if data is not None:
+            kind = _json_export_kind(data)
+            if kind:
+                return kind
+            if suffix == ".json" or head.startswith("["):
+                raise TranscriptError(path, None, "JSON, but neither a ChatGPT nor a Claude "
+                                      f"conversations.json — {FORMAT_HINT}")
+    if head.startswith("{"):
+        first = head.splitlines()[0]
+        try:
+            if isinstance(json.loads(first), dict):
+                return "jsonl"
+        except json.JSONDecodeError:
+            pass
+    if suffix in (".txt", "") and _markdown_turns(text.splitlines()):
+        return "markdown"
+    raise TranscriptError(path, None, f"cannot tell the transcript format — {FORMAT_HINT}")
+
+
+def parse_time(value) -> datetime | None:
+    """ISO string (offset optional, `Z` allowed) or epoch seconds/milliseconds -> naive local.
+
+    Raises ValueError for anything else; None and "" give None."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"not a time: {value!r}")
+    if isinstance(value, (int, float)):
+        seconds = value / 1000 if value > 1e11 else value  # epoch milliseconds
+        return datetime.fromtimestamp(seconds, timezone.utc).astimezone().replace(tzinfo=None, microsecond=0)
+    if not isinstance(value, str):
+        raise ValueError(f"not a time: {value!r}")
+    text = value.strip()
+    if re.fullmatch(r"\d{9,13}(\.\d+)?", text):
+        return parse_time(float(text))
+    match = _ISO.fullmatch(text)
+    if not match:
+        raise ValueError(f"not an ISO date-time: {value!r}")
+    date, clock, zone = match.group("date"), match.group("clock") or "00:00:00", match.group("zone")
+    if len(clock) == 5:
+        clock += ":00"
+    parsed = datetime.fromisoformat(f"{date}T{clock}")
+    if zone:
+        zone = "+00:00" if zone in ("Z", "z") else zone
+        if len(zone) == 5:  # +0800
+            zone = zone[:3] + ":" + zone[3:]
+        parsed = datetime.fromisoformat(parsed.isoformat() + zone).astimezone().replace(tzinfo=None)
+    return parsed
+
+
+_ISO = re.compile(r"(?P<date>\d{4}-\d{2}-\d{2})(?:[T ](?P<clock>\d{2}:\d{2}(?::\d{2})?)(?:[.,]\d+)?)?"
+                  r"\s*(?P<zone>[Zz]|[+-]\d{2}:?\d{2})?")
+
+
+# ---- reading -----------------------------------------------------------------------------
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise TranscriptError(path, None, "file not found — check the path") from None
+    except IsADirectoryError:
+        raise TranscriptError(path, None, "is a directory — pass the transcript files in it") from None
+    except OSError as exc:
+        raise TranscriptError(path, None, f"cannot be read: {exc.strerror}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise TranscriptError(path, line, "not UTF-8 — re-save the file as UTF-8") from None
+    if not text.strip():
+        raise TranscriptError(path, None, "file is empty — nothing to import")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _json_export_kind(data) -> str | None:
+    items = data if isinstance(data, list) else [data]
+    items = [item for item in items if isinstance(item, dict)]
+    if not items:
+        return None
+    if "mapping" in items[0]:
+        return "chatgpt"
+    if "chat_messages" in items[0]:
+        return "claude"
+    return None
+
+
+def _load_json(path: Path, text: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TranscriptError(path, exc.lineno, f"not valid JSON ({exc.msg}) — fix the file "
+                              "or re-export it") from None
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    """Best-effort line number of a JSON value, so errors in exports point somewhere useful."""
+    at = text.find(json.dumps(needle)) if needle else -1
+    return text.count("\n", 0, at) + 1 if at >= 0 else None
+
+
+def _time_or_error(path: Path, line: int | None, value) -> datetime | None:
+    try:
+        return parse_time(value)
+    except ValueError:
+        raise TranscriptError(path, line, f"bad time {value!r} — use ISO 8601 "
+                              "(2026-11-29T10:29:41) or epoch seconds") from None
+
+
+# ---- jsonl -------------------------------------------------------------------------------
+
+def _load_jsonl(path: Path, text: str) -> list[Session]:
+    grouped: dict[str, list[Turn]] = {}
+    seen: dict[str, set[str]] = {}
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise TranscriptError(path, number, f"not JSON ({exc.msg}) — each line must be one "
+                                  'JSON object like {"id": "m-1", "role": "user", "text": "..."}') from None
+        if not isinstance(record, dict):
+            raise TranscriptError(path, number, "not a JSON object — each line must be one message object")
+        if "text" not in record:
+            raise TranscriptError(path, number, "missing 'text' — every message needs its text")
+        if not isinstance(record["text"], str):
+            raise TranscriptError(path, number, "'text' must be a string")
+        role = _jsonl_role(path, number, record)
+        session = str(record.get("session") or path.stem)
+        turns = grouped.setdefault(session, [])
+        message_id = str(record["id"]) if record.get("id") not in (None, "") else f"m-{len(turns) + 1}"
+        if message_id in seen.setdefault(session, set()):
+            raise TranscriptError(path, number, f"duplicate message id {message_id!r} in session "
+                                  f"{session!r} — message ids must be unique within a session")
+        seen[session].add(message_id)
+        speaker = str(record.get("speaker") or role)
+        turns.append(Turn(session, message_id, _time_or_error(path, number, record.get("time")),
+                          speaker, role, record["text"].strip(), number))
+    return [Session(sid, sid, [t for t in turns if t.text], path.name) for sid, turns in grouped.items()]
+
+
+def _jsonl_role(path: Path, number: int, record: dict) -> str:
+    role = record.get("role")
+    if role in (None, ""):
+        if record.get("speaker"):
+            return "assistant" if _looks_like_assistant(str(record["speaker"])) else "user"
+        raise TranscriptError(path, number, "missing 'role' — use user, assistant or system")
+    role = _ROLE_ALIASES.get(str(role).lower(), str(role).lower())
+    if role not in ROLES:
+        raise TranscriptError(path, number, f"unknown role {record.get('role')!r} — use user, assistant or system")
+    return role
+
+
+# ---- ChatGPT export ----------------------------------------------------------------------
+
+def _load_chatgpt(path: Path, text: str) -> list[Session]:
+    data = _load_json(path, text)
+    conversations = data if isinstance(data, list) else [data]
+    sessions = []
+    for index, conv in enumerate(conversations, start=1):
+        if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):
+            raise TranscriptError(path, None, f"conversation {index} has no 'mapping' — not a ChatGPT "
+                                  "conversations.json; pass the right --format")
+        sid = str(conv.get("conversation_id") or conv.get("id") or f"{path.stem}-{index}")
+        turns = []
+        for node in _active_branch(conv["mapping"], conv.get("current_node")):
+            turn = _chatgpt_turn(path, text, sid, node)
+            if turn:
+                turns.append(turn)
+        started = _time_or_error(path, _line_of(text, sid), conv.get("create_time"))
+        sessions.append(Session(sid, str(conv.get("title") or sid), turns, path.name, started))
+    return sessions
+
+
+def _active_branch(mapping: dict, current: str | None) -> list[dict]:
+    """The nodes from the root to `current_node` (the branch the user last saw)."""
+    if current not in mapping:
+        # No current node: follow the last child from the root, as the web UI shows it.
+        roots = [n for n in mapping.values() if isinstance(n, dict) and not n.get("parent")]
+        node = roots[0] if roots else None
+        while node and node.get("children"):
+            node = mapping.get(node["children"][-1])
+        current = node.get("id") if node else None
+    chain, seen = [], set()
+    while current in mapping and current not in seen:
+        seen.add(current)
+        node = mapping[current]
+        if not isinstance(node, dict):
+            break
+        chain.append(node)
+        current = node.get("parent")
+    return list(reversed(chain))
+
+
+def _chatgpt_turn(path: Path, text: str, sid: str, node: dict) -> Turn | None:
+    message = node.get("message")
+    if not isinstance(message, dict):
+        return None
+    role = (message.get("author") or {}).get("role")
+    meta = message.get("metadata") or {}
+    if role not in ("user", "assistant") or meta.get("is_visually_hidden_from_conversation"):
+        return None  # system prompts, tool output and hidden context are not conversation
+    if message.get("recipient") not in (None, "all"):
+        return None  # an assistant call to a tool, not a reply
+    content = message.get("content") or {}
+    if content.get("content_type", "text") not in ("text", "multimodal_text"):
+        return None  # code, browsing, reasoning traces
+    parts = [p for p in content.get("parts") or [] if isinstance(p, str)]
+    body = "\n".join(parts).strip()
+    if not body:
+        return None
+    message_id = str(message.get("id") or node.get("id"))
+    line = _line_of(text, message_id)
+    name = (message.get("author") or {}).get("name")
+    return Turn(sid, message_id, _time_or_error(path, line, message.get("create_time")),
+                str(name or role), role, body, line or 0)
+
+
+# ---- Claude export -----------------------------------------------------------------------
+
+def _load_claude(path: Path, text: str) -> list[Session]:
+    data = _load_json(path, text)
+    if isinstance(data, dict) and isinstance(data.get("conversations"), list):
+        data = data["conversations"]
+    conversations = data if isinstance(data, list) else [data]
+    sessions = []
+    for index, conv in enumerate(conversations, start=1):
+        if not isinstance(conv, dict) or not isinstance(conv.get("chat_messages"), list):
+            raise TranscriptError(path, None, f"conversation {index} has no 'chat_messages' — not a "
+                                  "Claude conversations.json; pass the right --format")
+        sid = str(conv.get("uuid") or f"{path.stem}-{index}")
+        turns = []
+        for number, message in enumerate(conv["chat_messages"], start=1):
+            turn = _claude_turn(path, text, sid, number, message)
+            if turn:
+                turns.append(turn)
+        started = _time_or_error(path, _line_of(text, sid), conv.get("created_at"))
+        sessions.append(Session(sid, str(conv.get("name") or sid), turns, path.name, started))
+    return sessions
+
+
+def _claude_turn(path: Path, text: str, sid: str, number: int, message) -> Turn | None:
+    if not isinstance(message, dict):
+        raise TranscriptError(path, None, f"conversation {sid}: message {number} is not an object")
+    message_id = str(message.get("uuid") or f"m-{number}")
+    line = _line_of(text, message_id)
+    sender = str(message.get("sender") or "")
+    role = {"human": "user", "user": "user", "assistant": "assistant"}.get(sender)
+    if role is None:
+        raise TranscriptError(path, line, f"unknown sender {sender!r} in conversation {sid} — "
+                              "expected human or assistant")
+    blocks = [b.get("text", "") for b in message.get("content") or []
+              if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
+    body = "\n\n".join(b.strip() for b in blocks if b.strip()) or str(message.get("text") or "").strip()
+    if not body:
+        return None
+    return Turn(sid, message_id, _time_or_error(path, line, message.get("created_at")),
+                role, role, body, line or 0)
+
+
+# ---- Markdown chat log -------------------------------------------------------------------
+
+_BOLD_TURN = re.compile(r"^\s*(?:[-*]\s+)?(?:\[(?P<t1>[^\]]{4,30})\]\s*)?\*\*(?P<name>[^*\n]{1,40}?)"
+                        r"(?:\s*[:：]\s*\*\*|\*\*\s*(?:\((?P<t2>[^)]{4,30})\))?\s*[:：])\s*(?P<text>.*)$")
+_PLAIN_TURN = re.compile(r"^(?:\[(?P<t1>[^\]]{4,30})\]\s*)?(?P<name>[^\s\d:：#>*\-|`\[][^:：\n]{0,30}?)"
+                         r"\s*(?:\((?P<t2>[^)]{4,30})\))?\s*[:：](?!//)\s*(?P<text>.*)$")
+_HEADING = re.compile(r"^#{1,6}\s+(.*)$")
+_DATE_IN = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?")
+_ASSISTANT_NAMES = {"assistant", "ai", "claude", "chatgpt", "gpt", "gpt-4", "gpt-4o", "bot",
+                    "gemini", "copilot", "model", "llm", "助手", "ai助手", "机器人"}
+_SYSTEM_NAMES = {"system", "系统"}
+
+
+def _looks_like_assistant(name: str) -> bool:
+    lowered = name.strip().lower()
+    return lowered in _ASSISTANT_NAMES or lowered.startswith(("claude", "chatgpt", "gpt-"))
+
+
+def _markdown_turns(lines: list[str]) -> list[tuple[int, str, str, str | None]]:
+    """Candidate turn starts: (line index, name, first text, time text or None).
+
+    Bold lines win: if any `**Name:**` line exists only those start turns. Plain `Name:`
+    lines start turns only for names seen twice (or known roles), so that a line such as
+    "Note: ..." inside an answer stays part of it."""
+    bold, plain = [], []
+    in_fence = False
+    for index, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+        if in_fence:
+            continue
+        match = _BOLD_TURN.match(line)
+        if match:
+            bold.append((index, match["name"].strip(), match["text"], match["t1"] or match["t2"]))
+            continue
+        match = _PLAIN_TURN.match(line)
+        if match and len(match["name"].split()) <= 4:
+            plain.append((index, match["name"].strip(), match["text"], match["t1"] or match["t2"]))
+    if bold:
+        return bold
+    counts: dict[str, int] = {}
+    for _, name, _, _ in plain:
+        counts[name] = counts.get(name, 0) + 1
+    known = {n for n, c in counts.items()
+             if c >= 2 or _looks_like_assistant(n) or n.lower() in _SYSTEM_NAMES | {"user", "human", "用户"}}
+    if plain:
+        known.add(plain[0][1])
+    chosen = [p for p in plain if p[1] in known]
+    return chosen if len(known) >= 2 or len(chosen) >= 2 else []
+
+
+def _load_markdown(path: Path, text: str) -> list[Session]:
+    lines = text.split("\n")
+    meta, body_start = _front_matter(lines)
+    started = None
+    for key in ("date", "created", "time"):
+        if meta.get(key):
+            started = _loose_time(meta[key])
+            if started:
+                break
+    starts = _markdown_turns(lines)
+    starts = [s for s in starts if s[0] >= body_start]
+    if not starts:
+        raise TranscriptError(path, None, "no '**Name:** text' or 'Name: text' lines found — "
+                              "is this a chat transcript? Otherwise pass the right --format")
+    title = meta.get("title") or ""
+    for line in lines[body_start:starts[0][0]]:
+        heading = _HEADING.match(line)
+        if heading:
+            title = title or heading.group(1).strip()
+            started = started or _loose_time(heading.group(1))
+    sid = str(meta.get("session") or meta.get("id") or path.stem)
+    roles = _markdown_roles([name for _, name, _, _ in starts])
+    turns = []
+    for number, (index, name, first, when) in enumerate(starts, start=1):
+        end = starts[number][0] if number < len(starts) else len(lines)
+        body = "\n".join([first, *lines[index + 1:end]]).strip()
+        if not body:
+            continue
+        time = _loose_time(when, started) if when else None
+        turns.append(Turn(sid, f"m-{number}", time, name, roles[name], body, index + 1))
+    return [Session(sid, str(title or sid), turns, path.name, started)]
+
+
+def _markdown_roles(names: list[str]) -> dict[str, str]:
+    """Assistant-looking names are `assistant`, System is `system`, every other speaker `user`
+    (the first one is the main user; the rest are other people in the chat)."""
+    roles = {}
+    for name in names:
+        if name.lower() in _SYSTEM_NAMES:
+            roles[name] = "system"
+        elif _looks_like_assistant(name):
+            roles[name] = "assistant"
+        else:
+            roles[name] = "user"
+    return roles
+
+
+def _front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
+    if not lines or lines[0].strip() != "---":
+        return {}, 0
+    for end in range(1, min(len(lines), 200)):
+        if lines[end].strip() == "---":
+            meta = {}
+            for line in lines[1:end]:
+                key, sep, value = line.partition(":")
+                if sep and key.strip() and not key.startswith((" ", "-")):
+                    meta[key.strip().lower()] = value.strip().strip("'\"")
+            return meta, end + 1
+    return {}, 0
+
+
+def _loose_time(text: str, day: datetime | None = None) -> datetime | None:
+    """A date-time found inside free text, or a bare `HH:MM` on `day`; None if none."""
+    match = _DATE_IN.search(text or "")
+    if match:
+        try:
+            return parse_time(match.group(0))
+        except ValueError:
+            return None
+    clock = re.fullmatch(r"\s*(\d{1,2}):(\d{2})(?::(\d{2}))?\s*", text or "")
+    if clock and day and int(clock[1]) < 24 and int(clock[2]) < 60:
+        return day.replace(hour=int(clock[1]), minute=int(clock[2]), second=int(clock[3] or 0))
+    return None
