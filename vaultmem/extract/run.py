@@ -1,0 +1,186 @@
+"""An extraction run: transcripts → session notes → candidates → write policy → notes,
+then the index follows and one git commit records the run.
+
+Re-running the same transcript writes nothing new: session notes are found again by their
+session id, and every candidate is then already remembered ("unchanged").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vaultmem import clock
+from vaultmem.errors import LLMError, TranscriptError
+from vaultmem.extract.importers import Session, load_transcript
+from vaultmem.extract.sessions import message_link, redact_session, render_session
+from vaultmem.ids import run_id
+from vaultmem.note import as_list, read_note
+from vaultmem.policy import decide
+from vaultmem.vault import Vault, atomic_write
+from vaultmem.write import apply, head_props, load_pool
+
+
+@dataclass
+class RunReport:
+    run: str
+    sessions: int = 0
+    notes: list[str] = field(default_factory=list)
+    decisions: list = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    redactions: int = 0
+
+    def count(self, action: str) -> int:
+        return sum(1 for d in self.decisions if d.action == action)
+
+    def to_dict(self) -> dict:
+        return {"run": self.run, "sessions": self.sessions, "created": self.count("created"),
+                "updated": self.count("updated"), "superseded": self.count("superseded"),
+                "rejected": self.count("rejected"), "unchanged": self.count("unchanged"),
+                "notes": sorted(set(self.notes)), "redactions": self.redactions,
+                "decisions": [d.to_dict() for d in self.decisions],
+                "errors": self.errors, "warnings": self.warnings}
+
+
+def find_session_notes(vault: Vault) -> dict[tuple[str, str], Path]:
+    """(user, session id) -> path of the session notes already in the vault."""
+    found = {}
+    folder = vault.folder_for("session")
+    if folder.is_dir():
+        for path in folder.glob("*.md"):
+            text = path.read_text(encoding="utf-8", errors="replace")[:4096]
+            session = next((line.split(":", 1)[1].strip().strip("'\"") for line in text.splitlines()
+                            if line.startswith("session:")), None)
+            if session:
+                found[(head_props(path).get("user", "default"), session)] = path
+    return found
+
+
+def extract(memory, paths, *, format: str | None = None, llm: bool = False, user: str | None = None,
+            dry_run: bool = False) -> RunReport:
+    """Run one extraction over transcript files; see the module docstring."""
+    vault: Vault = memory.vault
+    user = user or memory.user
+    report = RunReport(run=run_id())
+    sessions: list[tuple[Session, str]] = []
+    for path in paths:
+        try:
+            loaded = load_transcript(path, format)
+        except TranscriptError as exc:
+            report.errors.append(str(exc))
+            continue
+        sessions.extend((s, str(path)) for s in loaded)
+    if not sessions:
+        return report
+    now = clock.now()
+    existing_sessions = find_session_notes(vault)
+    plans = []
+    for session, source in sessions:
+        redacted, kinds = redact_session(session)
+        report.redactions += len(kinds)
+        old = existing_sessions.get((user, session.id))
+        rel, written = _write_session(vault, session, old, user, report.run, dry_run)
+        if written:
+            report.notes.append(rel)
+        plans.append((redacted, rel, source))
+    report.sessions = len(plans)
+
+    candidates = []
+    for redacted, rel, _source in plans:
+        for cand in _candidates(memory, redacted, llm, report):
+            candidates.append((cand, rel))
+    if not dry_run:
+        memory.indexer.sync()  # the pool compares against what the index holds now
+    snapshot = _snapshot(memory)
+    pool = load_pool(vault, user, snapshot)
+    live = [c for c, _ in candidates if not c.rejected_reason]
+    vectors = dict(zip(map(id, live), memory.embedder.encode([c.content for c in live]))) if live else {}
+    for cand, session_rel in candidates:
+        vector = vectors.get(id(cand))
+        decision = decide(cand, user, pool, vector)
+        report.decisions.append(decision)
+        if dry_run:
+            continue
+        session_link = Path(session_rel).relative_to(vault.config.memory_root).with_suffix("").as_posix()
+        blocks = _block_map(vault, session_rel)
+        sources = [message_link(session_link, blocks[m]) for m in cand.source_messages if m in blocks]
+        report.notes.extend(apply(vault, decision, pool, user=user, run=report.run, sources=sources,
+                                  vector=vector, now=now))
+    if dry_run or not report.notes:
+        return report
+    memory.indexer.sync([vault.abs(rel) for rel in set(report.notes)])
+    _commit(memory, report, [source for _s, _r, source in plans])
+    return report
+
+
+def _write_session(vault: Vault, session: Session, old: Path | None, user: str, run: str,
+                   dry_run: bool) -> tuple[str, bool]:
+    """Write (or extend) the session note; returns its vault path and whether it changed."""
+    if old is not None:
+        note = read_note(old)
+        known = [str(m) for m in as_list(note.get("message_ids"))]
+        new_ids = [t.id for t in session.turns]
+        if set(new_ids) <= set(known):
+            return vault.rel(old), False
+        if set(known) <= set(new_ids):  # a later export of the same session: rewrite in full
+            rendered = render_session(session, user=user, run=run, note_id=note.id)
+            if not dry_run:
+                atomic_write(old, rendered.text)
+            return vault.rel(old), True
+        # Turns missing from this export stay in the old note; the new one gets its own note.
+    rendered = render_session(session, user=user, run=run)
+    path = vault.unique_path(vault.folder_for("session"), rendered.title)
+    if not dry_run:
+        atomic_write(path, rendered.text)
+    return vault.rel(path), True
+
+
+_BLOCK_CACHE: dict[tuple[str, float], dict] = {}
+
+
+def _block_map(vault: Vault, session_rel: str) -> dict[str, str]:
+    """Original message id -> block id in the session note, from its `message_ids`."""
+    from vaultmem.extract.sessions import block_ids
+
+    path = vault.abs(session_rel)
+    key = (str(path), path.stat().st_mtime if path.exists() else 0.0)
+    if key not in _BLOCK_CACHE:
+        ids = [str(m) for m in as_list(read_note(path).get("message_ids"))] if path.exists() else []
+        _BLOCK_CACHE[key] = dict(zip(ids, block_ids(ids)))
+    return _BLOCK_CACHE[key]
+
+
+def _candidates(memory, session: Session, llm: bool, report: RunReport):
+    from vaultmem.extract.offline import extract_offline
+
+    start = session.start
+    if llm:
+        from vaultmem.extract.llm import extract_with_fallback
+
+        cands, warnings = extract_with_fallback(session.turns, start, memory.llm_settings())
+        report.warnings.extend(f"session {session.id}: {w}" for w in warnings)
+        return cands
+    return extract_offline(session.turns, start)
+
+
+def _snapshot(memory):
+    try:
+        return memory.indexer.index.snapshot()
+    except Exception:  # no index yet: compare by text and slot only
+        return None
+
+
+def _commit(memory, report: RunReport, sources) -> None:
+    from vaultmem import history
+
+    created = report.count("created") + report.count("superseded")
+    names = ", ".join(sorted({Path(s).name for s in sources}))
+    message = (f"vaultmem: extract {report.sessions} session(s) from {names}: "
+               f"{created} new, {report.count('updated')} updated, "
+               f"{report.count('superseded')} superseded")
+    try:
+        history.commit(memory.vault.root, sorted(set(report.notes)), message, action="extract",
+                       run=report.run, source=names)
+    except Exception as exc:  # the notes are written; say the commit failed, keep them
+        report.warnings.append(f"git commit failed: {exc}")

@@ -1,0 +1,200 @@
+"""The write policy shared by `add`, `extract`, the API and the MCP server.
+
+Every proposed memory gets one decision: rejected (noise, venting, a secret), unchanged
+(already remembered), updated (a near-duplicate: sources merged), superseded (same subject
+and attribute, another value: the old note is kept, marked superseded) or created.
+This module decides; `write.py` carries the decisions out on disk.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from vaultmem.redact import find_secrets
+
+_GREETING = re.compile(
+    r"^(hi|hey|hello|yo|hiya|good (morning|afternoon|evening|night)|thanks?( you)?( so much)?|thank you|"
+    r"ok(ay)?|sure|cool|great|nice|awesome|lol|haha+|yes|no|yep|nope|bye|see (you|ya)|cheers|"
+    r"你好|您好|早上好|晚上好|谢谢|好的|嗯+|哈哈+|再见|拜拜)[\s!.,~？?！。]*$",
+    re.IGNORECASE)
+_ONE_OFF = re.compile(
+    r"^(can|could|would|will) you\b|^(please )?(summari[sz]e|translate|rewrite|write|draft|fix|"
+    r"explain|list|show|give|tell|check|find|make)\b|^(帮我|请帮|给我|能不能|可以帮)",
+    re.IGNORECASE)
+_TOOL = re.compile(r"^(```|\$ |>>> |Traceback|Tool (call|result)|\{\s*\")|^\[?(tool|function)[_ ]",
+                   re.IGNORECASE)
+_VENT_WORDS = re.compile(
+    r"\b(hate (everything|my life|this)|worst day|so (angry|pissed|furious)|fed up|f+u+c+k|sh[i1]t|"
+    r"damn it|screw (this|it|them)|can'?t take (it|this)|want to scream|sick of)\b|"
+    r"气死|烦死|崩溃|受不了了|去死|妈的|操",
+    re.IGNORECASE)
+
+
+def screen(text: str) -> str | None:
+    """Why `text` should not become a long-term memory, or None when it may."""
+    stripped = " ".join(str(text).split())
+    if not stripped:
+        return "empty text"
+    secrets = find_secrets(stripped)
+    if secrets or "[REDACTED:" in stripped:
+        kinds = sorted({s.kind for s in secrets}) or ["redacted"]
+        return f"contains a secret or sensitive identifier ({', '.join(kinds)}); it stays out of memory"
+    if _GREETING.match(stripped):
+        return "greeting or filler"
+    if _TOOL.search(stripped):
+        return "tool output, not a memory"
+    if _is_venting(stripped):
+        return "emotional venting; it stays in the session note"
+    cjk = sum(1 for ch in stripped if "\u4e00" <= ch <= "\u9fff")
+    if len(stripped.split()) < 3 and cjk < 4:
+        return "too short to be a memory"
+    return None
+
+
+def screen_request(text: str) -> str | None:
+    """`screen` plus the turn-level rule that one-off requests ("can you summarise…") are not
+    memories. Used on raw turns, not on statements an extractor already wrote."""
+    reason = screen(text)
+    if reason:
+        return reason
+    if _ONE_OFF.search(text.strip()) and not re.search(r"\b(always|never|from now on|remember)\b|以后|记住",
+                                                        text, re.IGNORECASE):
+        return "one-off request, not a standing instruction"
+    return None
+
+
+def _is_venting(text: str) -> bool:
+    marks = text.count("!") + text.count("！")
+    letters = [c for c in text if c.isalpha() and c.isascii()]
+    shouting = len(letters) >= 12 and sum(c.isupper() for c in letters) / len(letters) > 0.6
+    words = bool(_VENT_WORDS.search(text))
+    return (words and (marks >= 1 or shouting)) or (shouting and marks >= 2)
+
+
+def normalise(text: str) -> str:
+    """Content key for exact-duplicate checks: case, spacing and final punctuation ignored."""
+    return re.sub(r"[\s.。!！]+$", "", " ".join(str(text).lower().split()))
+
+
+@dataclass
+class Existing:
+    """An active memory the policy compares new candidates with."""
+
+    id: str
+    rel: str
+    text: str
+    type: str
+    user: str
+    subject: str = ""
+    attribute: str = ""
+    value: str = ""
+    source_messages: list[str] = field(default_factory=list)
+    vector: object = None  # unit-norm numpy vector, or None when not embedded
+
+    @property
+    def slot(self) -> tuple[str, str, str] | None:
+        if self.subject and self.attribute:
+            return (self.user, self.subject.lower(), self.attribute.lower())
+        return None
+
+
+@dataclass
+class Decision:
+    """What the policy decided for one candidate (reported by --json and --dry-run)."""
+
+    action: str                       # created | updated | superseded | rejected | unchanged
+    reason: str
+    content: str
+    type: str
+    target: Existing | None = None    # the note updated or superseded
+    path: str | None = None           # filled in when written
+    id: str | None = None
+    candidate: object = None
+
+    def to_dict(self) -> dict:
+        out = {"action": self.action, "reason": self.reason, "content": self.content,
+               "type": self.type, "path": self.path, "id": self.id}
+        if self.target is not None:
+            out["target"] = self.target.rel
+        sources = getattr(self.candidate, "source_messages", None)
+        if sources:
+            out["source_messages"] = list(sources)
+        return out
+
+
+class Pool:
+    """The active memories of one user that candidates are compared against; a run adds
+    what it creates, so two candidates of one run dedup against each other too."""
+
+    def __init__(self, entries: list[Existing], dedup_threshold: float = 0.92):
+        self.entries = list(entries)
+        self.threshold = dedup_threshold
+        self.names: set[str] = set()  # note names in the vault (lower-case), filled on first use
+        self._by_text = {(e.user, normalise(e.text)): e for e in self.entries}
+
+    def add(self, entry: Existing) -> None:
+        self.entries.append(entry)
+        self._by_text[(entry.user, normalise(entry.text))] = entry
+
+    def discard(self, entry: Existing) -> None:
+        self.entries = [e for e in self.entries if e is not entry]
+        self._by_text = {k: v for k, v in self._by_text.items() if v is not entry}
+
+    def exact(self, user: str, text: str) -> Existing | None:
+        return self._by_text.get((user, normalise(text)))
+
+    def slot_holders(self, user: str, subject: str | None, attribute: str | None) -> list[Existing]:
+        if not (subject and attribute):
+            return []
+        key = (user, subject.lower(), attribute.lower())
+        return [e for e in self.entries if e.slot == key]
+
+    def nearest(self, user: str, type: str, vector) -> tuple[Existing | None, float]:
+        import numpy as np
+
+        best, best_score = None, -1.0
+        if vector is None:
+            return None, best_score
+        vector = np.asarray(vector, dtype=np.float32)
+        for entry in self.entries:
+            if entry.user != user or entry.type != type or entry.vector is None:
+                continue
+            score = float(np.dot(entry.vector, vector))
+            if score > best_score:
+                best, best_score = entry, score
+        return best, best_score
+
+
+def decide(candidate, user: str, pool: Pool, vector=None) -> Decision:
+    """The decision for one candidate (an `extract.candidate.Candidate` or like it)."""
+    content, ctype = candidate.content, candidate.type
+    if getattr(candidate, "rejected_reason", None):
+        return Decision("rejected", candidate.rejected_reason, content, ctype, candidate=candidate)
+    reason = screen(content)
+    if reason:
+        return Decision("rejected", reason, content, ctype, candidate=candidate)
+    sources = set(getattr(candidate, "source_messages", None) or [])
+    same = pool.exact(user, content)
+    if same is not None:
+        if sources <= set(same.source_messages):
+            return Decision("unchanged", f"already remembered in {same.rel}", content, ctype, same,
+                            candidate=candidate)
+        return Decision("updated", f"same statement as {same.rel}; sources merged", content, ctype,
+                        same, candidate=candidate)
+    value = (getattr(candidate, "value", None) or "").strip().lower()
+    for holder in pool.slot_holders(user, getattr(candidate, "subject", None),
+                                    getattr(candidate, "attribute", None)):
+        held = (holder.value or "").strip().lower()
+        if value and held == value:
+            return Decision("updated", f"restates {holder.rel}; sources merged", content, ctype,
+                            holder, candidate=candidate)
+        return Decision("superseded",
+                        f"contradicts {holder.rel} ({candidate.attribute}: {holder.value or '?'} -> "
+                        f"{candidate.value or '?'}); the old memory is kept as superseded",
+                        content, ctype, holder, candidate=candidate)
+    near, score = pool.nearest(user, ctype, vector)
+    if near is not None and score >= pool.threshold:
+        return Decision("updated", f"near-duplicate of {near.rel} (cosine {score:.2f}); sources merged",
+                        content, ctype, near, candidate=candidate)
+    return Decision("created", "new memory", content, ctype, candidate=candidate)

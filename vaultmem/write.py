@@ -1,0 +1,177 @@
+"""Carry out write-policy decisions on disk: create, merge, supersede, entity hubs.
+
+The policy (`policy.py`) decides; this module writes notes atomically and returns the
+vault-relative paths it touched, so the caller can index and commit exactly those.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from pathlib import Path
+
+from vaultmem import clock
+from vaultmem.memories import update_note, write_memory
+from vaultmem.note import as_list, link, link_target, read_note
+from vaultmem.policy import Decision, Existing, Pool
+from vaultmem.vault import Vault, atomic_write, safe_title
+
+_HEAD_KEY = re.compile(r"^(id|type|status|user|subject|attribute|value):[ \t]*['\"]?(.*?)['\"]?[ \t]*$",
+                       re.MULTILINE)
+
+
+def head_props(path: Path) -> dict:
+    """A few scalar properties read from the head of a note without a YAML parse (fast
+    enough to scan thousands of notes)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096).decode("utf-8", "replace").lstrip("\ufeff")
+    except OSError:
+        return {}
+    if not head.startswith("---"):
+        return {}
+    block = head[3:].split("\n---", 1)[0]
+    return {m.group(1): m.group(2) for m in _HEAD_KEY.finditer(block)}
+
+
+def load_pool(vault: Vault, user: str, snapshot=None, texts: dict | None = None) -> Pool:
+    """The user's active memories, with vectors from the index snapshot where indexed."""
+    import numpy as np
+
+    vectors, index_text = {}, texts or {}
+    if snapshot is not None and len(snapshot):
+        cols = snapshot.columns
+        for i in range(len(snapshot)):
+            if cols["user"][i] == user and cols["status"][i] == "active":
+                vectors[cols["path"][i]] = np.asarray(snapshot.vectors[i], dtype=np.float32)
+    entries = []
+    for folder in ("fact", "preference", "event", "procedure"):
+        base = vault.folder_for(folder)
+        if not base.is_dir():
+            continue
+        for path in sorted(base.glob("*.md")):
+            props = head_props(path)
+            if props.get("user", "default") != user or props.get("status", "active") != "active":
+                continue
+            rel = vault.rel(path)
+            text = index_text.get(rel)
+            sources = []
+            if text is None:
+                try:
+                    note = read_note(path)
+                except Exception:  # an unreadable note is reported by doctor, not here
+                    continue
+                text = note.statement()
+                sources = [str(s) for s in as_list(note.get("source_messages"))]
+            entries.append(Existing(id=props.get("id", ""), rel=rel, text=text, type=folder,
+                                    user=user, subject=props.get("subject", ""),
+                                    attribute=props.get("attribute", ""),
+                                    value=props.get("value", ""), source_messages=sources,
+                                    vector=vectors.get(rel)))
+    return Pool(entries, dedup_threshold=vault.config.dedup_threshold)
+
+
+def apply(vault: Vault, decision: Decision, pool: Pool, *, user: str, run: str | None = None,
+          sources=(), vector=None, now: datetime | None = None) -> list[str]:
+    """Write what `decision` says; returns the vault-relative paths written."""
+    now = now or clock.now()
+    cand = decision.candidate
+    if decision.action in ("rejected", "unchanged"):
+        if decision.target is not None:
+            decision.path, decision.id = decision.target.rel, decision.target.id
+        return []
+    if decision.action == "updated":
+        target = decision.target
+        path = vault.abs(target.rel)
+        note = read_note(path)
+        merged_sources = _merge(as_list(note.get("sources")), [link(s) for s in sources])
+        merged_ids = _merge(as_list(note.get("source_messages")), getattr(cand, "source_messages", []))
+        changes = {"updated": now, "sources": merged_sources, "source_messages": merged_ids}
+        importance = max(float(note.get("importance") or 0), float(getattr(cand, "importance", 0) or 0))
+        if importance:
+            changes["importance"] = round(importance, 2)
+        if not merged_sources:
+            changes.pop("sources")
+        if not merged_ids:
+            changes.pop("source_messages")
+        update_note(vault, path, changes, expected_raw=note.raw, now=now)
+        target.source_messages = [str(m) for m in merged_ids]
+        decision.path, decision.id = target.rel, target.id
+        return [target.rel]
+    written = ensure_entities(vault, getattr(cand, "entities", []) or [], user=user, now=now,
+                              known=pool.names)
+    extra = {}
+    for key in ("subject", "attribute", "value"):
+        value = getattr(cand, key, None)
+        if value:
+            extra[key] = str(value)
+    valid_from = getattr(cand, "valid_from", None)
+    old = decision.target if decision.action == "superseded" else None
+    if old is not None:
+        extra["supersedes"] = [link(Path(old.rel).stem)]
+        valid_from = valid_from or now.date()
+    path = write_memory(vault, text=cand.content, type=cand.type, user=user,
+                        importance=getattr(cand, "importance", None),
+                        tags=getattr(cand, "tags", []) or [], entities=getattr(cand, "entities", []) or [],
+                        sources=list(sources), source_messages=getattr(cand, "source_messages", []) or [],
+                        valid_from=valid_from, valid_to=getattr(cand, "valid_to", None), run=run,
+                        title=getattr(cand, "title", None), extra=extra, now=now)
+    rel = vault.rel(path)
+    written.append(rel)
+    note = read_note(path)
+    entry = Existing(id=note.id, rel=rel, text=cand.content, type=cand.type, user=user,
+                     subject=extra.get("subject", ""), attribute=extra.get("attribute", ""),
+                     value=extra.get("value", ""),
+                     source_messages=list(getattr(cand, "source_messages", []) or []), vector=vector)
+    if old is not None:
+        supersede(vault, old, new_rel=rel, until=valid_from, now=now)
+        pool.discard(old)
+        written.append(old.rel)
+    pool.add(entry)
+    decision.path, decision.id = rel, note.id
+    return written
+
+
+def supersede(vault: Vault, old: Existing, *, new_rel: str, until: date | None, now: datetime) -> None:
+    """Mark `old` superseded by the note at `new_rel` (nothing is deleted)."""
+    path = vault.abs(old.rel)
+    note = read_note(path)
+    update_note(vault, path, {"status": "superseded", "valid_to": until or now.date(),
+                              "superseded_by": [link(Path(new_rel).stem)]},
+                expected_raw=note.raw, now=now)
+
+
+def ensure_entities(vault: Vault, names, *, user: str, now: datetime, known: set | None = None) -> list[str]:
+    """Create a hub note in Memory/Entities/ for each entity that has no note of that name
+    anywhere in the vault (an existing note of that name already is the link's target)."""
+    from vaultmem.ids import new_id
+    from vaultmem.note import Note, new_memory_meta, render_note
+
+    written = []
+    existing = known
+    for name in dict.fromkeys(n.strip() for n in names if n and n.strip()):
+        title = safe_title(link_target(name))
+        if not existing:
+            existing = known if known is not None else set()
+            existing.update(p.stem.lower() for p in vault.root.rglob("*.md")
+                            if not any(part.startswith(".") for part in p.relative_to(vault.root).parts))
+        if title.lower() in existing:
+            continue
+        path = vault.folder_for("entity") / f"{title}.md"
+        meta = new_memory_meta(id=new_id(), type="entity", created=now, user=user, importance=0.5)
+        body = f"# {title}\n\nHub note: memories that mention {title} link here (see backlinks).\n"
+        atomic_write(path, render_note(Note(meta=meta, body=body, path=path)))
+        existing.add(title.lower())
+        written.append(vault.rel(path))
+    return written
+
+
+def _merge(old, new) -> list:
+    out = [v for v in old]
+    seen = {str(link_target(v)) for v in out}
+    for value in new:
+        key = str(link_target(value))
+        if key not in seen:
+            out.append(value)
+            seen.add(key)
+    return out
