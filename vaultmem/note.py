@@ -129,16 +129,51 @@ def parse_note(text: str, path: Path | str | None = None) -> Note:
     try:
         meta = _yaml(seq_indent).load(yaml_text) if yaml_text.strip() else None
     except Exception as exc:  # ruamel raises many error types; all mean "bad YAML"
-        reason = " ".join(str(exc).split("To suppress")[0].split()).replace('in "<unicode string>", ', "")
-        raise NoteParseError(where, f"invalid YAML frontmatter: {reason[:300]}") from None
+        raise NoteParseError(where, _yaml_error_reason(exc)) from None
     if meta is None:
         from ruamel.yaml.comments import CommentedMap
 
         meta = CommentedMap()
     if not isinstance(meta, dict):
         raise NoteParseError(where, "frontmatter is not a mapping of properties (key: value)")
+    _keep_spaced_datetimes(meta)
     return Note(meta=meta, body=unix[match.end():], path=where, newline=newline, bom=bom,
                 seq_indent=seq_indent, raw=text)
+
+
+def _yaml_error_reason(exc: Exception) -> str:
+    """ruamel's message, with the line counted in the file (not in the YAML block) so that
+    the user can go straight to it."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None)
+    if mark is None or not problem:
+        detail = " ".join(str(exc).split("To suppress")[0].split()).replace('in "<unicode string>", ', "")
+        return f"invalid YAML frontmatter: {detail[:300]} — fix the properties block"
+    # +1 for 1-based lines, +1 for the opening '---' line.
+    return (f"invalid YAML frontmatter at line {mark.line + 2}, column {mark.column + 1}: "
+            f"{' '.join(str(problem).split())[:200]} — fix the properties block")
+
+
+def _keep_spaced_datetimes(meta) -> None:
+    """ruamel loads `2026-11-29 10:30:00` (space, no offset) as a plain datetime, which
+    vaultmem's representer would write back as `2026-11-29T10:30:00`: wrap such values in
+    ruamel's TimeStamp (remembers the space) so that a user's own values render as written."""
+    from ruamel.yaml.timestamp import TimeStamp
+
+    def spaced(value):
+        if type(value) is not datetime:
+            return value
+        stamp = TimeStamp(value.year, value.month, value.day, value.hour, value.minute,
+                          value.second, value.microsecond)
+        stamp._yaml["t"] = False
+        return stamp
+
+    for key, value in meta.items():
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                value[i] = spaced(item)
+        else:
+            meta[key] = spaced(value)
 
 
 def read_note(path: Path | str) -> Note:
@@ -162,6 +197,8 @@ def parse_note_bytes(data: bytes, path: Path | str | None = None) -> Note:
         raise NoteParseError(path, "file is empty")
     if len(data) > MAX_NOTE_BYTES:
         raise NoteParseError(path, f"file is {len(data) // 1024 // 1024} MB, over the 5 MB limit for a note")
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise NoteParseError(path, "UTF-16 encoded; re-save the file as UTF-8")
     if b"\x00" in data[:8192]:
         raise NoteParseError(path, "binary content in a .md file")
     try:
