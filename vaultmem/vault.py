@@ -63,12 +63,20 @@ def safe_title(text: str, fallback: str = "Untitled") -> str:
 
 
 def check_title(title: str) -> str:
-    """Reject (rather than silently change) a user-given title that is unsafe."""
-    if "/" in title or "\\" in title or ".." in title.split("/"):
-        raise UnsafeName(f"title {title!r} contains a path separator — give a plain title")
+    """Reject (rather than silently change) a user-given title that is unsafe; the message
+    names what is wrong and suggests the safe form."""
+    if "/" in title or "\\" in title:
+        raise UnsafeName(f"title {title!r} contains a path separator — give a plain title, "
+                         f"e.g. {safe_title(title)!r}")
+    bad = sorted(set(_FORBIDDEN.findall(title.replace("%%", "%"))))
+    if bad:
+        shown = " ".join(repr(c)[1:-1] for c in bad)
+        raise UnsafeName(f"title {title!r} contains characters Obsidian links cannot hold ({shown}) "
+                         f"— remove them, e.g. {safe_title(title)!r}")
     if title != safe_title(title):
-        raise UnsafeName(f"title {title!r} contains characters Obsidian links cannot hold "
-                         "(# | ^ : %% [[ ]] / \\) — remove them")
+        raise UnsafeName(f"title {title!r} is not a safe file name (empty, leading dot, surrounding "
+                         f"spaces, a reserved name or over {MAX_TITLE} characters) — "
+                         f"use e.g. {safe_title(title)!r}")
     return title
 
 
