@@ -157,9 +157,33 @@ def _build(path: Path, values: dict) -> Config:
             raise ConfigError(f"{path}: '{name}' must be a {type(default).__name__}, got {value!r}")
         values[name] = value
     root = values.get("memory_root", "Memory")
-    if not root or Path(root).is_absolute() or ".." in Path(root).parts:
-        raise ConfigError(f"{path}: memory_root must be a folder inside the vault, got {root!r}")
+    # "." would make every note of the user's a memory; a dot-folder is ignored by the
+    # scanner (and hidden in Obsidian), so its memories would never be found.
+    if not _is_plain_subfolder(root):
+        raise ConfigError(f"{path}: memory_root must be a folder inside the vault (not '.', not a "
+                          f"dot-folder, no '..'), got {root!r} — e.g. memory_root = \"Memory\"")
+    inbox = values.get("inbox", "Inbox")
+    if not _is_plain_subfolder(inbox):
+        raise ConfigError(f"{path}: [daemon] inbox must be a folder inside memory_root, got {inbox!r} "
+                          "— e.g. inbox = \"Inbox\"")
+    for name in _FRACTIONS:
+        if name in values and not 0 <= values[name] <= 1:
+            raise ConfigError(f"{path}: '{name}' must be between 0 and 1, got {values[name]!r}")
+    for name in _NON_NEGATIVE:
+        if name in values and values[name] < 0:
+            raise ConfigError(f"{path}: '{name}' must be 0 or more, got {values[name]!r}")
     return Config(**values)
+
+
+_FRACTIONS = ("min_score", "dedup_threshold", "gc_archive_below_importance")
+_NON_NEGATIVE = ("llm_timeout", "gc_archive_after_days", "gc_stale_after_days", "gc_schedule_hours",
+                 "debounce_ms", "max_wait_ms", "commit_quiet_seconds")
+
+
+def _is_plain_subfolder(folder: str) -> bool:
+    parts = Path(folder).parts
+    return bool(parts) and not Path(folder).is_absolute() and \
+        not any(p in (".", "..") or p.startswith(".") for p in parts)
 
 
 def _obsidian_dir(vault_root: Path) -> str:
