@@ -1,0 +1,465 @@
+"""git as the record: commit vaultmem's own paths with trailers, list versions, diff, show
+a past version, roll a note or a whole extraction run back, and archive-forget a note.
+
+vaultmem shares the repository with the user (and perhaps the obsidian-git plugin), so:
+- it commits only the paths it is given, building the commit in a private index file and
+  moving HEAD with a compare-and-swap, so the user's staged and unstaged changes to other
+  files stay exactly as they were;
+- it holds `.git/index.lock` (git's own protocol) while it commits, waits with backoff when
+  another git process holds it, and never deletes a lock it did not create;
+- it never pulls, pushes, resets or rewrites history (only `purge.py`, on request).
+
+Paths in and out are vault-relative POSIX paths; the vault may be a subfolder of the repo.
+
+    >>> sha = commit(vault_root, ["Memory/Facts/Tea.md"], "vaultmem: add 'Tea'", "add")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+
+from vaultmem.errors import HistoryError
+
+VAULTMEM_IDENTITY = ("vaultmem", "vaultmem@localhost")
+FALLBACK_USER = ("Obsidian user", "obsidian@localhost")
+TRAILERS = {"action": "Vaultmem-Action", "run": "Vaultmem-Run", "source": "Vaultmem-Source"}
+EXTERNAL = "external"  # the action shown for commits vaultmem did not make (user, obsidian-git)
+DEFAULT_LOCK_TIMEOUT = 10.0
+_FIELD, _RECORD = "\x1f", "\x1e"
+
+
+def lock_timeout() -> float:
+    """Seconds to wait for another git process's index.lock ($VAULTMEM_GIT_LOCK_TIMEOUT)."""
+    return float(os.environ.get("VAULTMEM_GIT_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT))
+
+
+class Repo:
+    """The vault's git repository (found upward from the vault) and the vault's place in it."""
+
+    def __init__(self, vault_root):
+        import git
+
+        root = Path(vault_root).resolve()
+        try:
+            self.repo = git.Repo(root, search_parent_directories=True)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            raise HistoryError(f"{root} is not in a git repository — run `vaultmem init` to create one") from None
+        if self.repo.bare or self.repo.working_tree_dir is None:
+            raise HistoryError(f"{root} is inside a bare git repository — vaultmem needs a working tree")
+        self.top = Path(self.repo.working_tree_dir).resolve()
+        self.prefix = root.relative_to(self.top).as_posix()
+        self.git_dir = Path(self.repo.git_dir)
+        self.git = self.repo.git
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.repo.close()
+
+    # --- paths ------------------------------------------------------------------------
+    def to_repo(self, rel: str) -> str:
+        rel = Path(rel).as_posix()
+        if rel.startswith("/") or ".." in rel.split("/"):
+            raise HistoryError(f"{rel!r} is not a path inside the vault")
+        return rel if self.prefix == "." else f"{self.prefix}/{rel}"
+
+    def to_vault(self, repo_path: str) -> str:
+        if self.prefix == ".":
+            return repo_path
+        head = self.prefix + "/"
+        return repo_path[len(head):] if repo_path.startswith(head) else "../" + repo_path
+
+    # --- running git ---------------------------------------------------------------------
+    def run(self, *args, env=None, raw=False, ok_codes=(0,)):
+        """`git <args>` in the work tree; pathspecs are literal (titles may hold `*` or `?`)."""
+        import git
+
+        full_env = {"GIT_LITERAL_PATHSPECS": "1", **(env or {})}
+        try:
+            return self.git.execute(["git", "-c", "core.quotepath=off", *args], env=full_env,
+                                    stdout_as_string=not raw, strip_newline_in_stdout=False)
+        except git.GitCommandError as exc:
+            if exc.status in ok_codes:
+                return b"" if raw else ""
+            stderr = str(exc.stderr or "").strip().strip("'").strip()
+            raise HistoryError(f"git {args[0]} failed: {stderr or exc}") from None
+
+    def head(self) -> str | None:
+        """HEAD's commit, or None on a branch with no commits yet."""
+        out = self.run("rev-parse", "--verify", "-q", "HEAD^{commit}", ok_codes=(1, 128)).strip()
+        return out or None
+
+    def resolve_rev(self, rev: str) -> str:
+        out = self.run("rev-parse", "--verify", "-q", f"{rev}^{{commit}}", ok_codes=(1, 128)).strip()
+        if not out:
+            raise HistoryError(f"unknown revision {rev!r} — `vaultmem history NOTE` lists the note's versions")
+        return out
+
+    def blob(self, rev: str, repo_path: str) -> bytes | None:
+        """A file's bytes at a commit, or None if it did not exist there."""
+        if not self.run("ls-tree", "--name-only", rev, "--", repo_path).strip():
+            return None
+        return self.run("cat-file", "blob", f"{rev}:{repo_path}", raw=True)
+
+    def check_state(self, consequence: str) -> None:
+        """Refuse to commit in the middle of a merge/rebase or on a detached HEAD."""
+        problems = [
+            ("MERGE_HEAD", "a merge is in progress — finish it (`git commit`) or abort it (`git merge --abort`)"),
+            ("rebase-merge", "a rebase is in progress — finish it (`git rebase --continue`) or abort it "
+                             "(`git rebase --abort`)"),
+            ("rebase-apply", "a rebase or `git am` is in progress — finish or abort it"),
+            ("CHERRY_PICK_HEAD", "a cherry-pick is in progress — finish it or run `git cherry-pick --abort`"),
+            ("REVERT_HEAD", "a revert is in progress — finish it or run `git revert --abort`"),
+        ]
+        for marker, message in problems:
+            if (self.git_dir / marker).exists():
+                raise HistoryError(f"{message}; {consequence}")
+        if self.run("symbolic-ref", "-q", "HEAD", ok_codes=(1,)).strip() == "":
+            raise HistoryError("HEAD is detached (not on a branch) — check out your branch "
+                               f"(`git switch main`); {consequence}")
+
+
+class IndexLock:
+    """Hold `.git/index.lock` the way git does (create-exclusive), waiting with backoff while
+    another process (obsidian-git, a terminal) holds it. Only ever removes its own lock."""
+
+    def __init__(self, repo: Repo, timeout: float | None = None):
+        self.path = repo.git_dir / "index.lock"
+        self.timeout = lock_timeout() if timeout is None else timeout
+        self.held = False
+
+    def __enter__(self):
+        deadline = time.monotonic() + self.timeout
+        delay = 0.1
+        while True:
+            try:
+                os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+                self.held = True
+                return self
+            except FileExistsError:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise HistoryError(f"{self.path} is held by another git process (obsidian-git?); "
+                                       "try again in a moment") from None
+                time.sleep(min(delay, left))
+                delay = min(delay * 2, 2.0)
+
+    def __exit__(self, *exc):
+        if self.held:
+            self.path.unlink(missing_ok=True)
+            self.held = False
+
+
+def ensure_repo(vault_root) -> bool:
+    """Use the repository the vault is in, or create one in the vault; True if created."""
+    import git
+
+    root = Path(vault_root).resolve()
+    try:
+        git.Repo(root, search_parent_directories=True).close()
+        return False
+    except git.InvalidGitRepositoryError:
+        git.Repo.init(root).close()
+        return True
+
+
+def identity_env(name: str, email: str) -> dict:
+    return {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
+            "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
+
+
+def user_identity(repo: Repo) -> tuple[str, str]:
+    """The user's git identity, or ("Obsidian user", ...) when git has none configured."""
+    name = repo.run("config", "--get", "user.name", ok_codes=(1,)).strip()
+    email = repo.run("config", "--get", "user.email", ok_codes=(1,)).strip()
+    return (name or FALLBACK_USER[0], email or FALLBACK_USER[1])
+
+
+def format_message(message: str, action: str, run: str | None = None, source: str | None = None) -> str:
+    """The commit message: what happened in words, then the Vaultmem-* trailers."""
+    trailers = [f"{TRAILERS['action']}: {action}"]
+    if run:
+        trailers.append(f"{TRAILERS['run']}: {_one_line(run)}")
+    if source:
+        trailers.append(f"{TRAILERS['source']}: {_one_line(source)}")
+    return message.rstrip() + "\n\n" + "\n".join(trailers) + "\n"
+
+
+def _one_line(value) -> str:
+    return " ".join(str(value).split())
+
+
+# --- committing -------------------------------------------------------------------------
+
+def commit(vault_root, paths, message: str, action: str, run: str | None = None,
+           source: str | None = None, author: tuple[str, str] | None = None,
+           lock_timeout: float | None = None) -> str | None:
+    """Commit exactly `paths` (vault-relative; deleted ones are recorded as deletions) and
+    nothing else. Returns the new commit's sha, or None when those paths had not changed.
+    `author` defaults to vaultmem's own identity; the user's git config is never touched."""
+    with Repo(vault_root) as repo:
+        repo.check_state("the change is saved in the vault but not committed to git")
+        return commit_paths(repo, paths, format_message(message, action, run, source),
+                            author or VAULTMEM_IDENTITY, lock_timeout)
+
+
+def commit_user_edits(vault, rel_paths, lock_timeout: float | None = None) -> str | None:
+    """Commit the user's own edits to memory notes (called by the daemon once they are quiet),
+    with the user's git identity, so that `history` shows them beside vaultmem's versions."""
+    root = vault if isinstance(vault, (str, os.PathLike)) else vault.root
+    rel_paths = sorted(set(rel_paths))
+    with Repo(root) as repo:
+        repo.check_state("the edit stays in the vault, uncommitted")
+        titles = ", ".join(f"'{Path(p).stem}'" for p in rel_paths[:3]) + (" ..." if len(rel_paths) > 3 else "")
+        message = format_message(f"Edit {titles} in Obsidian", "user-edit")
+        return commit_paths(repo, rel_paths, message, user_identity(repo), lock_timeout)
+
+
+def commit_paths(repo: Repo, rel_paths, full_message: str, author: tuple[str, str],
+                 lock_timeout: float | None = None) -> str | None:
+    """Build the commit in a private index (HEAD + these paths), move HEAD only if nobody
+    else moved it meanwhile, then bring the real index up to date for these paths alone."""
+    repo_paths = sorted({repo.to_repo(p) for p in rel_paths})
+    if not repo_paths:
+        return None
+    tag = f"vaultmem-{os.getpid()}-{threading.get_ident()}"
+    scratch = repo.git_dir / f"{tag}.index"
+    refreshed = repo.git_dir / f"{tag}.real-index"
+    with IndexLock(repo, lock_timeout):
+        try:
+            head = repo.head()
+            env = {"GIT_INDEX_FILE": str(scratch)}
+            if head:
+                repo.run("read-tree", head, env=env)
+            _stage(repo, repo_paths, env)
+            tree = repo.run("write-tree", env=env).strip()
+            if head and tree == repo.run("rev-parse", f"{head}^{{tree}}").strip():
+                return None
+            parents = ["-p", head] if head else []
+            sha = repo.run("commit-tree", tree, *parents, "-m", full_message,
+                           env=identity_env(*author)).strip()
+            subject = full_message.splitlines()[0]
+            repo.run("update-ref", "-m", f"commit: {subject}", "HEAD", sha, head or "")
+            real_index = repo.git_dir / "index"
+            if real_index.exists():
+                shutil.copyfile(real_index, refreshed)
+            _stage(repo, repo_paths, {"GIT_INDEX_FILE": str(refreshed)})
+            os.replace(refreshed, real_index)
+            return sha
+        finally:
+            scratch.unlink(missing_ok=True)
+            refreshed.unlink(missing_ok=True)
+
+
+def _stage(repo: Repo, repo_paths, env) -> None:
+    present = [p for p in repo_paths if os.path.lexists(repo.top / p)]
+    missing = [p for p in repo_paths if p not in present]
+    if present:
+        repo.run("add", "-A", "--", *present, env=env)
+    if missing:
+        repo.run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *missing, env=env)
+
+
+def pending_changes(repo: Repo, rel_paths) -> list[str]:
+    """Which of these paths differ on disk from HEAD (uncommitted edits, new or deleted)."""
+    head = repo.head()
+    changed = []
+    for rel in rel_paths:
+        path = repo.top / repo.to_repo(rel)
+        on_disk = path.read_bytes() if path.is_file() else None
+        committed = repo.blob(head, repo.to_repo(rel)) if head else None
+        if on_disk != committed:
+            changed.append(rel)
+    return changed
+
+
+def save_pending_edits(repo: Repo, rel_paths) -> str | None:
+    """Commit uncommitted edits to paths about to be overwritten, so that nothing is lost."""
+    changed = pending_changes(repo, rel_paths)
+    if not changed:
+        return None
+    titles = ", ".join(f"'{Path(p).stem}'" for p in changed[:3])
+    message = format_message(f"Save uncommitted changes to {titles} before vaultmem changes them",
+                             "user-edit")
+    return commit_paths(repo, changed, message, user_identity(repo))
+
+
+# --- reading history ----------------------------------------------------------------------
+
+_LOG_FORMAT = _RECORD + _FIELD.join(
+    ["%H", "%ad", "%an", "%ae", "%s"]
+    + [f"%(trailers:key={key},valueonly,separator=%x2C)" for key in TRAILERS.values()])
+
+
+def history(vault_root, rel_path: str) -> list[dict]:
+    """Every committed version of a note, newest first, following renames:
+    `{rev, short, date, author, email, action, run, source, message, path, change, old_path}`."""
+    with Repo(vault_root) as repo:
+        return _history(repo, rel_path)
+
+
+def _history(repo: Repo, rel_path: str) -> list[dict]:
+    if repo.head() is None:
+        return []
+    out = repo.run("log", "--follow", "-M", "--name-status", "-z", "--date=format-local:%Y-%m-%dT%H:%M:%S",
+                   f"--format={_LOG_FORMAT}", "HEAD", "--", repo.to_repo(rel_path))
+    versions = []
+    for record in out.split(_RECORD)[1:]:
+        header, _, changes = record.partition("\0")
+        sha, date, name, email, subject, action, run, source = header.split(_FIELD)
+        tokens = changes.lstrip("\n").split("\0")
+        status = tokens[0][:1] if tokens and tokens[0] else "M"
+        old_path = repo.to_vault(tokens[1]) if status in "RC" and len(tokens) > 2 else None
+        path = tokens[2] if status in "RC" and len(tokens) > 2 else (tokens[1] if len(tokens) > 1 else "")
+        versions.append({
+            "rev": sha, "short": sha[:8], "date": date, "author": name, "email": email,
+            "action": action.strip() or EXTERNAL, "run": run.strip() or None,
+            "source": source.strip() or None, "message": subject,
+            "path": repo.to_vault(path) if path else rel_path, "change": status, "old_path": old_path,
+        })
+    return versions
+
+
+def _path_at(repo: Repo, versions: list[dict], sha: str) -> str | None:
+    """The note's vault path at commit `sha` (it may have had another name then)."""
+    for version in versions:
+        if version["rev"] == sha or repo.repo.is_ancestor(version["rev"], sha):
+            return None if version["change"] == "D" else version["path"]
+    return None
+
+
+def _version_bytes(repo: Repo, versions: list[dict], rel_path: str, rev: str) -> tuple[str, str, bytes]:
+    sha = repo.resolve_rev(rev)
+    path = _path_at(repo, versions, sha) or rel_path
+    data = repo.blob(sha, repo.to_repo(path))
+    if data is None:
+        raise HistoryError(f"{rel_path} did not exist at {rev} — `vaultmem history` lists its versions")
+    return sha, path, data
+
+
+def show_at(vault_root, rel_path: str, rev: str) -> str:
+    """The note's full text as it was at `rev` (a sha from `history`, or any git revision)."""
+    with Repo(vault_root) as repo:
+        return _version_bytes(repo, _history(repo, rel_path), rel_path, rev)[2].decode("utf-8", "replace")
+
+
+def diff(vault_root, rel_path: str, rev: str | None = None) -> str:
+    """A unified diff. With `rev`: that version against the note as it is now. Without:
+    the latest change — uncommitted edits if there are any, else the last commit's change."""
+    with Repo(vault_root) as repo:
+        versions = _history(repo, rel_path)
+        disk = repo.top / repo.to_repo(rel_path)
+        now_text = disk.read_bytes().decode("utf-8", "replace") if disk.is_file() else ""
+        if rev is not None:
+            sha, path, data = _version_bytes(repo, versions, rel_path, rev)
+            return _unified(data.decode("utf-8", "replace"), now_text, f"{path}@{sha[:8]}", f"{rel_path}@disk")
+        if not versions:
+            return _unified("", now_text, "/dev/null", f"{rel_path}@disk")
+        latest = versions[0]
+        latest_text = "" if latest["change"] == "D" else \
+            (repo.blob(latest["rev"], repo.to_repo(latest["path"])) or b"").decode("utf-8", "replace")
+        if latest_text != now_text:
+            return _unified(latest_text, now_text, f"{latest['path']}@{latest['short']}", f"{rel_path}@disk")
+        if len(versions) == 1:
+            return _unified("", latest_text, "/dev/null", f"{latest['path']}@{latest['short']}")
+        before = versions[1]
+        before_text = (repo.blob(before["rev"], repo.to_repo(before["path"])) or b"").decode("utf-8", "replace")
+        return _unified(before_text, latest_text, f"{before['path']}@{before['short']}",
+                        f"{latest['path']}@{latest['short']}")
+
+
+def _unified(old: str, new: str, old_label: str, new_label: str) -> str:
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                        fromfile=old_label, tofile=new_label))
+
+
+# --- writing history: rollback and forget ------------------------------------------------
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    """Byte-exact atomic restore (keeps a BOM and CRLF line ends as they were committed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".vaultmem-{os.getpid()}-{path.name}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def rollback_note(vault_root, rel_path: str, rev: str) -> dict:
+    """Restore a note's content as of `rev` in a new commit (history is kept). If the note
+    was renamed or archived since, it goes back to the path it had then."""
+    with Repo(vault_root) as repo:
+        repo.check_state("nothing was changed")
+        versions = _history(repo, rel_path)
+        sha, old_path, data = _version_bytes(repo, versions, rel_path, rev)
+        target = old_path
+        if old_path != rel_path and (repo.top / repo.to_repo(old_path)).exists():
+            target = rel_path  # the old name belongs to another note now: restore in place
+        touched = sorted({rel_path, target})
+        save_pending_edits(repo, touched)
+        _write_bytes(repo.top / repo.to_repo(target), data)
+        if target != rel_path:
+            (repo.top / repo.to_repo(rel_path)).unlink(missing_ok=True)
+        message = format_message(f"vaultmem: roll back '{Path(target).stem}' to {sha[:8]}", "rollback")
+        new = commit_paths(repo, touched, message, VAULTMEM_IDENTITY)
+        return {"note": target, "rev": sha, "commit": new, "restored": [target],
+                "removed": [rel_path] if target != rel_path else []}
+
+
+def run_commits(repo: Repo, run_id: str) -> list[str]:
+    """Commits on HEAD that an extraction run made (its rollback excluded), oldest first."""
+    if repo.head() is None:
+        return []
+    trailer = "%(trailers:key={},valueonly,separator=%x2C)"
+    out = repo.run("log", "-z", "--reverse", f"--format=%H{_FIELD}{trailer.format(TRAILERS['run'])}"
+                   f"{_FIELD}{trailer.format(TRAILERS['action'])}", "HEAD")
+    found = []
+    for record in out.split("\0"):
+        if record.count(_FIELD) == 2:
+            sha, run, action = record.lstrip("\n").split(_FIELD)
+            if run.strip() == run_id and action.strip() != "rollback-run":
+                found.append(sha)
+    return found
+
+
+def rollback_run(vault_root, run_id: str) -> dict:
+    """Undo everything one extraction run wrote, in one new commit: notes it created are
+    removed, notes it changed (superseded ones included) get their earlier content back."""
+    with Repo(vault_root) as repo:
+        repo.check_state("nothing was changed")
+        commits = run_commits(repo, run_id)
+        if not commits:
+            raise HistoryError(f"no commit carries `{TRAILERS['run']}: {run_id}` on this branch — "
+                               "`vaultmem log` lists runs")
+        base = repo.run("rev-parse", "--verify", "-q", f"{commits[0]}^", ok_codes=(1, 128)).strip() or None
+        touched = set()
+        for sha in commits:
+            names = repo.run("diff-tree", "--root", "-r", "--no-commit-id", "--name-only", "-z",
+                             "--no-renames", sha)
+            touched.update(n for n in names.split("\0") if n)
+        rels = sorted(repo.to_vault(p) for p in touched if not repo.to_vault(p).startswith("../"))
+        later = repo.run("log", "--format=", "--name-only", "-z", f"{commits[-1]}..HEAD", "--",
+                         *[repo.to_repo(r) for r in rels]) if rels else ""
+        save_pending_edits(repo, rels)
+        restored, removed = [], []
+        for rel in rels:
+            path = repo.top / repo.to_repo(rel)
+            before = repo.blob(base, repo.to_repo(rel)) if base else None
+            if before is None:
+                if path.exists():
+                    path.unlink()
+                    removed.append(rel)
+            elif not path.is_file() or path.read_bytes() != before:
+                _write_bytes(path, before)
+                restored.append(rel)
+        message = format_message(
+            f"vaultmem: roll back run {run_id} ({len(restored)} restored, {len(removed)} removed)",
+            "rollback-run", run=run_id)
+        new = commit_paths(repo, rels, message, VAULTMEM_IDENTITY)
+        return {"run": run_id, "commit": new, "undone": commits, "restored": restored, "removed": removed,
+                "later_changes": sorted({repo.to_vault(p) for p in later.split("\0") if p})}
+
