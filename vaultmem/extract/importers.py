@@ -417,7 +417,11 @@ def _load_markdown(path: Path, text: str) -> list[Session]:
         heading = _HEADING.match(line)
         if heading:
             title = title or heading.group(1).strip()
-            started = started or _loose_time(heading.group(1))
+            when = _loose_time(heading.group(1))
+            # A heading's date-time refines a front-matter date of the same day.
+            if when and (started is None or (started == started.replace(hour=0, minute=0, second=0)
+                                             and when.date() == started.date())):
+                started = when
     sid = str(meta.get("session") or meta.get("id") or path.stem)
     roles = _markdown_roles([name for _, name, _, _ in starts])
     turns = []

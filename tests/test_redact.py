@@ -1,0 +1,135 @@
+"""Secret redaction: each kind is found and replaced; near-misses and ordinary numbers are not."""
+
+import pytest
+
+from vaultmem.redact import Secret, cn_id_ok, contains_secret, find_secrets, luhn_ok, redact
+
+GITHUB = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+OPENAI = "sk-proj-Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7jKl0"
+PRIVATE_KEY = ("-----BEGIN OPENSSH PRIVATE KEY-----\n"
+               "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+               "QyNTUxOQAAACDbzXTfWZ0ACLHUvBZ4Hv6PB8Rr2hf3W+pIY3b5fB9wZQAAAJgAAAAAAAAA\n"
+               "-----END OPENSSH PRIVATE KEY-----")
+
+
+@pytest.mark.parametrize("text, kind, secret", [
+    ("key AKIAIOSFODNN7EXAMPLE in the config", "aws-access-key", "AKIAIOSFODNN7EXAMPLE"),
+    ("temporary ASIAY34FZKBOKMUTVV7A creds", "aws-access-key", "ASIAY34FZKBOKMUTVV7A"),
+    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws-secret-key",
+     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+    (f"my token is {GITHUB}", "github-token", GITHUB),
+    ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123", "github-token",
+     "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123"),
+    (f"OPENAI_API_KEY={OPENAI}", "openai-key", OPENAI),
+    ("old key sk-1234567890abcdefghijklmnopqrstuvwxyzABCDEFGHIJKL", "openai-key",
+     "sk-1234567890abcdefghijklmnopqrstuvwxyzABCDEFGHIJKL"),
+    ("use sk-ant-api03-AbCdEf0123456789_ghIJkl-mnopQR ok", "anthropic-key", "sk-ant-api03-AbCdEf0123456789_ghIJkl-mnopQR"),
+    ("bot token xoxb-123456789012-abcdefABCDEF", "slack-token", "xoxb-123456789012-abcdefABCDEF"),
+    ("maps AIzaSyD-1234567890abcdefghijklmnopqrstu end", "google-api-key", "AIzaSyD-1234567890abcdefghijklmnopqrstu"),
+    ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U.",
+     "jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"),
+    (f"here:\n{PRIVATE_KEY}\nthanks", "private-key", PRIVATE_KEY),
+    ("api_key=abc123def456", "api-key", "abc123def456"),
+    ('{"client_secret": "9f8e7d6c5b4a"}', "secret", "9f8e7d6c5b4a"),
+    ("token: 7f3a9c2e1b0d", "token", "7f3a9c2e1b0d"),
+    ("Authorization: Bearer abcdef123456", "token", "abcdef123456"),
+    ("the API密钥是A1b2C3d4E5", "api-key", "A1b2C3d4E5"),
+    ("my password is hunter2", "password", "hunter2"),
+    ("My password is swordfish.", "password", "swordfish"),
+    ("password: x", "password", "x"),
+    ('wifi passphrase is "correct horse"', "password", "correct"),
+    ("my PIN is 4821", "password", "4821"),
+    ("我的密码是abc123，别告诉别人", "password", "abc123"),
+    ("密码：Hunter2", "password", "Hunter2"),
+    ("银行卡密码为 880712 记住", "password", "880712"),
+    ("card 4111 1111 1111 1111 exp 12/29", "card-number", "4111 1111 1111 1111"),
+    ("card 5500-0000-0000-0004", "card-number", "5500-0000-0000-0004"),
+    ("amex 3782 822463 10005", "card-number", "3782 822463 10005"),
+    ("卡号6222021234567890128", "card-number", "6222021234567890128"),
+    ("身份证号11010519491231002X", "cn-id", "11010519491231002X"),
+    ("id 440304199003071248.", "cn-id", "440304199003071248"),
+    ("call me at 13812345678", "phone", "13812345678"),
+    ("手机：+86 138-1234-5678", "phone", "+86 138-1234-5678"),
+    ("office +44 20 7946 0958 thanks", "phone", "+44 20 7946 0958"),
+    ("cell (415) 555-2671", "phone", "(415) 555-2671"),
+    ("SSN 123-45-6789 on file", "ssn", "123-45-6789"),
+    ("I live at 221B Baker Street, London", "street-address", "221B Baker Street"),
+    ("ship to 1600 Pennsylvania Ave NW", "street-address", "1600 Pennsylvania Ave"),
+    ("office is 350 5th Ave, Suite 300 today", "street-address", "350 5th Ave, Suite 300"),
+    ("我住在上海市徐汇区漕溪北路88号，欢迎来玩", "street-address", "上海市徐汇区漕溪北路88号"),
+    ("地址是北京市朝阳区建国路1号3单元", "street-address", "北京市朝阳区建国路1号3单元"),
+])
+def test_each_kind_is_found_and_redacted(text, kind, secret):
+    (found,) = find_secrets(text)
+    assert found.kind == kind
+    assert text[found.start:found.end] == secret
+    redacted, kinds = redact(text)
+    assert kinds == [kind]
+    assert secret not in redacted
+    assert redacted == text.replace(secret, f"[REDACTED:{kind}]", 1)
+    assert contains_secret(text)
+
+
+@pytest.mark.parametrize("text", [
+    "The meeting is on 2026-11-29 at 10:29:41, see D1:3 and D2:14.",
+    "Released version 1.2.3 (build 4.15.0-generic) in 2023; pi is 3.14159265.",
+    "I ran 5 miles down the road and walked 3 blocks.",
+    "card 4111 1111 1111 1112",                 # 16 digits failing Luhn
+    "order 4111111111111112",
+    "id 110105194912310021",                    # 18 digits with a bad checksum
+    "years 2023 2024 2025 2026",                # a list of years is no card, even if Luhn passed
+    "epoch 1732876181000 and 1764412181",
+    "My password is strong and my token is expired.",
+    "The secret: surprise-party-for-mom",
+    "the pin is on the map",
+    "坐地铁4号线到人民路，1998年毕业，价格12345678元，订单号2023112912345。",
+    "我的密码是我的生日",                        # a hint, not a password
+    "task-1234567890abcdefghijklmn is a ticket slug",
+    "temperature -12.5 and +3 points, room 101",
+    "Already redacted: password: [REDACTED:password] and [REDACTED:api-key]",
+])
+def test_near_misses_and_ordinary_text_are_left_alone(text):
+    assert find_secrets(text) == []
+    assert redact(text) == (text, [])
+    assert not contains_secret(text)
+
+
+def test_several_secrets_in_one_chinese_text_keep_their_order():
+    text = "我叫小明，手机号是13812345678，身份证号11010519491231002X，住在上海市徐汇区漕溪北路88号。"
+    redacted, kinds = redact(text)
+    assert kinds == ["phone", "cn-id", "street-address"]
+    assert redacted == ("我叫小明，手机号是[REDACTED:phone]，身份证号[REDACTED:cn-id]，"
+                        "住在[REDACTED:street-address]。")
+
+
+def test_specific_kind_wins_over_generic_assignment():
+    text = f"token = {GITHUB}\napi_key: {OPENAI}"
+    assert [s.kind for s in find_secrets(text)] == ["github-token", "openai-key"]
+
+
+def test_redacting_twice_changes_nothing():
+    text = "password: hunter2 and AKIAIOSFODNN7EXAMPLE and 4111-1111-1111-1111"
+    once, kinds = redact(text)
+    assert len(kinds) == 3
+    assert redact(once) == (once, [])
+
+
+def test_secrets_are_sorted_and_do_not_overlap():
+    text = f"a {GITHUB} b 13812345678 c {PRIVATE_KEY}"
+    secrets = find_secrets(text)
+    assert secrets == sorted(secrets, key=lambda s: s.start)
+    assert all(a.end <= b.start for a, b in zip(secrets, secrets[1:]))
+    assert isinstance(secrets[0], Secret)
+
+
+def test_checksums():
+    assert luhn_ok("4111111111111111") and not luhn_ok("4111111111111112")
+    assert cn_id_ok("11010519491231002X") and cn_id_ok("11010519491231002x")
+    assert not cn_id_ok("110105194912310021")
+
+
+def test_truncated_private_key_is_redacted_to_the_end_of_its_body():
+    text = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAwJ3kVv1\nabcdEFGH1234+/==\n\nThat was my key."
+    redacted, kinds = redact(text)
+    assert kinds == ["private-key"]
+    assert redacted == "[REDACTED:private-key]\n\nThat was my key."
