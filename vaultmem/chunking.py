@@ -17,12 +17,6 @@ MAX_TURN_WORDS = 60
 MAX_MEMORY_WORDS = 150
 NEIGHBOUR_WORDS = 40
 
-# A turn paragraph ends with its block id: "... text ^m-12".
-_BLOCK_ID = re.compile(r"\s*\^([A-Za-z0-9-]+)\s*$")
-# "**Caroline** (2023-05-08 13:56): text", "**Caroline** · 13:56", "**Caroline:** text"
-_SPEAKER = re.compile(
-    r"^\*\*(?P<name>[^*\n]+?):?\*\*\s*(?:[·\-–—]\s*(?P<time1>[^\n:]*\d[^\n]*?)\s*$"
-    r"|\((?P<time2>[^)\n]*)\))?\s*:?\s*", re.M)
 _WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 
@@ -120,35 +114,6 @@ def clip(text: str, words: int) -> str:
     return text if len(parts) <= words else " ".join(parts[:words]) + " …"
 
 
-@dataclass
-class Turn:
-    block_id: str
-    speaker: str
-    time: str
-    text: str
-
-
-def parse_turns(body: str) -> list[Turn]:
-    """The turns of a session note body: paragraphs that end with a `^block-id`."""
-    turns = []
-    for paragraph in re.split(r"\n\s*\n", body):
-        paragraph = paragraph.strip()
-        end = _BLOCK_ID.search(paragraph)
-        if not end:
-            continue
-        content = paragraph[:end.start()]
-        speaker, when = "", ""
-        header = _SPEAKER.match(content)
-        if header and header.end() > 0:
-            speaker = header.group("name").strip()
-            when = (header.group("time1") or header.group("time2") or "").strip()
-            content = content[header.end():]
-        text = plain(content)
-        if text:
-            turns.append(Turn(end.group(1), speaker, when, text))
-    return turns
-
-
 def chunk_note(note, rel: str, content_hash: str = "", default_user: str = "default") -> list[Chunk]:
     """The chunks of a parsed note (`note.meta`, `note.body`) stored at vault path `rel`."""
     meta = note.meta or {}
@@ -198,13 +163,18 @@ def _memory_chunks(note, meta, base, title) -> list[Chunk]:
 
 
 def _session_chunks(note, meta, base, title) -> list[Chunk]:
-    turns = parse_turns(note.body or "")
+    # The session writer owns the turn format; block ids map back to message ids through
+    # the same deterministic `block_ids` it used on the frontmatter's `message_ids`.
+    from vaultmem.extract.sessions import block_ids, parse_session_turns
+
+    turns = [t._replace(text=plain(t.text)) for t in parse_session_turns(note.body or "")]
+    turns = [t for t in turns if t.text]
     ids = as_list(meta.get("message_ids"))
-    by_order = len(ids) == len(turns)
+    original = dict(zip(block_ids(ids), ids))
     day = as_text(meta.get("date")) or base["created"][:10]
     chunks = []
     for position, turn in enumerate(turns):
-        message_id = ids[position] if by_order else turn.block_id
+        message_id = original.get(turn.block_id, turn.block_id)
         who = f"{turn.speaker}: " if turn.speaker else ""
         before = turns[position - 1] if position > 0 else None
         after = turns[position + 1] if position + 1 < len(turns) else None

@@ -4,6 +4,8 @@ from vaultmem.cli.app import cli
 
 # Each module registers its commands on `cli` when imported.
 from vaultmem.cli import core  # noqa: F401,E402  init, add, show, list
+from vaultmem.cli import extract  # noqa: F401,E402
+from vaultmem.cli import index  # noqa: F401,E402  search, context, reindex, doctor, stats
 
 
 def main():

@@ -1,0 +1,131 @@
+"""Read-path commands: search, context, reindex, doctor, stats."""
+
+import click
+
+from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon
+from vaultmem.note import NOTE_TYPES
+
+
+def _warn(result):
+    if result.get("warning"):
+        click.echo(f"warning: {result['warning']}", err=True)
+
+
+@cli.command()
+@click.argument("query")
+@click.option("-k", "k", type=click.IntRange(1, 200), default=10, show_default=True, help="Hits to return.")
+@click.option("--type", "note_type", type=click.Choice(NOTE_TYPES), help="Only this note type.")
+@click.option("--tag", help="Only notes with this tag (nested tags included).")
+@click.option("--user", help="Namespace to search (default: the config's user).")
+@click.option("--since", help="Only notes created on or after this date (YYYY-MM-DD).")
+@click.option("--as-of", "as_of", help="What was valid on this date (YYYY-MM-DD).")
+@click.option("--all", "all_", is_flag=True, help="Include superseded and archived memories.")
+@click.option("--json", "as_json", is_flag=True, help="Print {query, hits} as JSON.")
+@pass_ctx
+def search(ctx, query, k, note_type, tag, user, since, as_of, all_, as_json):
+    """Ranked memories and session turns for QUERY."""
+    args = dict(query=query, k=k, type=note_type, tag=tag, user=user, since=since, as_of=as_of, all=all_)
+    result = via_daemon(ctx, "search", args) or ctx.memory().search(**args)
+    _warn(result)
+    if as_json:
+        emit_json(result)
+        return
+    if not result["hits"]:
+        click.echo("No relevant memories.")
+    for hit in result["hits"]:
+        flag = "" if hit["status"] == "active" else f" [{hit['status']}]"
+        click.echo(f"{hit['score']:.2f}  {hit['type']:<10} {hit['title']}{flag}")
+        click.echo(f"      {hit['text']}")
+
+
+@cli.command()
+@click.argument("question")
+@click.option("--budget", type=click.IntRange(1), default=800, show_default=True, help="Token budget.")
+@click.option("--user", help="Namespace to use (default: the config's user).")
+@click.option("--json", "as_json", is_flag=True, help="Print the block and its counts as JSON.")
+@pass_ctx
+def context(ctx, question, budget, user, as_json):
+    """A prompt-ready block of the memories relevant to QUESTION."""
+    args = dict(question=question, budget=budget, user=user)
+    result = via_daemon(ctx, "context", args) or ctx.memory().context(**args)
+    _warn(result)
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(result["text"])
+
+
+@cli.command()
+@click.option("--full", is_flag=True, help="Rebuild the whole index from the vault.")
+@click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
+@pass_ctx
+def reindex(ctx, full, as_json):
+    """Bring the search index up to date with the vault."""
+    from rich.progress import Progress
+
+    with Progress(transient=True, disable=as_json) as bar:
+        task = bar.add_task("Embedding", total=None)
+        result = ctx.memory().reindex(full=full, progress=lambda done, total: bar.update(
+            task, completed=done, total=total))
+    if as_json:
+        emit_json(result)
+        return
+    if result["rebuilt"]:
+        click.echo(f"Rebuilt the index ({result['rebuilt']}).")
+    click.echo(f"{result['added']} added, {result['updated']} updated, {result['removed']} removed, "
+               f"{result['unchanged']} unchanged ({result['chunks']} chunks, {result['seconds']:.1f} s)")
+    for error in result["errors"]:
+        click.echo(f"skipped {error['path']}: {error['reason']}", err=True)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@pass_ctx
+def doctor(ctx, as_json):
+    """Check the index against the vault, notes, links and contradictions (exit 1 on drift)."""
+    result = ctx.memory().doctor()
+    if as_json:
+        emit_json(result)
+    else:
+        _print_doctor(result)
+    if not result["ok"]:
+        raise SystemExit(1)
+
+
+def _print_doctor(result):
+    click.echo(f"{result['notes']} notes checked.")
+    if result["index_error"]:
+        click.echo(f"index: {result['index_error']}")
+    for kind, paths in result["drift"].items():
+        for path in paths:
+            click.echo(f"{kind}: {path}")
+    for item in result["parse_errors"]:
+        click.echo(f"unreadable: {item['path']}: {item['reason']}")
+    for item in result["broken_links"]:
+        click.echo(f"broken link: {item['path']}: {item['link']} ({item['reason']})")
+    for item in result["contradictions"]:
+        click.echo(f"contradiction: {' <-> '.join(item['paths'])} ({item['reason']})")
+    if result["ok"]:
+        click.echo("Index matches the vault.")
+    else:
+        click.echo("Run `vaultmem reindex` to fix drift; fix or delete unreadable notes.")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+@pass_ctx
+def stats(ctx, as_json):
+    """Notes by type and status, and the size of the index."""
+    result = ctx.memory().stats()
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(f"{result['notes']} notes")
+    for name in ("by_type", "by_status"):
+        click.echo("  " + ", ".join(f"{k}: {v}" for k, v in result[name].items()))
+    index = result["index"]
+    if index["exists"]:
+        click.echo(f"index: {index['chunks']} chunks of {index['notes']} notes, "
+                   f"{index['bytes'] / 1e6:.1f} MB, model {index['model']} ({index['dim']}d)")
+    else:
+        click.echo("index: not built (run `vaultmem reindex`)")

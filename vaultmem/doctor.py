@@ -1,0 +1,201 @@
+"""Health checks: vault/index drift, unreadable notes, broken links, contradictions; stats.
+
+    >>> report = doctor(vault)                # doctest: +SKIP
+    >>> report["ok"], report["drift"]["stale"]  # doctest: +SKIP
+    (False, ['Memory/Facts/Tea.md'])
+
+`ok` is False when the index drifted from the vault (missing, stale or orphaned rows) or a
+note cannot be parsed; broken links and contradictions are reported as warnings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from vaultmem.chunking import as_list, as_text, link_target
+from vaultmem.errors import IndexUnavailable, VaultmemError
+from vaultmem.index import ChunkIndex
+from vaultmem.note import content_hash, parse_note_bytes
+
+_LINK = re.compile(r"\[\[([^\]|]+?)(?:\|[^\]]*)?\]\]")
+LINK_PROPERTIES = ("entities", "sources", "supersedes", "superseded_by")
+# Two active memories of one subject this similar are probably two versions of one fact.
+CONTRADICTION_SIMILARITY = 0.8
+
+
+def _scan(vault):
+    """(rel -> (hash, note)) of parseable notes and [(rel, reason)] of the others."""
+    notes, errors = {}, []
+    for path in vault.iter_notes():
+        rel = vault.rel(path)
+        try:
+            data = Path(path).read_bytes()
+            notes[rel] = (content_hash(data), parse_note_bytes(data, path))
+        except OSError as exc:
+            errors.append((rel, f"cannot read: {exc.strerror}"))
+        except VaultmemError as exc:
+            errors.append((rel, getattr(exc, "reason", None) or str(exc)))
+    return notes, errors
+
+
+def _link_targets(vault) -> tuple[set[str], dict[str, Path]]:
+    """Names a wikilink may use (file names with/without extension, vault paths) and
+    the session notes by name (to check `#^block` anchors)."""
+    import os
+
+    names, by_name = set(), {}
+    for dirpath, dirnames, filenames in os.walk(vault.root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for filename in filenames:
+            path = Path(dirpath) / filename
+            rel = path.relative_to(vault.root).as_posix()
+            names.update({filename, rel})
+            if filename.endswith(".md"):
+                names.update({filename[:-3], rel[:-3]})
+                by_name[filename[:-3]] = path
+                by_name[rel[:-3]] = path
+    return names, by_name
+
+
+def broken_links(vault, notes) -> list[dict]:
+    """Wikilinks in memory notes (body and link properties) that point at nothing."""
+    names, by_name = _link_targets(vault)
+    memory_root = vault.config.memory_root.strip("/") + "/"
+    broken = []
+    for rel, (_, note) in notes.items():
+        if as_text(note.meta.get("type")) == "session":
+            continue
+        links = _LINK.findall(note.body or "")
+        for key in LINK_PROPERTIES:
+            links += [v[2:-2] if v.startswith("[[") else v for v in as_list(note.meta.get(key))]
+        for link in links:
+            target, _, anchor = link.partition("#")
+            target = target.strip()
+            if not target:
+                continue  # a link inside the same note
+            candidates = {target, memory_root + target}
+            if not candidates & names:
+                broken.append({"path": rel, "link": f"[[{link}]]", "reason": "no such note"})
+            elif anchor.startswith("^"):
+                path = by_name.get(target) or by_name.get(memory_root + target)
+                if path and f"^{anchor[1:]}" not in path.read_text(encoding="utf-8", errors="replace"):
+                    broken.append({"path": rel, "link": f"[[{link}]]", "reason": "no such block"})
+    return broken
+
+
+def contradictions(vault, notes, index: ChunkIndex | None) -> list[dict]:
+    """Pairs of active memories about the same subject.
+
+    Same subject means: the same `subject`+`attribute` properties, one `supersedes` the
+    other while both are still active, or (with an index) the same type and entity with
+    vectors closer than CONTRADICTION_SIMILARITY.
+    """
+    active = {rel: note for rel, (_, note) in notes.items()
+              if as_text(note.meta.get("type")) not in ("session", "entity", "")
+              and as_text(note.meta.get("status")) in ("active", "")}
+    found, seen = [], set()
+
+    def add(a, b, reason):
+        key = tuple(sorted((a, b)))
+        if a != b and key not in seen:
+            seen.add(key)
+            found.append({"paths": list(key), "reason": reason})
+
+    by_subject: dict = {}
+    for rel, note in active.items():
+        subject, attribute = as_text(note.meta.get("subject")), as_text(note.meta.get("attribute"))
+        if subject and attribute:
+            key = (as_text(note.meta.get("user")), subject, attribute)
+            by_subject.setdefault(key, []).append(rel)
+    for (_, subject, attribute), rels in by_subject.items():
+        for other in rels[1:]:
+            add(rels[0], other, f"both active for {subject} / {attribute}")
+    stems = {Path(rel).stem: rel for rel in active}
+    for rel, note in active.items():
+        for key in ("supersedes", "superseded_by"):
+            for value in as_list(note.meta.get(key)):
+                other = stems.get(Path(link_target(value)).name)
+                if other:
+                    add(rel, other, f"{key} link but both are active")
+    if index is not None:
+        _similar_pairs(index, add)
+    return found
+
+
+def _similar_pairs(index: ChunkIndex, add) -> None:
+    import numpy as np
+
+    snap = index.snapshot()
+    cols = snap.columns
+    rows = np.flatnonzero((cols["status"] == "active") & (cols["type"] != "session")
+                          & (cols["type"] != "entity"))
+    if len(rows) < 2:
+        return
+    vectors = snap.vectors[rows]
+    for start in range(0, len(rows), 1024):  # blocks keep memory flat on big vaults
+        sims = vectors[start:start + 1024] @ vectors.T
+        for i, j in zip(*np.nonzero(sims >= CONTRADICTION_SIMILARITY)):
+            a, b = rows[start + i], rows[j]
+            if a >= b or cols["path"][a] == cols["path"][b]:
+                continue
+            if cols["type"][a] == cols["type"][b] and cols["user"][a] == cols["user"][b]:
+                add(cols["path"][a], cols["path"][b], f"similar {cols['type'][a]} memories "
+                    f"(cosine {float(sims[i, j]):.2f}) both active")
+
+
+def doctor(vault) -> dict:
+    """Compare vault and index, and check notes. See the module docstring for `ok`."""
+    notes, parse_errors = _scan(vault)
+    index = ChunkIndex(vault.root)
+    index_error = None
+    try:
+        index.check_model(vault.config.model)
+        indexed = index.path_hashes()
+    except (IndexUnavailable, OSError, ValueError, RuntimeError) as exc:
+        index_error, indexed, index = str(exc), {}, None
+    unparsed = {rel for rel, _ in parse_errors}
+    drift = {
+        "missing": sorted(rel for rel in notes if rel not in indexed),
+        "stale": sorted(rel for rel, (h, _) in notes.items() if rel in indexed and indexed[rel] != h),
+        "orphaned": sorted(rel for rel in indexed if rel not in notes and rel not in unparsed),
+    }
+    has_drift = any(drift.values()) or index_error is not None
+    return {
+        "ok": not has_drift and not parse_errors,
+        "notes": len(notes) + len(parse_errors),
+        "index_error": index_error,
+        "drift": drift,
+        "parse_errors": [{"path": p, "reason": r} for p, r in parse_errors],
+        "broken_links": broken_links(vault, notes),
+        "contradictions": contradictions(vault, notes, index),
+    }
+
+
+def stats(vault) -> dict:
+    """Notes by type and status and the index's size. Counts come from the index when it
+    is usable (a 100k-note vault is not re-parsed), else from the vault's frontmatter."""
+    index = ChunkIndex(vault.root)
+    files = sum(1 for _ in vault.iter_notes())
+    info = {"exists": index.exists(), "chunks": 0, "notes": 0, "bytes": 0, "model": None, "dim": None}
+    per_note = None
+    if info["exists"]:
+        meta = index.meta() or {}
+        info.update(model=meta.get("model"), dim=meta.get("dim"), bytes=index.size_bytes())
+        try:
+            rows = index.rows(columns=["path", "type", "status"])
+            info["chunks"] = len(rows)
+            per_note = {r["path"]: (r["type"], r["status"]) for r in rows}
+            info["notes"] = len(per_note)
+        except (IndexUnavailable, OSError, ValueError, RuntimeError) as exc:
+            info["error"] = str(exc)
+    if per_note is None:
+        notes, _ = _scan(vault)
+        per_note = {rel: (as_text(n.meta.get("type")) or "untyped",
+                          as_text(n.meta.get("status")) or "active") for rel, (_, n) in notes.items()}
+    by_type = Counter(t for t, _ in per_note.values())
+    by_status = Counter(s for _, s in per_note.values())
+    return {"notes": files, "counted_from": "index" if info["notes"] else "vault",
+            "by_type": dict(sorted(by_type.items())), "by_status": dict(sorted(by_status.items())),
+            "index": info}
