@@ -23,16 +23,26 @@ def init(path: str | Path) -> dict:
     """Create the layout, config, .gitignore entries and a git repo (if none) in `path`."""
     from vaultmem.vault import init_vault
 
+    from vaultmem import history
+
     result = init_vault(path)
-    try:
-        from vaultmem import history
-    except ImportError:
-        return result
     created = history.ensure_repo(Path(result["vault"]))
     result["git"] = "created a repository" if created else "using the existing repository"
-    history.commit(Path(result["vault"]), [".gitignore"], "vaultmem: init (ignore .vaultmem/ state)",
-                   action="init")
+    root = Path(result["vault"])
+    memory_root = load_config(root).memory_root
+    # The memory notes already there become the first recorded version of each.
+    history.commit(root, [".gitignore", memory_root],
+                   "vaultmem: init (record existing memory notes, ignore .vaultmem/ state)", action="init")
     return result
+
+
+def _add_message(decision) -> str:
+    title = Path(decision.path or "").stem
+    if decision.action == "superseded" and decision.target is not None:
+        return f"vaultmem: supersede '{Path(decision.target.rel).stem}' by '{title}'"
+    if decision.action == "updated":
+        return f"vaultmem: update '{title}' (near-duplicate merged)"
+    return f"vaultmem: add {decision.type} '{title}'"
 
 
 class Memory:
@@ -86,10 +96,231 @@ class Memory:
         return {"notes": notes, "errors": errors}
 
     # --- read path: index, search, context, doctor, stats ---------------------------
+    @property
+    def searcher(self):
+        """Hybrid search over the index (kept warm: its vector matrix stays in memory)."""
+        if getattr(self, "_searcher", None) is None:
+            from vaultmem.search import Searcher
+
+            self._searcher = Searcher(self.vault, embedder_factory=lambda: self.embedder)
+        return self._searcher
+
+    def _search_hits(self, query, k=10, type=None, tag=None, user=None, since=None,
+                     as_of=None, all=False):
+        hits = self.searcher.search(query, k=k, type=type, tag=tag, user=user or self.user,
+                                    since=since, as_of=as_of, all=all)
+        accessed = [h.id for h in hits if h.type != "session"]
+        if accessed and hits.warning is None:
+            from vaultmem import clock
+
+            self.indexer.state.record_access(accessed, clock.now())
+        return hits
+
+    def search(self, query: str, k: int = 10, type: str | None = None, tag: str | None = None,
+               user: str | None = None, since=None, as_of=None, all: bool = False) -> dict:
+        """Ranked hits: `{"query", "hits": [HIT, ...]}` plus `"warning"` after a fallback.
+
+        >>> Memory(vault).search("what is the user giving up?")["hits"][0]["title"]  # doctest: +SKIP
+        'Cutting back on coffee'
+        """
+        hits = self._search_hits(query, k, type, tag, user, since, as_of, all)
+        result = {"query": query, "hits": [h.to_dict() for h in hits]}
+        if hits.warning:
+            result["warning"] = hits.warning
+        return result
+
+    def context(self, question: str, budget: int = 800, user: str | None = None,
+                k: int = 20) -> dict:
+        """A prompt-ready block within `budget` tokens: `{"question", "budget", "text",
+        "tokens", "memories", "snippets", "ids"}` (+ `"warning"` after a fallback)."""
+        from vaultmem.context import build_context
+        from vaultmem.errors import VaultmemError
+
+        hits = self._search_hits(question, k=k, user=user)
+        try:
+            count = self.embedder.count_tokens
+        except VaultmemError:  # no model: a conservative estimate keeps the budget honest
+            def count(text):
+                return 2 * len(text.split()) + len(text) // 4
+        result = {"question": question, "budget": budget,
+                  **build_context(hits, budget=budget, count_tokens=count)}
+        if hits.warning:
+            result["warning"] = hits.warning
+        return result
+
+    def reindex(self, full: bool = False, paths=None, progress=None) -> dict:
+        """Bring the index up to date (`full`: rebuild). `progress(done, total)` per batch."""
+        return self.indexer.sync(paths=paths, full=full, progress=progress).to_dict()
+
+    def doctor(self) -> dict:
+        """Drift between vault and index, unreadable notes, broken links, contradictions."""
+        from vaultmem.doctor import doctor
+
+        return doctor(self.vault)
+
+    def stats(self) -> dict:
+        """Notes by type and status, and the index's size."""
+        from vaultmem.doctor import stats
+
+        return stats(self.vault)
+
 
     # --- write path: add, extract ----------------------------------------------------
+    def add(self, text: str, type: str = "fact", tags=(), importance: float | None = None,
+            title: str | None = None, user: str | None = None, entities=(),
+            dry_run: bool = False) -> dict:
+        """Write one memory through the write policy (noise and secret filters, dedup,
+        supersede). Returns `{"action", "id", "path", "reason"}`.
+
+        >>> Memory(vault).add("The user prefers tea over coffee", type="preference")  # doctest: +SKIP
+        {'action': 'created', 'id': '01J...', 'path': 'Memory/Preferences/....md', 'reason': 'new memory'}
+        """
+        from vaultmem.extract.candidate import Candidate
+        from vaultmem.extract.slots import describe_statement
+        from vaultmem.policy import decide
+        from vaultmem.write import apply, load_pool
+
+        user = user or self.user
+        slot = describe_statement(text, type)
+        cand = Candidate(content=" ".join(text.split()), type=type,
+                         importance=0.5 if importance is None else importance, tags=list(tags),
+                         entities=list(entities) or slot.get("entities", []), title=title or "",
+                         subject=slot.get("subject"), attribute=slot.get("attribute"),
+                         value=slot.get("value"))
+        if not title:
+            cand.title = ""
+        self.indexer.sync()
+        pool = load_pool(self.vault, user, self._snapshot())
+        vector = self.embedder.encode([cand.content])[0]
+        decision = decide(cand, user, pool, vector)
+        if dry_run:
+            return self._add_result(decision)
+        written = apply(self.vault, decision, pool, user=user, vector=vector)
+        if written:
+            self.indexer.sync([self.vault.abs(rel) for rel in written])
+            self._commit(written, _add_message(decision), action=decision.action)
+        return self._add_result(decision)
+
+    @staticmethod
+    def _add_result(decision) -> dict:
+        return {"action": "created" if decision.action == "created" else decision.action,
+                "id": decision.id, "path": decision.path, "reason": decision.reason}
+
+    def extract(self, paths, format: str | None = None, llm: bool = False,
+                user: str | None = None, dry_run: bool = False) -> dict:
+        """Transcripts -> session notes and memory notes, through the write policy.
+
+        Returns SPEC's extract summary `{"run", "sessions", "created", "updated",
+        "superseded", "rejected", "notes"}` plus every decision, errors and warnings.
+
+        >>> Memory(vault).extract(["chat.jsonl"])["created"]   # doctest: +SKIP
+        3
+        """
+        from vaultmem.extract.run import extract
+
+        return extract(self, [Path(p) for p in paths], format=format, llm=llm,
+                       user=user or self.user, dry_run=dry_run).to_dict()
+
+    def llm_settings(self) -> dict:
+        """The `[llm]` settings of config.toml, as the LLM extractor takes them."""
+        cfg = self.vault.config
+        return {"base_url": cfg.llm_base_url, "model": cfg.llm_model,
+                "api_key_env": cfg.llm_api_key_env, "timeout": cfg.llm_timeout}
+
+    def _snapshot(self):
+        try:
+            return self.indexer.index.snapshot()
+        except Exception:  # no index yet: dedup by text and slot only
+            return None
+
+    def _commit(self, rels, message: str, action: str, run: str | None = None,
+                source: str | None = None) -> None:
+        from vaultmem import history
+
+        history.commit(self.vault.root, sorted(set(rels)), message, action=action, run=run,
+                       source=source)
 
     # --- history: git ------------------------------------------------------------------
+    def _note_rel(self, ref: str) -> str:
+        """NOTE as a vault path; a path that no longer exists on disk (rolled back, deleted)
+        is still accepted, so its history can be read and restored."""
+        from vaultmem.errors import NoteNotFound
+
+        try:
+            return self.vault.rel(self.vault.resolve(ref))
+        except NoteNotFound:
+            candidate = ref if ref.endswith(".md") else f"{ref}.md"
+            rel = self.vault.rel(self.vault.abs(candidate))
+            from vaultmem import history
+
+            if "/" in rel and history.history(self.vault.root, rel):
+                return rel
+            raise
+
+    def _sync_index(self, rels) -> None:
+        """The index follows the vault after a history command rewrote files."""
+        if rels:
+            self.indexer.sync(sorted(set(rels)))
+
+    def history(self, ref: str) -> dict:
+        """Every committed version of a note, newest first, following renames:
+        `{"note", "versions": [{rev, short, date, author, email, action, run, source,
+        message, path, change, old_path}, ...]}`."""
+        from vaultmem import history
+
+        rel = self._note_rel(ref)
+        return {"note": rel, "versions": history.history(self.vault.root, rel)}
+
+    def diff(self, ref: str, rev: str | None = None) -> dict:
+        """`{"note", "rev", "diff"}`: REV against the note now, or (no REV) its latest change."""
+        from vaultmem import history
+
+        rel = self._note_rel(ref)
+        return {"note": rel, "rev": rev, "diff": history.diff(self.vault.root, rel, rev)}
+
+    def show_at(self, ref: str, rev: str) -> dict:
+        """The note as it was at `rev`, in `show`'s shape plus `"rev"`."""
+        from vaultmem import history
+        from vaultmem.memories import plain_meta, summary
+        from vaultmem.note import content_hash, parse_note
+
+        rel = self._note_rel(ref)
+        text = history.show_at(self.vault.root, rel, rev)
+        note = parse_note(text, self.vault.root / rel)
+        out = summary(self.vault, self.vault.root / rel, note)
+        out.update(meta=plain_meta(note.meta), body=note.body, hash=content_hash(note.raw), rev=rev)
+        return out
+
+    def rollback(self, ref: str | None = None, to: str | None = None, run: str | None = None) -> dict:
+        """Restore a note to revision `to`, or undo everything extraction run `run` wrote
+        (superseded memories become active again). Each is one new commit; history is kept."""
+        from vaultmem import history
+        from vaultmem.errors import HistoryError
+
+        if run:
+            result = history.rollback_run(self.vault.root, run)
+            self._sync_index(result["restored"] + result["removed"])
+            return result
+        if not ref or not to:
+            raise HistoryError("give NOTE --to REV, or --run RUN — `vaultmem history NOTE` lists revisions")
+        result = history.rollback_note(self.vault.root, self._note_rel(ref), to)
+        self._sync_index(result["restored"] + result["removed"])
+        return result
+
+    def forget(self, ref: str, purge: bool = False, force: bool = False) -> dict:
+        """Archive a memory (out of retrieval, kept in history); `purge` erases it from the
+        vault and every commit instead and returns the receipt of rewritten commits."""
+        from vaultmem import forget
+
+        rel = self._note_rel(ref)
+        if purge:
+            result = forget.purge(self.vault.root, rel, force=force)
+            self._sync_index([rel] + result["paths"])
+        else:
+            result = forget.forget(self.vault, rel)
+            self._sync_index([rel, result["note"]])
+        return result
+
 
     # --- lifecycle: gc, correct, log ---------------------------------------------------
 
