@@ -165,6 +165,75 @@ class Memory:
         return stats(self.vault)
 
 
+    @property
+    def searcher(self):
+        """Hybrid search over the index (kept warm: its vector matrix stays in memory)."""
+        if getattr(self, "_searcher", None) is None:
+            from vaultmem.search import Searcher
+
+            self._searcher = Searcher(self.vault, embedder_factory=lambda: self.embedder)
+        return self._searcher
+
+    def _search_hits(self, query, k=10, type=None, tag=None, user=None, since=None,
+                     as_of=None, all=False):
+        hits = self.searcher.search(query, k=k, type=type, tag=tag, user=user or self.user,
+                                    since=since, as_of=as_of, all=all)
+        accessed = [h.id for h in hits if h.type != "session"]
+        if accessed and hits.warning is None:
+            from vaultmem import clock
+
+            self.indexer.state.record_access(accessed, clock.now())
+        return hits
+
+    def search(self, query: str, k: int = 10, type: str | None = None, tag: str | None = None,
+               user: str | None = None, since=None, as_of=None, all: bool = False) -> dict:
+        """Ranked hits: `{"query", "hits": [HIT, ...]}` plus `"warning"` after a fallback.
+
+        >>> Memory(vault).search("what is the user giving up?")["hits"][0]["title"]  # doctest: +SKIP
+        'Cutting back on coffee'
+        """
+        hits = self._search_hits(query, k, type, tag, user, since, as_of, all)
+        result = {"query": query, "hits": [h.to_dict() for h in hits]}
+        if hits.warning:
+            result["warning"] = hits.warning
+        return result
+
+    def context(self, question: str, budget: int = 800, user: str | None = None,
+                k: int = 20) -> dict:
+        """A prompt-ready block within `budget` tokens: `{"question", "budget", "text",
+        "tokens", "memories", "snippets", "ids"}` (+ `"warning"` after a fallback)."""
+        from vaultmem.context import build_context
+        from vaultmem.errors import VaultmemError
+
+        hits = self._search_hits(question, k=k, user=user)
+        try:
+            count = self.embedder.count_tokens
+        except VaultmemError:  # no model: a conservative estimate keeps the budget honest
+            def count(text):
+                return 2 * len(text.split()) + len(text) // 4
+        result = {"question": question, "budget": budget,
+                  **build_context(hits, budget=budget, count_tokens=count)}
+        if hits.warning:
+            result["warning"] = hits.warning
+        return result
+
+    def reindex(self, full: bool = False, paths=None, progress=None) -> dict:
+        """Bring the index up to date (`full`: rebuild). `progress(done, total)` per batch."""
+        return self.indexer.sync(paths=paths, full=full, progress=progress).to_dict()
+
+    def doctor(self) -> dict:
+        """Drift between vault and index, unreadable notes, broken links, contradictions."""
+        from vaultmem.doctor import doctor
+
+        return doctor(self.vault)
+
+    def stats(self) -> dict:
+        """Notes by type and status, and the index's size."""
+        from vaultmem.doctor import stats
+
+        return stats(self.vault)
+
+
     # --- write path: add, extract ----------------------------------------------------
     def add(self, text: str, type: str = "fact", tags=(), importance: float | None = None,
             title: str | None = None, user: str | None = None, entities=(),
