@@ -347,6 +347,8 @@ def validate_memory(note: Note) -> list[str]:
             problems.append(f"tag '{tag}' has spaces, commas or '#'")
     for key in LINK_KEYS:
         for value in as_list(meta.get(key)):
-            if not (str(value).startswith("[[") and str(value).endswith("]]")):
-                problems.append(f"'{key}' value '{value}' is not a [[wikilink]]")
+            # An unquoted [[X]] is a YAML nested list whose str() also looks like "[['X']]".
+            if not (isinstance(value, str) and value.startswith("[[") and value.endswith("]]")):
+                hint = " (quote it: \"[[...]]\")" if isinstance(value, list) else ""
+                problems.append(f"'{key}' value '{value}' is not a [[wikilink]]{hint}")
     return problems
