@@ -213,3 +213,19 @@ def test_parse_time(value, expected):
 def test_parse_time_rejects_other_shapes(value):
     with pytest.raises(ValueError):
         parse_time(value)
+
+
+def test_markdown_time_prefixes_and_bold_variants(tmp_path):
+    path = tmp_path / "log.md"
+    path.write_text("[2026-11-29 10:29] Alice: morning\n[2026-11-29 10:30] Bot: hello\n"
+                    "[2026-11-29 10:31] Alice: see https://example.com now\n", encoding="utf-8")
+    (session,) = load_transcript(path)
+    assert [(t.speaker, t.role, t.time) for t in session.turns] == [
+        ("Alice", "user", datetime(2026, 11, 29, 10, 29)), ("Bot", "assistant", datetime(2026, 11, 29, 10, 30)),
+        ("Alice", "user", datetime(2026, 11, 29, 10, 31))]
+    assert session.turns[2].text == "see https://example.com now"
+    bold = tmp_path / "bold.md"
+    bold.write_text("- **Alice**: one\n- **Claude:** two\n```\nBob: inside a fence\n```\n", encoding="utf-8")
+    (session,) = load_transcript(bold)
+    assert [(t.speaker, t.role) for t in session.turns] == [("Alice", "user"), ("Claude", "assistant")]
+    assert session.turns[1].text == "two\n```\nBob: inside a fence\n```"
