@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -387,9 +388,7 @@ def _markdown_turns(lines: list[str]) -> list[tuple[int, str, str, str | None]]:
             plain.append((index, match["name"].strip(), match["text"], match["t1"] or match["t2"]))
     if bold:
         return bold
-    counts: dict[str, int] = {}
-    for _, name, _, _ in plain:
-        counts[name] = counts.get(name, 0) + 1
+    counts = Counter(name for _, name, _, _ in plain)
     known = {n for n, c in counts.items()
              if c >= 2 or _looks_like_assistant(n) or n.lower() in _SYSTEM_NAMES | {"user", "human", "用户"}}
     if plain:
@@ -401,12 +400,7 @@ def _markdown_turns(lines: list[str]) -> list[tuple[int, str, str, str | None]]:
 def _load_markdown(path: Path, text: str) -> list[Session]:
     lines = text.split("\n")
     meta, body_start = _front_matter(lines)
-    started = None
-    for key in ("date", "created", "time"):
-        if meta.get(key):
-            started = _loose_time(meta[key])
-            if started:
-                break
+    started = _loose_time(meta.get("date") or meta.get("created") or "")
     starts = _markdown_turns(lines)
     starts = [s for s in starts if s[0] >= body_start]
     if not starts:
@@ -423,7 +417,6 @@ def _load_markdown(path: Path, text: str) -> list[Session]:
                                              and when.date() == started.date())):
                 started = when
     sid = str(meta.get("session") or meta.get("id") or path.stem)
-    roles = _markdown_roles([name for _, name, _, _ in starts])
     turns = []
     for number, (index, name, first, when) in enumerate(starts, start=1):
         end = starts[number][0] if number < len(starts) else len(lines)
@@ -431,22 +424,16 @@ def _load_markdown(path: Path, text: str) -> list[Session]:
         if not body:
             continue
         time = _loose_time(when, started) if when else None
-        turns.append(Turn(sid, f"m-{number}", time, name, roles[name], body, index + 1))
+        turns.append(Turn(sid, f"m-{number}", time, name, _markdown_role(name), body, index + 1))
     return [Session(sid, str(title or sid), turns, path.name, started)]
 
 
-def _markdown_roles(names: list[str]) -> dict[str, str]:
-    """Assistant-looking names are `assistant`, System is `system`, every other speaker `user`
-    (the first one is the main user; the rest are other people in the chat)."""
-    roles = {}
-    for name in names:
-        if name.lower() in _SYSTEM_NAMES:
-            roles[name] = "system"
-        elif _looks_like_assistant(name):
-            roles[name] = "assistant"
-        else:
-            roles[name] = "user"
-    return roles
+def _markdown_role(name: str) -> str:
+    """Assistant-looking names are `assistant`, System is `system`; every other speaker is a
+    `user` (the first is the main user, the rest other people in the chat)."""
+    if name.lower() in _SYSTEM_NAMES:
+        return "system"
+    return "assistant" if _looks_like_assistant(name) else "user"
 
 
 def _front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
