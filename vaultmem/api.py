@@ -322,5 +322,27 @@ class Memory:
 
 
     # --- lifecycle: gc, correct, log ---------------------------------------------------
+    def gc(self, dry_run: bool = False, user: str | None = None) -> dict:
+        """Archive low-importance memories not recalled for `[gc] archive_after_days`.
+        `{"dry_run", "archived": [paths], "plan": [{"path", "reason", ...}]}`."""
+        from vaultmem.lifecycle import gc
+
+        return gc(self, dry_run=dry_run, user=user)
+
+    def correct(self, ref: str, text: str, user: str | None = None) -> dict:
+        """Supersede a memory with its corrected text; the old version stays, superseded.
+
+        >>> Memory(vault).correct("Lives in Beijing", "The user lives in Shanghai")  # doctest: +SKIP
+        {'action': 'superseded', 'path': 'Memory/Facts/The user lives in Shanghai.md', ...}
+        """
+        from vaultmem.lifecycle import correct
+
+        return correct(self, ref, text, user=user)
+
+    def log(self, limit: int = 50, run: str | None = None) -> list:
+        """The audit trail, newest first: `[{"date", "action", "what", "run", "message", "paths"}]`."""
+        from vaultmem.lifecycle import audit_log
+
+        return audit_log(self.vault, limit=limit, run=run)
 
     # --- agents: export ------------------------------------------------------------------

@@ -30,6 +30,12 @@ _SIGNATURE_HEADERS = (b"gpgsig", b"gpgsig-sha256")
 def forget(vault, rel_path: str) -> dict:
     """Archive a memory: `status: archived`, moved to the Archive folder (same file name when
     free), committed. It leaves retrieval but stays in history; `purge` erases it."""
+    return archive_note(vault, rel_path, f"vaultmem: forget '{Path(rel_path).stem}' (archived)", "forget")
+
+
+def archive_note(vault, rel_path: str, message: str, action: str) -> dict:
+    """Move a note to the Archive folder with `status: archived` and commit it with `message`
+    (used by `forget` and by gc's decay policy)."""
     from vaultmem.memories import update_note
 
     with Repo(vault.root) as repo:
@@ -48,8 +54,8 @@ def forget(vault, rel_path: str) -> dict:
             archive.mkdir(parents=True, exist_ok=True)
             os.replace(source, target)
         new_rel = vault.rel(target)
-        message = format_message(f"vaultmem: forget '{source.stem}' (archived)", "forget")
-        new = commit_paths(repo, sorted({rel_path, new_rel}), message, VAULTMEM_IDENTITY)
+        new = commit_paths(repo, sorted({rel_path, new_rel}), format_message(message, action),
+                           VAULTMEM_IDENTITY)
         return {"note": new_rel, "from": rel_path, "status": "archived", "commit": new}
 
 

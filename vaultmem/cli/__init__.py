@@ -5,7 +5,10 @@ from vaultmem.cli.app import cli
 # Each module registers its commands on `cli` when imported.
 from vaultmem.cli import core  # noqa: F401,E402  init, add, show, list
 from vaultmem.cli import extract  # noqa: F401,E402
+from vaultmem.cli import lifecycle  # noqa: F401,E402  gc, correct, log
 from vaultmem.cli import index  # noqa: F401,E402  search, context, reindex, doctor, stats
+from vaultmem.cli import history  # noqa: F401,E402  history, diff, rollback, forget
+from vaultmem.cli import daemon  # noqa: F401,E402  daemon start|stop|status|run, service
 
 
 def main():
