@@ -210,11 +210,12 @@ class Vault:
                 continue
         by_title, by_id = [], []
         title = ref[:-3] if ref.endswith(".md") else ref
-        for path in self.iter_notes():
-            if path.stem == title or path.stem.lower() == title.lower():
-                by_title.append(path)
+        notes = list(self.iter_notes())
+        # An exact title wins over case-insensitive ones (the user may keep "Tea" and "tea").
+        by_title = [p for p in notes if p.stem == title] or \
+            [p for p in notes if p.stem.lower() == title.lower()]
         if not by_title:
-            for path in self.iter_notes():
+            for path in notes:
                 if _frontmatter_id(path) == ref:
                     by_id.append(path)
         found = by_title or by_id
