@@ -1,0 +1,160 @@
+"""The inbox: transcripts agents drop into `Memory/Inbox/` are extracted once they settle.
+
+A file is extracted when its size and mtime stayed the same for `settle` seconds (an agent
+may still be writing it). Success moves it to `Inbox/processed/`; failure leaves it where
+it is with a sibling `<name>.error.txt` saying why, and it is retried when it changes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+
+from vaultmem.vault import atomic_write
+
+log = logging.getLogger("vaultmem.daemon")
+
+TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".md", ".markdown", ".txt")
+ERROR_SUFFIX = ".error.txt"
+PROCESSED = "processed"
+DEFAULT_SETTLE_SECONDS = 2.0
+
+
+class Inbox:
+    """Tracks transcripts waiting in the inbox; `process_due()` extracts the settled ones.
+
+    `run_extract(paths)` does the extraction (the daemon passes `Memory.extract` wrapped in
+    its index lock) and returns the extract summary dict.
+    """
+
+    def __init__(self, vault, run_extract, settle: float | None = None, clock=time.monotonic):
+        self.vault = vault
+        self.dir = Path(vault.inbox_dir)
+        self.rel_dir = self.dir.relative_to(vault.root).as_posix()
+        self.run_extract = run_extract
+        self.settle = DEFAULT_SETTLE_SECONDS if settle is None else settle
+        self._clock = clock
+        self._waiting: dict[str, tuple[tuple, float]] = {}  # rel -> (size, mtime), since
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    def wants(self, rel: str) -> bool:
+        """Is `rel` a transcript dropped straight into the inbox (not processed/, no reports)?"""
+        parent, _, name = rel.rpartition("/")
+        return (parent == self.rel_dir and not name.startswith(".")
+                and name.lower().endswith(TRANSCRIPT_SUFFIXES)
+                and not name.endswith(ERROR_SUFFIX))
+
+    def observe(self, rel: str, change: str = "modified") -> None:
+        """Note an event for an inbox file; its settle time starts again."""
+        signature = self._signature(rel)
+        if change == "deleted" or signature is None:
+            self._waiting.pop(rel, None)
+            return
+        self._waiting[rel] = (signature, self._clock())
+
+    def scan(self) -> None:
+        """Queue every transcript present at startup, except ones that failed and did not
+        change since (their error report is newer than they are)."""
+        if not self.dir.is_dir():
+            return
+        for entry in sorted(os.scandir(self.dir), key=lambda e: e.name):
+            rel = f"{self.rel_dir}/{entry.name}"
+            if not entry.is_file() or not self.wants(rel):
+                continue
+            report = self.dir / (entry.name + ERROR_SUFFIX)
+            try:
+                if report.stat().st_mtime_ns >= entry.stat().st_mtime_ns:
+                    continue
+            except OSError:
+                pass
+            self.observe(rel)
+
+    def next_due(self) -> float | None:
+        """Seconds until the next waiting file may be settled (None when none waits)."""
+        if not self._waiting:
+            return None
+        earliest = min(since for _, since in self._waiting.values())
+        return max(0.0, earliest + self.settle - self._clock())
+
+    def process_due(self) -> list[dict]:
+        """Extract every file that stayed unchanged for `settle` seconds; their outcomes."""
+        outcomes = []
+        now = self._clock()
+        for rel, (signature, since) in list(self._waiting.items()):
+            if now - since < self.settle:
+                continue
+            current = self._signature(rel)
+            if current is None:
+                self._waiting.pop(rel, None)
+            elif current != signature:
+                self._waiting[rel] = (current, now)  # still being written
+            else:
+                self._waiting.pop(rel, None)
+                outcomes.append(self._extract(rel))
+        return outcomes
+
+    def _signature(self, rel: str):
+        try:
+            st = os.stat(self.vault.root / rel)
+        except OSError:
+            return None
+        return (st.st_size, st.st_mtime_ns)
+
+    def _extract(self, rel: str) -> dict:
+        path = self.vault.root / rel
+        report = path.with_name(path.name + ERROR_SUFFIX)
+        try:
+            result = self.run_extract([str(path)])
+            problems = _problems(result)
+            if problems:
+                raise ExtractFailed("; ".join(problems))
+        except Exception as exc:  # any failure is reported beside the file, never fatal
+            reason = str(exc) or type(exc).__name__
+            log.warning("inbox: %s not extracted: %s", rel, reason)
+            try:
+                atomic_write(report, f"vaultmem could not extract {path.name}:\n{reason}\n\n"
+                                     "Fix the file (or replace it) and the daemon retries it.\n")
+            except OSError as write_exc:
+                log.warning("inbox: cannot write %s: %s", report.name, write_exc)
+            return {"path": rel, "ok": False, "error": reason}
+        done = self._move_to_processed(path)
+        report.unlink(missing_ok=True)
+        summary = {k: result.get(k) for k in ("run", "created", "updated", "superseded")
+                   if isinstance(result, dict) and k in result}
+        log.info("inbox: extracted %s -> %s %s", rel, done.relative_to(self.vault.root).as_posix(),
+                 summary)
+        return {"path": rel, "ok": True, "moved_to": done.relative_to(self.vault.root).as_posix(),
+                "result": result}
+
+    def _move_to_processed(self, path: Path) -> Path:
+        target_dir = self.dir / PROCESSED
+        target_dir.mkdir(parents=True, exist_ok=True)
+        target, n = target_dir / path.name, 1
+        while target.exists():
+            n += 1
+            target = target_dir / f"{path.stem} {n}{path.suffix}"
+        os.replace(path, target)
+        return target
+
+
+class ExtractFailed(Exception):
+    """Extraction returned per-file errors for the transcript."""
+
+
+def _problems(result) -> list[str]:
+    """Error messages an extract summary carries (it may report bad files instead of raising)."""
+    if not isinstance(result, dict):
+        return []
+    errors = result.get("errors") or []
+    messages = []
+    for item in errors:
+        if isinstance(item, dict):
+            where = item.get("path") or item.get("file") or ""
+            messages.append(f"{where}: {item.get('reason') or item.get('error') or item}".strip(": "))
+        else:
+            messages.append(str(item))
+    return messages

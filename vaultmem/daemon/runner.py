@@ -1,0 +1,303 @@
+"""The daemon process: lock, logging, signals, the query server and the indexing loop.
+
+    $ vaultmem daemon run          # foreground (what systemd/launchd run)
+    $ vaultmem daemon start        # detached; returns once the socket answers
+
+Threads: watchdog's observer only queues events; one worker thread reconciles at startup,
+indexes settled batches, extracts inbox transcripts and commits quiet user edits; the
+server answers queries on their own threads. Everything blocks on queues, conditions or
+selectors with deadlines: an idle daemon does no work.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import logging.handlers
+import os
+import signal
+import sys
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+from vaultmem import __version__
+from vaultmem.client import LOG_NAME, socket_path, state_dir
+from vaultmem.daemon.inbox import Inbox
+from vaultmem.daemon.lock import DaemonLock
+from vaultmem.daemon.server import SocketServer, UnknownOp
+from vaultmem.daemon.watcher import DELETED, Coalescer, make_handler, start_observer
+from vaultmem.daemon.worker import Gate, IndexWorker
+from vaultmem.errors import DaemonError
+
+log = logging.getLogger("vaultmem.daemon")
+
+LOG_MAX_BYTES = 5 * 1024 * 1024
+LOG_BACKUPS = 3
+# A stop waits this long for the batch in flight before the process exits anyway; the
+# next start's reconciliation picks up whatever was left.
+STOP_GRACE_SECONDS = 120.0
+QUERY_OPS = ("search", "context", "add")
+
+
+def setup_logging(vault_root: Path, foreground: bool) -> logging.Handler:
+    """Log to `.vaultmem/daemon.log` (rotated), and to stderr too in the foreground."""
+    path = state_dir(vault_root) / LOG_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.handlers.RotatingFileHandler(path, maxBytes=LOG_MAX_BYTES,
+                                                   backupCount=LOG_BACKUPS, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(threadName)s %(message)s"))
+    package = logging.getLogger("vaultmem")
+    package.setLevel(logging.INFO)
+    package.addHandler(handler)
+    if foreground:
+        console = logging.StreamHandler(sys.stderr)
+        console.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        package.addHandler(console)
+    logging.captureWarnings(True)
+    threading.excepthook = lambda hook: log.error(
+        "thread %s crashed", hook.thread.name if hook.thread else "?",
+        exc_info=(hook.exc_type, hook.exc_value, hook.exc_traceback))
+    return handler
+
+
+class Daemon:
+    """One vault's daemon. `run()` blocks until `stop()` (or SIGTERM/SIGINT)."""
+
+    def __init__(self, vault_root, foreground: bool = False):
+        from vaultmem.api import Memory
+
+        self.memory = Memory(vault_root)
+        self.vault = self.memory.vault
+        self.root = self.vault.root
+        self.foreground = foreground
+        config = self.vault.config
+        self.gate = Gate()
+        self.worker = IndexWorker(self.memory, self.gate)
+        self.inbox = Inbox(self.vault, self._run_extract,
+                           settle=getattr(config, "inbox_settle_seconds", None))
+        self.coalescer = Coalescer(quiet=getattr(config, "debounce_ms", 200) / 1000,
+                                   max_wait=getattr(config, "max_wait_ms", 1000) / 1000)
+        self.commit_quiet = float(getattr(config, "commit_quiet_seconds", 5.0))
+        self.lock = DaemonLock(state_dir(self.root))
+        self.server = SocketServer(socket_path(self.root), self.dispatch)
+        self.state = "starting"
+        self.started_at = time.monotonic()
+        self.started_iso = datetime.now().replace(microsecond=0).isoformat()
+        self._stop = threading.Event()
+        self._idle = threading.Condition()
+        self._applying = False
+        self._edits: dict[str, float] = {}
+        self._logged_messages: set[str] = set()
+        self._observer = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------
+    def run(self, install_signals: bool = True) -> None:
+        self.lock.acquire()
+        try:
+            log.info("vaultmem %s daemon starting for %s (pid %d)", __version__, self.root,
+                     os.getpid())
+            if install_signals:
+                for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+                    signal.signal(sig, lambda *_: self.stop())
+            self.server.start()
+            # Watch before scanning, so nothing changed during the scan is missed.
+            handler = make_handler(self.root, self._accept, self.coalescer)
+            self._observer = start_observer(self.root, handler)
+            self._thread = threading.Thread(target=self._work, name="vaultmem-worker",
+                                            daemon=True)
+            self._thread.start()
+            while not self._stop.wait(3600):
+                pass
+        finally:
+            self._shutdown()
+
+    def stop(self) -> None:
+        """Ask for a graceful stop: the batch in flight is finished, then everything closes."""
+        self.state = "stopping"
+        self.worker.stop_requested.set()
+        self._stop.set()
+        self.coalescer.wake()
+
+    def _shutdown(self) -> None:
+        self.state = "stopping"
+        self.worker.stop_requested.set()
+        self.coalescer.wake()
+        if self._observer is not None:
+            self._observer.stop()
+        if self._thread is not None:
+            self._thread.join(STOP_GRACE_SECONDS)
+            if self._thread.is_alive():
+                log.warning("the indexing batch in flight did not finish in %.0f s; exiting "
+                            "anyway (the next start catches up)", STOP_GRACE_SECONDS)
+        self.server.close()
+        if self._observer is not None:
+            self._observer.join(timeout=5)
+        log.info("daemon stopped")
+        self.lock.release()
+
+    # --- the worker thread -----------------------------------------------------------------
+    def _work(self) -> None:
+        try:
+            self.state = "reconciling"
+            self.inbox.scan()
+            self.worker.reconcile()
+            if not self._stop.is_set():
+                self.state = "warming"
+                self._warm()
+        except Exception:
+            log.exception("startup reconciliation failed; watching anyway")
+        self.state = "watching" if not self._stop.is_set() else "stopping"
+        while not self._stop.is_set():
+            self._signal_idle()
+            batch = self.coalescer.take(timeout=self._next_deadline())
+            if self._stop.is_set():
+                break
+            self._applying = True
+            try:
+                if batch is not None:
+                    self._apply(*batch)
+                for outcome in self.inbox.process_due():
+                    self._log_once(f"inbox {outcome['path']} {outcome['ok']}", logging.DEBUG,
+                                   "inbox outcome %s", outcome)
+                self._commit_quiet_edits()
+            except Exception:
+                log.exception("worker step failed; continuing")
+            finally:
+                self._applying = False
+        self._signal_idle()
+
+    def _accept(self, rel: str) -> bool:
+        return self.inbox.wants(rel) or self.vault.is_memory_path(rel)
+
+    def _apply(self, changes: dict[str, str], rescan: bool) -> None:
+        notes = []
+        for rel, change in changes.items():
+            if self.inbox.wants(rel):
+                self.inbox.observe(rel, change)
+            else:
+                notes.append(rel)
+                self._edits[rel] = time.monotonic()
+        if rescan:
+            self.inbox.scan()
+            self.worker.reconcile()
+        else:
+            self.worker.index_paths(notes)
+        log.debug("applied %d changes (%s)", len(changes),
+                  ", ".join(f"{rel}:{c}" for rel, c in list(changes.items())[:5]))
+
+    def _next_deadline(self) -> float | None:
+        deadlines = [d for d in (self.inbox.next_due(), self._commit_due_in()) if d is not None]
+        return min(deadlines) if deadlines else None
+
+    def _commit_due_in(self) -> float | None:
+        if not self._edits:
+            return None
+        return max(0.0, max(self._edits.values()) + self.commit_quiet - time.monotonic())
+
+    def _commit_quiet_edits(self) -> None:
+        due = self._commit_due_in()
+        if due is None or due > 0:
+            return
+        rels = sorted(self._edits)
+        self._edits.clear()
+        try:
+            from vaultmem import history
+        except ImportError:
+            return
+        commit = getattr(history, "commit_user_edits", None)
+        if commit is None:
+            return
+        try:
+            sha = commit(self.vault, rels)
+        except Exception as exc:  # git trouble must never stop indexing
+            self._log_once(f"commit {type(exc).__name__}: {exc}", logging.WARNING,
+                           "could not commit edits to %s: %s", ", ".join(rels[:3]), exc)
+            return
+        if sha:
+            log.info("committed user edits to %d notes (%s)", len(rels), sha[:10])
+
+    def _warm(self) -> None:
+        # Load the model now so that the first query does not pay for torch.
+        with self.gate.write():
+            self.memory.embedder.encode(["warm up"])
+
+    def _run_extract(self, paths):
+        extract = getattr(self.memory, "extract", None)
+        if extract is None:
+            raise DaemonError("this vaultmem has no extractor (Memory.extract is missing)")
+        with self.gate.write():
+            return extract(paths)
+
+    def _log_once(self, key: str, level: int, message: str, *args) -> None:
+        if key not in self._logged_messages:
+            self._logged_messages.add(key)
+            log.log(level, message, *args)
+
+    def _signal_idle(self) -> None:
+        with self._idle:
+            self._idle.notify_all()
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Block until every queued change is indexed (what `flush` answers after)."""
+        deadline = time.monotonic() + timeout
+        with self._idle:
+            while not (self.state == "watching" and not self._applying
+                       and len(self.coalescer) == 0 and not self.coalescer.has_rescan()):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self._stop.is_set():
+                    return False
+                self._idle.wait(min(remaining, 0.5))
+        return True
+
+    # --- queries -------------------------------------------------------------------------
+    def status(self) -> dict:
+        worker = self.worker
+        return {
+            "running": True, "pid": os.getpid(), "vault": str(self.root), "version": __version__,
+            "state": self.state, "started": self.started_iso,
+            "uptime_seconds": round(time.monotonic() - self.started_at, 1),
+            "notes_indexed": worker.notes_indexed,
+            "queue": len(self.coalescer) + worker.in_flight + len(self.inbox),
+            "queue_detail": {"events": len(self.coalescer), "indexing": worker.in_flight,
+                             "inbox": len(self.inbox), "edits_to_commit": len(self._edits)},
+            "progress": list(worker.progress) if worker.progress else None,
+            "last_error": worker.last_error, "last_sync": worker.last_sync,
+            "model_loaded": getattr(self.memory, "_embedder", None) is not None,
+            "socket": str(self.server.path), "log": str(state_dir(self.root) / LOG_NAME),
+        }
+
+    def dispatch(self, op: str, args: dict):
+        if op == "status":
+            return self.status()
+        if op == "flush":
+            idle = self.wait_idle(float(args.get("timeout", 30.0)))
+            return dict(self.status(), idle=idle)
+        if op == "shutdown":
+            threading.Thread(target=self.stop, daemon=True).start()
+            return {"stopping": True, "pid": os.getpid()}
+        if op not in QUERY_OPS or not callable(getattr(self.memory, op, None)):
+            raise UnknownOp(f"unknown operation {op!r}")
+        method = getattr(self.memory, op)
+        try:
+            inspect.signature(method).bind(**args)
+        except TypeError as exc:
+            raise DaemonError(f"bad arguments for {op!r}: {exc}") from None
+        with self.gate.query(busy_with=self.state):
+            return method(**args)
+
+
+def run_daemon(vault_root, foreground: bool = True) -> None:
+    """Run the vault's daemon in this process until it is stopped (the `run` command)."""
+    daemon = Daemon(vault_root, foreground=foreground)
+    handler = setup_logging(daemon.root, foreground)
+    try:
+        daemon.run()
+    except DaemonError as exc:
+        log.error("%s", exc)
+        raise
+    finally:
+        logging.getLogger("vaultmem").removeHandler(handler)
+        handler.close()

@@ -1,0 +1,223 @@
+"""The daemon's one indexing thread: reconcile at startup, then index coalesced batches.
+
+Only this thread writes to the index. It works in small batches and takes the `Gate`
+per batch, so a query arriving during a long catch-up waits for one batch, not for all.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from contextlib import contextmanager
+
+from vaultmem.errors import DaemonError
+
+log = logging.getLogger("vaultmem.daemon")
+
+# Notes per `Indexer.sync` call: about half a second of embedding on a laptop CPU, the
+# longest a query waits behind the indexer.
+BATCH_NOTES = 32
+# Larger files are skipped (logged once): chunking and embedding a 20 MB "note" would
+# keep the worker busy for minutes, and no hand-written memory is that long.
+DEFAULT_MAX_NOTE_BYTES = 2 * 1024 * 1024
+# How long a query waits for the index before it is told the daemon is busy.
+QUERY_WAIT_SECONDS = 45.0
+
+
+class Gate:
+    """Mutual exclusion around the shared `Memory`, queries first.
+
+    Queries (`with gate.query():`) and index writes (`with gate.write():`) never overlap;
+    a waiting query goes before the indexer's next batch, so queries never wait behind
+    more than the batch in flight.
+    """
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._busy = False
+        self._queries_waiting = 0
+
+    @contextmanager
+    def query(self, timeout: float | None = QUERY_WAIT_SECONDS, busy_with: str = "indexing"):
+        with self._cond:
+            self._queries_waiting += 1
+            try:
+                free = self._cond.wait_for(lambda: not self._busy, timeout)
+            finally:
+                self._queries_waiting -= 1
+            if not free:
+                raise DaemonError(f"the daemon is busy ({busy_with}); try again in a moment "
+                                  "or see `vaultmem daemon status`")
+            self._busy = True
+        try:
+            yield
+        finally:
+            self._release()
+
+    @contextmanager
+    def write(self):
+        with self._cond:
+            self._cond.wait_for(lambda: not self._busy and self._queries_waiting == 0)
+            self._busy = True
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self):
+        with self._cond:
+            self._busy = False
+            self._cond.notify_all()
+
+
+def chunks(items: list, size: int):
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+class IndexWorker:
+    """Keeps the index of `memory.vault` in step with the files it is told about.
+
+    `index_paths(rels)` syncs the given notes in batches; `reconcile()` finds what changed
+    while nobody watched (size+mtime against `state.db`, the index's hashes) and syncs
+    that. Bad files are logged once per distinct (reason, size, mtime) and retried when
+    they change again; no exception escapes a batch.
+    """
+
+    def __init__(self, memory, gate: Gate, max_note_bytes: int | None = None):
+        self.memory = memory
+        self.vault = memory.vault
+        self.gate = gate
+        self.max_note_bytes = max_note_bytes or int(
+            getattr(self.vault.config, "max_note_bytes", DEFAULT_MAX_NOTE_BYTES))
+        self.notes_indexed: int | None = None
+        self.in_flight = 0
+        self.last_error: dict | None = None
+        self.last_sync: dict | None = None
+        self.progress: tuple[int, int] | None = None
+        self._reported: dict[str, tuple] = {}
+        self.stop_requested = threading.Event()
+
+    # --- reconciliation ------------------------------------------------------------------
+    def reconcile(self) -> int:
+        """Catch up with every change made while the daemon was down; returns notes synced."""
+        indexer = self.memory.indexer
+        rebuild = _rebuild_reason(indexer)
+        if rebuild is not None:
+            log.info("building the index (%s)", rebuild)
+            with self.gate.write():
+                report = self._sync(None)
+            self._note_report(report, [])
+            self.notes_indexed = len(indexer.index.path_hashes()) if indexer.index.exists() else 0
+            return report.added + report.updated + report.removed if report else 0
+        started = time.perf_counter()
+        with self.gate.write():
+            indexed = indexer.index.path_hashes()
+            known = indexer.state.files()
+        self.notes_indexed = len(indexed)
+        present, suspects = set(), []
+        root = self.vault.root
+        for path in self.vault.iter_notes():
+            rel = path.relative_to(root).as_posix()
+            present.add(rel)
+            seen = known.get(rel)
+            try:
+                st = os.stat(path)
+            except OSError:
+                suspects.append(rel)
+                continue
+            if (seen is None or seen.size != st.st_size or seen.mtime_ns != st.st_mtime_ns
+                    or indexed.get(rel) != seen.content_hash):
+                suspects.append(rel)
+        gone = sorted((set(indexed) | set(known)) - present)
+        log.info("startup scan: %d notes, %d to check, %d gone (%.2f s)",
+                 len(present), len(suspects), len(gone), time.perf_counter() - started)
+        return self.index_paths(suspects + gone)
+
+    # --- incremental indexing -----------------------------------------------------------
+    def index_paths(self, rels) -> int:
+        """Sync these vault-relative paths (present or deleted) in batches; returns how many."""
+        rels = [rel for rel in dict.fromkeys(rels) if self._admit(rel)]
+        self.in_flight = len(rels)
+        try:
+            for batch in chunks(rels, BATCH_NOTES):
+                if self.stop_requested.is_set():
+                    break  # the rest is found by the next startup reconciliation
+                with self.gate.write():
+                    report = self._sync(batch)
+                if report is None and len(batch) > 1:
+                    # Something failed outside the per-note checks: find the culprit alone.
+                    for rel in batch:
+                        with self.gate.write():
+                            self._note_report(self._sync([rel]), [rel])
+                else:
+                    self._note_report(report, batch)
+                self.in_flight -= len(batch)
+        finally:
+            self.in_flight = 0
+        return len(rels)
+
+    def _admit(self, rel: str) -> bool:
+        """Skip (and log once) notes too large to index; deleted paths always pass."""
+        try:
+            size = os.stat(self.vault.root / rel).st_size
+        except OSError:
+            return True
+        if size <= self.max_note_bytes:
+            return True
+        self._report_error(rel, f"file is {size} bytes, larger than the "
+                                f"{self.max_note_bytes}-byte limit for a note")
+        return False
+
+    def _sync(self, paths):
+        def progress(done, total):
+            self.progress = (done, total)
+
+        try:
+            return self.memory.indexer.sync(paths, progress=progress)
+        except Exception as exc:  # the worker must outlive any failure
+            where = paths[0] if paths and len(paths) == 1 else None
+            if where:
+                self._report_error(where, f"{type(exc).__name__}: {exc}")
+            else:
+                log.warning("indexing a batch of %s notes failed: %s: %s",
+                            len(paths) if paths else "all", type(exc).__name__, exc)
+            return None
+        finally:
+            self.progress = None
+
+    def _note_report(self, report, batch) -> None:
+        if report is None:
+            return
+        failed = {rel for rel, _ in report.errors}
+        for rel, reason in report.errors:
+            self._report_error(rel, reason)
+        for rel in batch:
+            if rel not in failed:
+                self._reported.pop(rel, None)
+        if self.notes_indexed is not None:
+            self.notes_indexed = max(0, self.notes_indexed + report.added - report.removed)
+        if report.added or report.updated or report.removed:
+            log.info("indexed: %d added, %d updated, %d removed (%.2f s)", report.added,
+                     report.updated, report.removed, report.seconds)
+            self.last_sync = {"at": time.time(), "added": report.added,
+                              "updated": report.updated, "removed": report.removed}
+
+    def _report_error(self, rel: str, reason: str) -> None:
+        try:
+            st = os.stat(self.vault.root / rel)
+            signature = (reason, st.st_size, st.st_mtime_ns)
+        except OSError:
+            signature = (reason, None, None)
+        self.last_error = {"path": rel, "reason": reason, "at": time.time()}
+        if self._reported.get(rel) != signature:
+            self._reported[rel] = signature
+            log.warning("skipped %s: %s", rel, reason)
+
+
+def _rebuild_reason(indexer) -> str | None:
+    """Why the index must be rebuilt from scratch (None when it can be updated in place)."""
+    check = getattr(indexer, "rebuild_reason", None) or getattr(indexer, "_rebuild_reason", None)
+    return check() if check else None
