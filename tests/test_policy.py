@@ -1,0 +1,97 @@
+"""The write policy's decisions, on plain statements (no model, no files)."""
+
+import numpy as np
+import pytest
+
+from vaultmem.extract.candidate import Candidate
+from vaultmem.policy import Existing, Pool, decide, normalise, screen, screen_request
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("Good morning!", "greeting"),
+    ("thanks so much", "greeting"),
+    ("谢谢", "greeting"),
+    ("My API key is sk-proj-abcdefghijklmnopqrstuvwx1234", "secret"),
+    ("Card 4111 1111 1111 1111 is mine", "secret"),
+    ("The user said [REDACTED:password] is the code", "secret"),
+    ("I HATE EVERYTHING, this is the WORST DAY EVER!!!", "venting"),
+    ("气死我了！受不了了！", "venting"),
+    ("```python\nprint(1)\n```", "tool output"),
+    ("ok", "greeting"),
+])
+def test_screen_rejects_noise_secrets_and_venting(text, reason):
+    got = screen(text)
+    assert got is not None and reason.split()[0] in got
+
+
+@pytest.mark.parametrize("text", [
+    "The user is cutting back on coffee.",
+    "I really hate cold showers.",
+    "用户最近在戒咖啡。",
+    "Always answer in British English.",
+])
+def test_screen_keeps_real_memories(text):
+    assert screen(text) is None
+
+
+def test_one_off_requests_are_not_memories_but_standing_instructions_are():
+    assert "one-off" in screen_request("Can you summarise this article for me?")
+    assert screen_request("From now on, always answer in British English.") is None
+
+
+def entry(text, rel, **kw):
+    return Existing(id=rel, rel=rel, text=text, type=kw.pop("type", "fact"), user=kw.pop("user", "default"), **kw)
+
+
+def test_exact_duplicate_with_known_sources_is_unchanged_and_new_sources_update():
+    old = entry("The user lives in Lisbon.", "Facts/a.md", source_messages=["m-1"])
+    pool = Pool([old])
+    same = Candidate(content="the user lives in lisbon", type="fact", source_messages=["m-1"])
+    assert decide(same, "default", pool).action == "unchanged"
+    more = Candidate(content="The user lives in Lisbon", type="fact", source_messages=["m-9"])
+    decision = decide(more, "default", pool)
+    assert decision.action == "updated" and decision.target is old
+
+
+def test_same_slot_other_value_supersedes_and_same_value_updates():
+    old = entry("The user lives in Beijing.", "Facts/b.md", subject="user", attribute="home", value="Beijing")
+    pool = Pool([old])
+    moved = Candidate(content="The user lives in Shanghai.", type="fact", subject="user",
+                      attribute="home", value="Shanghai")
+    decision = decide(moved, "default", pool)
+    assert decision.action == "superseded" and decision.target is old
+    assert "Beijing" in decision.reason and "Shanghai" in decision.reason
+    again = Candidate(content="User still lives in Beijing", type="fact", subject="User",
+                      attribute="home", value="beijing")
+    assert decide(again, "default", pool).action == "updated"
+
+
+def test_slots_and_duplicates_never_cross_users():
+    old = entry("The user lives in Beijing.", "Facts/b.md", user="alice", subject="user",
+                attribute="home", value="Beijing")
+    pool = Pool([old])
+    cand = Candidate(content="The user lives in Beijing.", type="fact", subject="user",
+                     attribute="home", value="Shanghai")
+    assert decide(cand, "bob", pool).action == "created"
+
+
+def test_near_duplicate_by_cosine_updates_only_at_threshold():
+    a = np.array([1.0, 0.0], dtype=np.float32)
+    old = entry("The user drinks green tea every morning.", "Preferences/t.md", type="preference", vector=a)
+    pool = Pool([old], dedup_threshold=0.92)
+    cand = Candidate(content="Every morning the user has green tea.", type="preference")
+    close = np.array([0.95, np.sqrt(1 - 0.95 ** 2)], dtype=np.float32)
+    far = np.array([0.8, 0.6], dtype=np.float32)
+    assert decide(cand, "default", pool, close).action == "updated"
+    assert decide(cand, "default", pool, far).action == "created"
+
+
+def test_rejected_candidate_keeps_its_reason():
+    cand = Candidate(content="Everything is terrible", type="fact", rejected_reason="emotional venting")
+    decision = decide(cand, "default", Pool([]))
+    assert decision.action == "rejected" and decision.reason == "emotional venting"
+    assert decision.to_dict()["action"] == "rejected"
+
+
+def test_normalise_ignores_case_space_and_final_punctuation():
+    assert normalise("  The user  likes tea. ") == normalise("the user likes tea")
