@@ -154,7 +154,7 @@ def _build(path: Path, values: dict) -> Config:
         else:
             ok = isinstance(value, str)
         if not ok:
-            raise ConfigError(f"{path}: '{name}' must be a {type(default).__name__}, got {value!r}")
+            raise ConfigError(f"{path}: {_toml_key(name)} must be {_KINDS[type(default)]}, got {value!r}")
         values[name] = value
     root = values.get("memory_root", "Memory")
     # "." would make every note of the user's a memory; a dot-folder is ignored by the
@@ -168,16 +168,28 @@ def _build(path: Path, values: dict) -> Config:
                           "— e.g. inbox = \"Inbox\"")
     for name in _FRACTIONS:
         if name in values and not 0 <= values[name] <= 1:
-            raise ConfigError(f"{path}: '{name}' must be between 0 and 1, got {values[name]!r}")
+            raise ConfigError(f"{path}: {_toml_key(name)} must be between 0 and 1, got {values[name]!r}")
     for name in _NON_NEGATIVE:
         if name in values and values[name] < 0:
-            raise ConfigError(f"{path}: '{name}' must be 0 or more, got {values[name]!r}")
+            raise ConfigError(f"{path}: {_toml_key(name)} must be 0 or more, got {values[name]!r}")
     return Config(**values)
 
 
 _FRACTIONS = ("min_score", "dedup_threshold", "gc_archive_below_importance")
 _NON_NEGATIVE = ("llm_timeout", "gc_archive_after_days", "gc_stale_after_days", "gc_schedule_hours",
                  "debounce_ms", "max_wait_ms", "commit_quiet_seconds")
+
+
+_KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "a quoted string"}
+
+
+def _toml_key(field_name: str) -> str:
+    """A Config field as the user writes it in the file: `[llm] base_url`, `user`."""
+    for section, keys in _SECTIONS.items():
+        for key, target in keys.items():
+            if target == field_name:
+                return f"[{section}] {key}"
+    return field_name
 
 
 def _is_plain_subfolder(folder: str) -> bool:
