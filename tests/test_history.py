@@ -1,4 +1,4 @@
-"""vaultmem.history and vaultmem.forget on real git repositories in tmp_path."""
+"""vaultmem.history, .rollback and .forget on real git repositories in tmp_path."""
 
 import subprocess
 import threading
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from vaultmem import forget as forgetting
-from vaultmem import history
+from vaultmem import history, rollback
 from vaultmem.errors import HistoryError
 
 NOTE = "Memory/Facts/Lives in Beijing.md"
@@ -139,7 +139,7 @@ def test_history_across_user_edit_rename_and_rollback(vault, isolated_git):
     assert history.show_at(vault, renamed, first) == note_text()
     assert "+The user lives in Beijing, near the park." in history.diff(vault, renamed, first)
 
-    result = history.rollback_note(vault, renamed, first)
+    result = rollback.rollback_note(vault, renamed, first)
     assert result["note"] == NOTE and result["removed"] == [renamed]  # back under its old name
     assert (vault / NOTE).read_text() == note_text() and not (vault / renamed).exists()
     versions = history.history(vault, NOTE)
@@ -163,7 +163,7 @@ def test_rollback_keeps_uncommitted_edits_in_history(vault):
     write(vault, NOTE, note_text())
     first = history.commit(vault, [NOTE], "vaultmem: add", "add")
     write(vault, NOTE, note_text(body="Typed in Obsidian, daemon not yet run."))
-    history.rollback_note(vault, NOTE, first)
+    rollback.rollback_note(vault, NOTE, first)
     actions = [v["action"] for v in history.history(vault, NOTE)]
     assert actions == ["rollback", "user-edit", "add"]
     assert "daemon not yet run" in history.show_at(vault, NOTE, "HEAD~1")
@@ -182,7 +182,7 @@ def test_rollback_run_removes_what_it_created_and_reactivates_superseded(vault):
     history.commit(vault, [old], "vaultmem: supersede 'Lives in Beijing' by 'Lives in Shanghai'",
                    "supersede", run="run-2")
 
-    result = history.rollback_run(vault, "run-2")
+    result = rollback.rollback_run(vault, "run-2")
     assert sorted(result["removed"]) == sorted([new, session])
     assert result["restored"] == [old] and len(result["undone"]) == 2
     assert (vault / old).read_text() == note_text(status="active")
@@ -192,7 +192,7 @@ def test_rollback_run_removes_what_it_created_and_reactivates_superseded(vault):
     assert git(vault, "status", "--porcelain", "--", "Memory") == ""
     assert "Lives in Shanghai" in git(vault, "log", "--all", "--format=%s")  # history is kept
     with pytest.raises(HistoryError, match="run-404"):
-        history.rollback_run(vault, "run-404")
+        rollback.rollback_run(vault, "run-404")
     user_work_untouched(vault)
 
 
@@ -236,7 +236,7 @@ def test_merge_in_progress_and_detached_head_are_refused_clearly(vault):
     with pytest.raises(HistoryError, match="HEAD is detached"):
         history.commit(vault, [NOTE], "vaultmem: add", "add")
     with pytest.raises(HistoryError, match="nothing was changed"):
-        history.rollback_run(vault, "run-1")
+        rollback.rollback_run(vault, "run-1")
 
 
 def all_objects(root) -> str:

@@ -243,6 +243,7 @@ class Memory:
     def _note_rel(self, ref: str) -> str:
         """NOTE as a vault path; a path that no longer exists on disk (rolled back, deleted)
         is still accepted, so its history can be read and restored."""
+        from vaultmem import history
         from vaultmem.errors import NoteNotFound
 
         try:
@@ -250,8 +251,6 @@ class Memory:
         except NoteNotFound:
             candidate = ref if ref.endswith(".md") else f"{ref}.md"
             rel = self.vault.rel(self.vault.abs(candidate))
-            from vaultmem import history
-
             if "/" in rel and history.history(self.vault.root, rel):
                 return rel
             raise
@@ -293,16 +292,16 @@ class Memory:
     def rollback(self, ref: str | None = None, to: str | None = None, run: str | None = None) -> dict:
         """Restore a note to revision `to`, or undo everything extraction run `run` wrote
         (superseded memories become active again). Each is one new commit; history is kept."""
-        from vaultmem import history
+        from vaultmem import rollback
         from vaultmem.errors import HistoryError
 
         if run:
-            result = history.rollback_run(self.vault.root, run)
+            result = rollback.rollback_run(self.vault.root, run)
             self._sync_index(result["restored"] + result["removed"])
             return result
         if not ref or not to:
             raise HistoryError("give NOTE --to REV, or --run RUN — `vaultmem history NOTE` lists revisions")
-        result = history.rollback_note(self.vault.root, self._note_rel(ref), to)
+        result = rollback.rollback_note(self.vault.root, self._note_rel(ref), to)
         self._sync_index(result["restored"] + result["removed"])
         return result
 

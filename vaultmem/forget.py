@@ -19,8 +19,8 @@ from io import BytesIO
 from pathlib import Path
 
 from vaultmem.errors import HistoryError
-from vaultmem.history import (VAULTMEM_IDENTITY, IndexLock, Repo, _history, commit_paths,
-                              format_message, save_pending_edits)
+from vaultmem.history import (VAULTMEM_IDENTITY, IndexLock, Repo, commit_paths, format_message,
+                              note_versions, save_pending_edits)
 
 PURGED_TITLE = "[purged]"
 _TREE_MODE = b"40000"
@@ -102,7 +102,7 @@ def purge(vault_root, rel_path: str, force: bool = False, lock_timeout: float | 
 def _versions(repo: Repo, rel_path: str) -> tuple[set[str], set[str]]:
     """Every repo path the note had and every blob it ever was (on this branch)."""
     names, blobs = {repo.to_repo(rel_path)}, set()
-    for version in _history(repo, rel_path):
+    for version in note_versions(repo, rel_path):
         names.add(repo.to_repo(version["path"]))
         if version["old_path"]:
             names.add(repo.to_repo(version["old_path"]))

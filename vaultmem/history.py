@@ -301,10 +301,10 @@ def history(vault_root, rel_path: str) -> list[dict]:
     """Every committed version of a note, newest first, following renames:
     `{rev, short, date, author, email, action, run, source, message, path, change, old_path}`."""
     with Repo(vault_root) as repo:
-        return _history(repo, rel_path)
+        return note_versions(repo, rel_path)
 
 
-def _history(repo: Repo, rel_path: str) -> list[dict]:
+def note_versions(repo: Repo, rel_path: str) -> list[dict]:
     if repo.head() is None:
         return []
     out = repo.run("log", "--follow", "-M", "--name-status", "-z", "--date=format-local:%Y-%m-%dT%H:%M:%S",
@@ -326,6 +326,22 @@ def _history(repo: Repo, rel_path: str) -> list[dict]:
     return versions
 
 
+def run_commits(repo: Repo, run_id: str) -> list[str]:
+    """Commits on HEAD that an extraction run made (its rollback excluded), oldest first."""
+    if repo.head() is None:
+        return []
+    trailer = "%(trailers:key={},valueonly,separator=%x2C)"
+    out = repo.run("log", "-z", "--reverse", f"--format=%H{_FIELD}{trailer.format(TRAILERS['run'])}"
+                   f"{_FIELD}{trailer.format(TRAILERS['action'])}", "HEAD")
+    found = []
+    for record in out.split("\0"):
+        if record.count(_FIELD) == 2:
+            sha, run, action = record.lstrip("\n").split(_FIELD)
+            if run.strip() == run_id and action.strip() != "rollback-run":
+                found.append(sha)
+    return found
+
+
 def _path_at(repo: Repo, versions: list[dict], sha: str) -> str | None:
     """The note's vault path at commit `sha` (it may have had another name then)."""
     for version in versions:
@@ -334,7 +350,7 @@ def _path_at(repo: Repo, versions: list[dict], sha: str) -> str | None:
     return None
 
 
-def _version_bytes(repo: Repo, versions: list[dict], rel_path: str, rev: str) -> tuple[str, str, bytes]:
+def version_at(repo: Repo, versions: list[dict], rel_path: str, rev: str) -> tuple[str, str, bytes]:
     sha = repo.resolve_rev(rev)
     path = _path_at(repo, versions, sha) or rel_path
     data = repo.blob(sha, repo.to_repo(path))
@@ -346,18 +362,18 @@ def _version_bytes(repo: Repo, versions: list[dict], rel_path: str, rev: str) ->
 def show_at(vault_root, rel_path: str, rev: str) -> str:
     """The note's full text as it was at `rev` (a sha from `history`, or any git revision)."""
     with Repo(vault_root) as repo:
-        return _version_bytes(repo, _history(repo, rel_path), rel_path, rev)[2].decode("utf-8", "replace")
+        return version_at(repo, note_versions(repo, rel_path), rel_path, rev)[2].decode("utf-8", "replace")
 
 
 def diff(vault_root, rel_path: str, rev: str | None = None) -> str:
     """A unified diff. With `rev`: that version against the note as it is now. Without:
     the latest change — uncommitted edits if there are any, else the last commit's change."""
     with Repo(vault_root) as repo:
-        versions = _history(repo, rel_path)
+        versions = note_versions(repo, rel_path)
         disk = repo.top / repo.to_repo(rel_path)
         now_text = disk.read_bytes().decode("utf-8", "replace") if disk.is_file() else ""
         if rev is not None:
-            sha, path, data = _version_bytes(repo, versions, rel_path, rev)
+            sha, path, data = version_at(repo, versions, rel_path, rev)
             return _unified(data.decode("utf-8", "replace"), now_text, f"{path}@{sha[:8]}", f"{rel_path}@disk")
         if not versions:
             return _unified("", now_text, "/dev/null", f"{rel_path}@disk")
@@ -377,89 +393,4 @@ def diff(vault_root, rel_path: str, rev: str | None = None) -> str:
 def _unified(old: str, new: str, old_label: str, new_label: str) -> str:
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                         fromfile=old_label, tofile=new_label))
-
-
-# --- writing history: rollback and forget ------------------------------------------------
-
-def _write_bytes(path: Path, data: bytes) -> None:
-    """Byte-exact atomic restore (keeps a BOM and CRLF line ends as they were committed)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".vaultmem-{os.getpid()}-{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
-def rollback_note(vault_root, rel_path: str, rev: str) -> dict:
-    """Restore a note's content as of `rev` in a new commit (history is kept). If the note
-    was renamed or archived since, it goes back to the path it had then."""
-    with Repo(vault_root) as repo:
-        repo.check_state("nothing was changed")
-        versions = _history(repo, rel_path)
-        sha, old_path, data = _version_bytes(repo, versions, rel_path, rev)
-        target = old_path
-        if old_path != rel_path and (repo.top / repo.to_repo(old_path)).exists():
-            target = rel_path  # the old name belongs to another note now: restore in place
-        touched = sorted({rel_path, target})
-        save_pending_edits(repo, touched)
-        _write_bytes(repo.top / repo.to_repo(target), data)
-        if target != rel_path:
-            (repo.top / repo.to_repo(rel_path)).unlink(missing_ok=True)
-        message = format_message(f"vaultmem: roll back '{Path(target).stem}' to {sha[:8]}", "rollback")
-        new = commit_paths(repo, touched, message, VAULTMEM_IDENTITY)
-        return {"note": target, "rev": sha, "commit": new, "restored": [target],
-                "removed": [rel_path] if target != rel_path else []}
-
-
-def run_commits(repo: Repo, run_id: str) -> list[str]:
-    """Commits on HEAD that an extraction run made (its rollback excluded), oldest first."""
-    if repo.head() is None:
-        return []
-    trailer = "%(trailers:key={},valueonly,separator=%x2C)"
-    out = repo.run("log", "-z", "--reverse", f"--format=%H{_FIELD}{trailer.format(TRAILERS['run'])}"
-                   f"{_FIELD}{trailer.format(TRAILERS['action'])}", "HEAD")
-    found = []
-    for record in out.split("\0"):
-        if record.count(_FIELD) == 2:
-            sha, run, action = record.lstrip("\n").split(_FIELD)
-            if run.strip() == run_id and action.strip() != "rollback-run":
-                found.append(sha)
-    return found
-
-
-def rollback_run(vault_root, run_id: str) -> dict:
-    """Undo everything one extraction run wrote, in one new commit: notes it created are
-    removed, notes it changed (superseded ones included) get their earlier content back."""
-    with Repo(vault_root) as repo:
-        repo.check_state("nothing was changed")
-        commits = run_commits(repo, run_id)
-        if not commits:
-            raise HistoryError(f"no commit carries `{TRAILERS['run']}: {run_id}` on this branch — "
-                               "`vaultmem log` lists runs")
-        base = repo.run("rev-parse", "--verify", "-q", f"{commits[0]}^", ok_codes=(1, 128)).strip() or None
-        touched = set()
-        for sha in commits:
-            names = repo.run("diff-tree", "--root", "-r", "--no-commit-id", "--name-only", "-z",
-                             "--no-renames", sha)
-            touched.update(n for n in names.split("\0") if n)
-        rels = sorted(repo.to_vault(p) for p in touched if not repo.to_vault(p).startswith("../"))
-        later = repo.run("log", "--format=", "--name-only", "-z", f"{commits[-1]}..HEAD", "--",
-                         *[repo.to_repo(r) for r in rels]) if rels else ""
-        save_pending_edits(repo, rels)
-        restored, removed = [], []
-        for rel in rels:
-            path = repo.top / repo.to_repo(rel)
-            before = repo.blob(base, repo.to_repo(rel)) if base else None
-            if before is None:
-                if path.exists():
-                    path.unlink()
-                    removed.append(rel)
-            elif not path.is_file() or path.read_bytes() != before:
-                _write_bytes(path, before)
-                restored.append(rel)
-        message = format_message(
-            f"vaultmem: roll back run {run_id} ({len(restored)} restored, {len(removed)} removed)",
-            "rollback-run", run=run_id)
-        new = commit_paths(repo, rels, message, VAULTMEM_IDENTITY)
-        return {"run": run_id, "commit": new, "undone": commits, "restored": restored, "removed": removed,
-                "later_changes": sorted({repo.to_vault(p) for p in later.split("\0") if p})}
 
