@@ -3,7 +3,8 @@
 One row per chunk (see docs/ARCHITECTURE.md). Besides the table, `meta.json` records the
 embedding model and dimension the vectors were made with, so vectors of two models never mix.
 
-The full-text side indexes `fts_text`: `search_text` with every run of CJK characters
+The full-text side indexes `fts_text`: `search_text` plus the chunk's keywords (title,
+type, entities, date), with every run of CJK characters
 rewritten as overlapping bigrams ("戒咖啡" -> "戒咖 咖啡"), so LanceDB's English tokenizer
 (stemming, stop words) also finds Chinese and Japanese words; queries get the same rewrite.
 """
@@ -19,7 +20,7 @@ from pathlib import Path
 from vaultmem.errors import IndexUnavailable
 
 TABLE = "chunks"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 # Rows added since the last FTS/compaction pass before `maintain()` folds them in;
 # below it LanceDB's flat scan of unindexed rows costs less than re-optimising.
 OPTIMIZE_AFTER_ROWS = 2000
@@ -173,7 +174,8 @@ class ChunkIndex:
             self.table.delete(sql_in("path", paths))
         if rows:
             for row in rows:
-                row["fts_text"] = cjk_bigrams(row["search_text"])
+                keywords = row.pop("keywords", "")
+                row["fts_text"] = cjk_bigrams(f"{row['search_text']}\n{keywords}")
             self.table.add(rows)
         meta = self.meta() or {}
         self._write_meta(pending=int(meta.get("pending", 0)) + len(rows))

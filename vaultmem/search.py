@@ -30,7 +30,7 @@ IMPORTANCE_WEIGHT = 0.10
 RECENCY_WEIGHT = 0.05
 RECENCY_HALF_LIFE_DAYS = 180
 CANDIDATES = 60          # per retriever, before fusion
-HIT_COLUMNS = ["note_id", "path", "type", "title", "text", "search_text", "status", "created",
+HIT_COLUMNS = ["note_id", "path", "type", "title", "text", "fts_text", "status", "created",
                "updated", "source_messages", "sources", "importance", "valid_from", "user"]
 
 _WORD = re.compile(r"[a-z0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
@@ -240,7 +240,7 @@ class Searcher:
             if row is None:  # deleted since the snapshot
                 continue
             vector = float(snap.vectors[offset] @ qvec)
-            lexical = keyword_coverage(qterms, row["search_text"])
+            lexical = keyword_coverage(qterms, row["fts_text"])
             lexical *= 0.5 + 0.5 * bm25.get(row["chunk_id"], 0.0) / top_bm25
             score = (max(vector, 0.0) + KEYWORD_WEIGHT * lexical) * weight(
                 row["importance"], row["updated"] or row["created"], today)
@@ -300,7 +300,7 @@ def keyword_search(vault, query: str, k: int, filters: Filters, threshold: float
             row = dict(chunk.__dict__)
             if not _row_passes(row, filters):
                 continue
-            coverage = keyword_coverage(qterms, chunk.search_text)
+            coverage = keyword_coverage(qterms, f"{chunk.search_text} {chunk.keywords}")
             if coverage > 0 and coverage >= min(threshold, 0.5):
                 scored.append((coverage, 0.0, coverage, row))
     return _best_per_note(scored, k)

@@ -1,0 +1,70 @@
+"""Shared fixtures: the real bundled model (loaded once per test process) and vault copies."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+SAMPLE_VAULT = Path(__file__).resolve().parent.parent / "sample_vault"
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The real all-MiniLM-L6-v2 from the bundled package, shared by every test."""
+    from vaultmem.embed import Embedder
+
+    return Embedder("all-MiniLM-L6-v2")
+
+
+def copy_sample_vault(dest: Path) -> Path:
+    """A private copy of sample_vault/ (without any index or state left in it)."""
+    shutil.copytree(SAMPLE_VAULT, dest, ignore=shutil.ignore_patterns(".vaultmem", ".git"))
+    return dest
+
+
+@pytest.fixture
+def sample_vault(tmp_path):
+    """A `Vault` over a fresh copy of sample_vault/ in tmp_path."""
+    from vaultmem.vault import Vault
+
+    return Vault(copy_sample_vault(tmp_path / "vault"))
+
+
+@pytest.fixture
+def indexer_for(embedder):
+    """`indexer_for(vault)` -> an Indexer using the shared model; `.calls` counts model uses."""
+    from vaultmem.ingest import Indexer
+
+    def make(vault):
+        def factory():
+            make.calls += 1
+            return embedder
+
+        return Indexer(vault, embedder_factory=factory)
+
+    make.calls = 0
+    return make
+
+
+def write_note(root: Path, rel: str, meta: dict, body: str) -> Path:
+    """Write a note with simple block-style frontmatter (lists as `- item`)."""
+    lines = ["---"]
+    for key, value in meta.items():
+        if isinstance(value, (list, tuple)):
+            lines.append(f"{key}:")
+            lines.extend(f'  - "{v}"' if "[[" in str(v) else f"  - {v}" for v in value)
+        else:
+            lines.append(f"{key}: {value}")
+    lines += ["---", body.rstrip("\n"), ""]
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def memory_meta(id, type="fact", status="active", **extra) -> dict:
+    meta = {"id": id, "type": type, "created": "2026-11-01T09:00:00",
+            "updated": "2026-11-01T09:00:00", "status": status, "importance": 0.5,
+            "user": "default", "tags": [f"vaultmem/{type}"]}
+    meta.update(extra)
+    return meta

@@ -1,0 +1,92 @@
+import numpy as np
+import pytest
+
+from vaultmem.errors import IndexUnavailable
+from vaultmem.index import ChunkIndex, cjk_bigrams
+
+
+def row(n, text, path=None, status="active", vector=None, dim=4):
+    rng = np.random.default_rng(n)
+    vec = rng.random(dim).astype(np.float32) if vector is None else np.asarray(vector, np.float32)
+    return {"chunk_id": f"N{n}#0", "note_id": f"N{n}", "path": path or f"Memory/Facts/n{n}.md",
+            "title": f"n{n}", "type": "fact", "status": status, "user": "default",
+            "tags": "|vaultmem/fact|", "entities": "", "created": "2026-11-01T09:00:00",
+            "updated": "2026-11-01T09:00:00", "valid_from": "", "valid_to": "",
+            "importance": 0.5, "content_hash": f"h{n}", "source_messages": [f"m-{n}"],
+            "sources": [], "text": text, "search_text": text, "keywords": f"n{n} fact",
+            "vector": vec / np.linalg.norm(vec)}
+
+
+@pytest.fixture
+def index(tmp_path):
+    index = ChunkIndex(tmp_path)
+    index.reset("test-model", 4)
+    return index
+
+
+def test_cjk_runs_become_bigrams_and_other_text_stays():
+    assert cjk_bigrams("用户最近在戒咖啡") .split() == ["用户", "户最", "最近", "近在", "在戒", "戒咖", "咖啡"]
+    assert cjk_bigrams("I like 茶 a lot").split() == ["I", "like", "茶", "a", "lot"]
+
+
+def test_full_text_finds_chinese_and_stemmed_english(index):
+    index.replace([], [row(1, "用户最近在戒咖啡"), row(2, "The user is cutting back on coffee drinks")])
+    index.maintain()
+    assert [h["chunk_id"] for h in index.fts("咖啡")] == ["N1#0"]
+    assert [h["chunk_id"] for h in index.fts("drinking")] == ["N2#0"]
+    assert index.fts("n2 fact")[0]["chunk_id"] == "N2#0"   # keywords are searchable too
+    assert index.fts("") == []
+
+
+def test_rows_added_after_the_fts_index_are_found(index):
+    index.replace([], [row(1, "tea with oat milk")])
+    index.maintain()
+    index.replace([], [row(2, "green tea in winter")])
+    assert {h["chunk_id"] for h in index.fts("tea")} == {"N1#0", "N2#0"}
+
+
+def test_filters_apply_inside_the_full_text_query(index):
+    rows = [row(n, "coffee " * (n + 1), status="superseded") for n in range(30)]
+    rows.append(row(99, "coffee once", status="active"))
+    index.replace([], rows)
+    index.maintain()
+    hits = index.fts("coffee", where="status = 'active'", limit=5)
+    assert [h["chunk_id"] for h in hits] == ["N99#0"]
+
+
+def test_replace_swaps_all_chunks_of_a_path_and_delete_removes_them(index):
+    index.replace([], [row(1, "old text", path="a.md"), row(2, "other", path="b.md")])
+    index.replace(["a.md"], [row(3, "new text", path="a.md")])
+    assert sorted(index.path_hashes().items()) == [("a.md", "h3"), ("b.md", "h2")]
+    index.delete_paths(["a.md"])
+    assert list(index.path_hashes()) == ["b.md"]
+    assert index.count() == 1
+
+
+def test_snapshot_follows_writes_and_fetch_returns_full_rows(index):
+    index.replace([], [row(1, "first")])
+    snap = index.snapshot()
+    assert len(snap) == 1 and snap.vectors.shape == (1, 4)
+    assert index.snapshot() is snap                      # unchanged table: cached
+    index.replace([], [row(2, "second")])
+    snap = index.snapshot()
+    assert sorted(snap.columns["chunk_id"]) == ["N1#0", "N2#0"]
+    offsets = snap.offsets_of(["N2#0"])
+    fetched = index.fetch(offsets, ["N2#0"], ["text", "source_messages"])
+    assert fetched[0]["text"] == "second" and fetched[0]["source_messages"] == ["m-2"]
+
+
+def test_writes_by_another_handle_are_seen(index, tmp_path):
+    index.replace([], [row(1, "first")])
+    before = len(index.snapshot())
+    ChunkIndex(tmp_path).replace([], [row(2, "from the daemon")])
+    assert len(index.snapshot()) == before + 1
+
+
+def test_model_is_recorded_and_checked(index, tmp_path):
+    assert index.meta()["model"] == "test-model" and index.meta()["dim"] == 4
+    index.check_model("test-model")
+    with pytest.raises(IndexUnavailable, match="reindex --full"):
+        index.check_model("paraphrase-multilingual-MiniLM-L12-v2")
+    with pytest.raises(IndexUnavailable, match="run `vaultmem reindex`"):
+        ChunkIndex(tmp_path / "elsewhere").check_model("test-model")
