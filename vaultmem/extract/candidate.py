@@ -1,0 +1,82 @@
+"""A proposed memory: what an extractor hands to the write policy, before anything is written."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+MEMORY_TYPES = ("fact", "preference", "event", "procedure")
+TITLE_LIMIT = 60
+
+# Characters Obsidian links or some file systems cannot hold; the vault makes the final
+# name safe and unique, this only keeps titles readable.
+_TITLE_UNSAFE = re.compile(r'[#|^:%\[\]/\\*"<>?]+')
+
+
+@dataclass
+class Candidate:
+    """One memory statement with its provenance.
+
+    `content` is a self-contained third-person statement ("Alice lives in Shanghai.");
+    `source_messages` are the original message ids it was built from (usually one).
+    `subject`/`attribute`/`value` let the policy spot contradictions: a later candidate with
+    the same subject and attribute but another value supersedes the earlier memory
+    (`attribute="likes:coffee"`, `value="no"`). `rejected_reason` is set only on candidates
+    an extractor proposes *and* turns down (e.g. emotional venting), so the run can report them.
+    """
+
+    content: str
+    type: str
+    importance: float = 0.5
+    source_messages: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    subject: str | None = None
+    attribute: str | None = None
+    value: str | None = None
+    valid_from: date | None = None
+    valid_to: date | None = None
+    tags: list[str] = field(default_factory=list)
+    title: str = ""
+    correction: bool = False
+    speaker: str = ""
+    rejected_reason: str | None = None
+
+    def __post_init__(self):
+        if self.type not in MEMORY_TYPES:
+            raise ValueError(f"memory type must be one of {MEMORY_TYPES}, not {self.type!r}")
+        if not 0.0 <= float(self.importance) <= 1.0:
+            raise ValueError(f"importance must be within 0-1, not {self.importance!r}")
+        if not self.title:
+            self.title = make_title(self.content)
+
+
+def make_title(content: str, limit: int = TITLE_LIMIT) -> str:
+    """A short human title for the note's file name, cut at a word boundary.
+
+    >>> make_title("On 2023-05-07, Caroline went to an LGBTQ support group.")
+    'Caroline went to an LGBTQ support group (2023-05-07)'
+    >>> make_title("In June 2023, Melanie is going camping.")
+    'Melanie is going camping (June 2023)'
+    """
+    text = content.strip()
+    dated = re.match(r"(?:On|Around|In) ((?:the week (?:before|after|of) |the weekend of )?"
+                     r"(?:\d{4}-\d{2}-\d{2}|[A-Z][a-z]+ \d{4}|\d{4})), (.+)$", text)
+    suffix = ""
+    if dated:
+        text, suffix = dated.group(2), f" ({dated.group(1)})"
+    text = _TITLE_UNSAFE.sub(" ", text)
+    text = re.sub(r"\s+", " ", text).strip().rstrip(".!。！ ")
+    text = text[:1].upper() + text[1:]
+    room = limit - len(suffix)
+    if len(text) > room:
+        cut = text[:room]
+        if " " in cut and not _is_cjk_heavy(cut):
+            cut = cut[: cut.rfind(" ")]
+        text = cut.rstrip(" ,;，、")
+    return (text + suffix) if text else "Memory"
+
+
+def _is_cjk_heavy(text: str) -> bool:
+    cjk = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
+    return cjk * 3 >= len(text)

@@ -1,0 +1,229 @@
+"""What a chat sentence is: a statement worth keeping, or a greeting, thanks, question,
+one-off request, reaction or venting that is not. English and Chinese."""
+
+from __future__ import annotations
+
+import re
+
+from vaultmem.extract.rewrite import has_first_person, is_chinese, second_to_first_person
+
+_GREETING = re.compile(
+    r"^(?:hi|hey|hello|yo|hiya|howdy|good (?:morning|afternoon|evening|night)|bye|goodbye|"
+    r"see (?:you|ya)|talk (?:to you )?(?:soon|later)|take care|cheers|nice to (?:meet|see|hear from) you|"
+    r"(?:good|great|nice) to (?:see|hear from|talk to) you|long time no (?:see|talk|chat)|"
+    r"hope you(?:'re| are) (?:well|good|doing well)|what's up|how are you|how have you been|"
+    r"how's it going|missed you)\b", re.I)
+_ZH_GREETING = re.compile(r"^(?:你好|您好|嗨|哈喽|早上好|早安|晚上好|晚安|再见|拜拜|回头聊|好久不见)")
+_DISCOURSE = re.compile(
+    r"^(?:(?:oh|wow|woah|whoa|yeah|yes|yep|yup|well|so|and|but|haha+|lol|hey|hi|hello|ok|okay|um+|"
+    r"uh+|hmm+|honestly|also|plus|anyway|btw|by the way|totally|sure|right|cool|great|nice|"
+    r"awesome|thanks|thank you|aw+|oh man|omg|absolutely|definitely|true|congrats|lately|"
+    r"guess what)\b[\s,!.]*)+", re.I)
+_ZH_DISCOURSE = re.compile(r"^(?:哈哈+|嗯+|哦+|啊+|好的|好吧|对了|那个|说实话|你好|嗨)[，,！!。\s]*")
+_REACTION = re.compile(
+    r"\b(?:thank(?:s| you)|appreciate (?:it|that|you|your)|proud of you|happy for you|"
+    r"glad (?:to hear|you|that you)|agree|hope you|wish you|can't wait to (?:see|hear)|means? a lot|"
+    r"i bet|i feel you|i hear you|same here|me too|love (?:that|this|it|those|these|your)|"
+    r"miss(?:ed)? you|see you|good luck|take care|know what you mean|know how you feel|"
+    r"stoked for you|excited for you|you're right|so true|keep (?:you|ya) posted)\b", re.I)
+_IMPERATIVE = re.compile(r"^(?:take|look|check|keep|let's|let|have|see|come|go|tell|guess|imagine|"
+                         r"here's|here is|this is (?:a|my) (?:pic|photo|picture))\b", re.I)
+_ZH_REACTION = re.compile(r"谢谢|我也是|我同意|为你高兴|我懂|我明白你|祝你")
+_EMPTY_WORDS = set("""i i'm am so really very too just the a it is that this me my we us our happy glad
+good great fine ok okay sorry excited sure well thankful grateful lucky tired know think see yeah
+totally was be feel feeling it's that's love like awesome amazing cool wow hope guess mean can't wait
+don't do as here there thanks thank you much all oh always now i've i'll super pretty""".split())
+_IMPLICIT = re.compile(
+    r"^(?:(gonna|going to|planning (?:to|on)|hoping to|trying to|thinking (?:about|of)|researching|"
+    r"working on|looking into|learning|studying|training|saving|heading|getting ready|preparing|"
+    r"volunteering)|(just (?:got|finished|started|went|came|bought|moved|signed|took|made|had)|"
+    r"started|finished|signed up)|(been))\b", re.I)
+_REQUEST = re.compile(
+    r"^(?:(?:please|pls|hey|ok|okay)[,\s]+)*(?:(?:can|could|would|will) you\b|(?:please|pls)\s+(?!remember)|"
+    r"(?:help me|give me|show me|tell me|write|summari[sz]e|translate|explain|list|generate|draft|"
+    r"fix|check|find|create|make me|rewrite|convert|search|look up|let me know)\b)", re.I)
+_ZH_REQUEST = re.compile(r"^(?:请|麻烦|帮我|能不能|可以帮|你能|你可以|给我|把这|帮忙)(?!.*记)")
+_PROCEDURE = re.compile(
+    r"^(?:(?:please|pls|and|also|ok|okay)[,\s]+)*(?:from now on|going forward|in (?:the )?future|"
+    r"always|never|whenever|every time|each time|don't ever|do not ever|make sure (?:to|you))\b"
+    r"(?!\s+(?:been|had|wanted|thought|knew|loved|felt|imagined)\b)", re.I)
+_ZH_PROCEDURE = re.compile(r"^(?:请|麻烦)?(?:以后|今后|从现在开始|从今以后|往后|每次|永远不要|不要再|一定要|总是|务必)")
+_REMEMBER = re.compile(
+    r"^(?:(?:please|pls|and|also|oh|hey)[,\s]+)*(?:remember|note|keep in mind|don't forget|"
+    r"do not forget|for future reference|fyi)(?!\s+(?:when|how|the time|what)\b)(?:\s+that)?[,:]?\s+", re.I)
+_ZH_REMEMBER = re.compile(r"^(?:请|你)?(?:帮我)?(?:记住|记得|别忘了|记一下)(?:一下)?[，,：:]?")
+_CORRECTION = re.compile(
+    r"^(?:no[,.!]?\s+)?(?:that's|that is|that was|this is)\s+(?:wrong|not right|incorrect|not true|a mistake)[,.!;]*\s*"
+    r"|^(?:sorry|oops)[,.!]?\s+(?:I meant|I mean)\s+(?:that\s+)?"
+    r"|^(?:correction|to correct myself|I misspoke|I was wrong)[,:.!]*\s*"
+    r"|^I meant\s+(?:to say\s+)?(?:that\s+)?|^actually[,]?\s+", re.I)
+_ZH_CORRECTION = re.compile(r"^(?:我说错了|说错了|不对|不是的|更正一下|纠正一下|我是说|我的意思是)[，,。！!\s]*")
+_VENT_HARD = re.compile(
+    r"\b(?:hate (?:everything|everyone|my life|this|it all|all of this)|worst day (?:ever|of my life)|"
+    r"can't take (?:it|this) anymore|fuck\w*|shit|damn it|kill me|i give up|sick of (?:this|everything|it all))\b"
+    r"|烦死了|气死我了|气死了|受够了|最糟糕的一天|崩溃了|去死|妈的|讨厌一切|什么都讨厌", re.I)
+_VENT_SOFT = re.compile(r"\b(?:so (?:angry|pissed|furious|frustrated|annoyed|done)|fed up|ugh+|argh+)\b"
+                        r"|好烦|烦人|气人|太糟了|糟透了", re.I)
+_PAST = re.compile(r"\b(?:I|we)\b(?:\s+\w+)?\s+(?:went|got|made|saw|took|came|ran|met|bought|found|gave|"
+                   r"felt|had|did|told|spent|won|lost|left|\w+ed)\b|我.*了", re.I)
+
+
+def classify_text(text: str, role: str = "user") -> tuple[str, str]:
+    """(kind, reason): 'memory' when some sentence is worth extracting, otherwise the kind of
+    turn it is ('empty', 'venting', 'greeting', 'filler', 'question', 'request')."""
+    if not clean_text(text):
+        return "empty", "no text"
+    if role == "assistant":
+        if assistant_statements(text):
+            return "memory", "the assistant restates a user fact"
+        return "filler", "assistant turn without a user fact"
+    if is_venting(text):
+        return "venting", "emotional venting, no lasting fact"
+    kinds = [sentence_kind(s) for s in split_sentences(text)]
+    if "memory" in kinds:
+        return "memory", "first-person statement"
+    for kind, reason in (("request", "one-off request"), ("question", "question"),
+                         ("greeting", "greeting"), ("filler", "filler or reaction")):
+        if kind in kinds:
+            return kind, reason
+    return "filler", "filler or reaction"
+
+
+def sentence_kind(sentence: str) -> str:
+    chinese = is_chinese(sentence)
+    s = sentence.strip()
+    if re.search(r"[?？]$", s) or (chinese and re.search(r"[吗呢][。.]?$", s)):
+        return "question"
+    if remember_prefix(s, chinese)[0] or procedure_prefix(s, chinese):
+        return "memory"
+    if (_ZH_REQUEST if chinese else _REQUEST).match(s):
+        return "request"
+    rest = strip_discourse(correction_prefix(s, chinese)[0], chinese)
+    if not is_reaction(s) and first_person_statement(rest, chinese):
+        return "memory"
+    if (_ZH_GREETING if chinese else _GREETING).match(s):
+        return "greeting"
+    return "filler"
+
+
+def clean_text(text: str) -> str:
+    """Turn text without shared-image markers and code blocks (tool chatter, not memory)."""
+    text = re.sub(r"```.*?(?:```|$)", " ", text or "", flags=re.S)
+    text = re.sub(r"\[shares? [^\]]*\]", " ", text)
+    return re.sub(r"[ \t]+", " ", text).strip()
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences, with very long ones cut at dashes and semicolons."""
+    out = []
+    for line in clean_text(text).splitlines():
+        for part in re.split(r"(?<=[.!?。！？；])\s*(?=\S)|(?<=[.!?])\s+", line):
+            part = part.strip()
+            if not part:
+                continue
+            if len(part.split()) > 35:
+                out.extend(p.strip() for p in re.split(r"\s+[-–—]+\s+|;\s+", part) if p.strip())
+            else:
+                out.append(part)
+    return out
+
+
+def strip_discourse(sentence: str, chinese: bool) -> str:
+    """Drop leading interjections ("Wow, yeah, ...") and supply the "I" casual chat leaves out
+    ("Researching adoption agencies" -> "I'm researching adoption agencies")."""
+    if chinese:
+        return _ZH_DISCOURSE.sub("", sentence).strip()
+    s = _DISCOURSE.sub("", sentence).strip()
+    s = re.sub(r"^[A-Z][a-z]+,\s+(?=I\b|I'|my\b|we\b)", "", s)  # a name addressed: "Mel, I ..."
+    m = _IMPLICIT.match(s)
+    if m and not re.search(r"\b(?:is|are|was|were)\b|'s\b", re.split(r"[,\u2013\u2014;]| - ", s)[0]):
+        lead = "I'm " if m.group(1) else ("I " if m.group(2) else "I've ")
+        s = lead + s[:1].lower() + s[1:]
+    return s
+
+
+def first_person_statement(sentence: str, chinese: bool) -> bool:
+    """A statement by the speaker about themselves with something in it beyond a reaction."""
+    s = sentence.strip()
+    if not s or re.search(r"[?？]$", s):
+        return False
+    if chinese:
+        return "我" in s and not _ZH_REACTION.search(s) and len(re.sub(r"\W", "", s)) >= 4
+    if not has_first_person(s):
+        return False
+    words = re.findall(r"[\w']+", s.lower())
+    if _REACTION.search(s) and (re.search(r"\byou(?:r|'re)?\b", s, re.I) or len(words) <= 6):
+        return False
+    return any(w not in _EMPTY_WORDS for w in words)
+
+
+def is_context_statement(sentence: str, chinese: bool) -> bool:
+    """A sentence that is not about the speaker but says more about what they just said."""
+    s = sentence.strip()
+    if not s or sentence_kind(s) in ("question", "request", "greeting"):
+        return False
+    if chinese:
+        return "你" not in s and len(s) >= 6
+    return (len(s.split()) >= 5 and not _REACTION.search(s) and not _IMPERATIVE.match(s)
+            and not re.search(r"\byou(?:r|'re|'ve)?\b", s, re.I))
+
+
+def is_reaction(sentence: str) -> bool:
+    """Thanks, praise, agreement or sympathy addressed to the other person."""
+    words = re.findall(r"[\w']+", sentence.lower())
+    if _ZH_REACTION.search(sentence):
+        return True
+    return bool(_REACTION.search(sentence)) and (bool(re.search(r"\byou(?:r|'re)?\b", sentence, re.I))
+                                                 or len(words) <= 6)
+
+
+def is_past(sentence: str) -> bool:
+    return bool(_PAST.search(sentence))
+
+
+def is_venting(text: str) -> bool:
+    """Strong emotion with nothing durable: a hard marker, or a soft one shouted."""
+    if _VENT_HARD.search(text):
+        return True
+    shouted = text.count("!") + text.count("！") >= 2 or re.search(r"\b[A-Z]{4,}\b.*\b[A-Z]{4,}\b", text)
+    return bool(_VENT_SOFT.search(text) and shouted)
+
+
+def correction_prefix(sentence: str, chinese: bool) -> tuple[str, bool]:
+    """(sentence without its correction marker, whether it had one)."""
+    m = (_ZH_CORRECTION if chinese else _CORRECTION).match(sentence.strip())
+    if not m:
+        return sentence, False
+    return sentence.strip()[m.end():].strip(), True
+
+
+def procedure_prefix(sentence: str, chinese: bool) -> bool:
+    return bool((_ZH_PROCEDURE if chinese else _PROCEDURE).match(sentence.strip()))
+
+
+def remember_prefix(sentence: str, chinese: bool) -> tuple[bool, str]:
+    """(whether the sentence asks to remember something, what is to be remembered)."""
+    m = (_ZH_REMEMBER if chinese else _REMEMBER).match(sentence.strip())
+    if not m:
+        return False, sentence
+    rest = sentence.strip()[m.end():].strip()
+    if not chinese and rest.lower().startswith("to "):
+        rest = rest[3:]
+    return bool(rest), rest or sentence
+
+
+def assistant_statements(text: str) -> list[str]:
+    """Sentences in which the assistant restates something about the user, turned back into
+    the user's own first-person words ("Noted, you prefer tea." -> "I prefer tea.")."""
+    out = []
+    for sentence in split_sentences(text):
+        m = re.match(r"^(?:(?:got it|noted|understood|okay|ok|sure|great|thanks)[,.!]?\s*)*"
+                     r"(?:I'll remember|I will remember|I've noted|I have noted|I'll keep in mind|"
+                     r"noted|I'll note)(?: that)?[,:]?\s+(you\b.+)$"
+                     r"|^you (?:mentioned|said|told me)(?: that)?\s+(you\b.+)$", sentence, re.I)
+        if m:
+            out.append(second_to_first_person(m.group(1) or m.group(2)))
+        zh = re.match(r"^(?:好的[，,]?)?(?:我记住了|已记录|我会记住)[，,：:]?(你.+)$", sentence)
+        if zh:
+            out.append(second_to_first_person(zh.group(1)))
+    return out

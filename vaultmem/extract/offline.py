@@ -1,0 +1,325 @@
+"""The offline extractor: English and Chinese chat turns -> memory `Candidate`s, by rules.
+
+It works sentence by sentence. A sentence becomes memory when it is a first-person
+statement (or a standing instruction, or a request to remember); greetings, thanks,
+questions, one-off requests and reactions to the other person do not. Relative dates are
+resolved against the turn's (or session's) time, and the sentence is rewritten in the third
+person with the speaker's name, so the memory stands on its own:
+"I went to a support group yesterday" -> "On 2023-05-07, Caroline went to a support group."
+
+Rejections: `extract_offline` returns only what should be remembered, unless
+`include_rejected=True`, which adds candidates with `rejected_reason` set for turns that
+looked like memory but were turned down (emotional venting), so the run can report them.
+`classify_turn` / `classify_text` say why any turn yields nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from vaultmem.extract.candidate import Candidate, make_title
+from vaultmem.extract.classify import (
+    assistant_statements, classify_text, correction_prefix, first_person_statement,
+    is_context_statement, is_past, is_reaction, procedure_prefix, remember_prefix,
+    split_sentences, strip_discourse)
+from vaultmem.extract.dates import DateMatch, find_date
+from vaultmem.extract.patterns import KNOWN_TOOLS, Detection, detect
+from vaultmem.extract.rewrite import capitalise, has_first_person, is_chinese, to_third_person
+
+MAX_WORDS = 40
+_GENERIC_SPEAKERS = {"", "user", "human", "me", "you", "customer", "assistant"}
+_LOWER_STARTS = {"it", "the", "this", "that", "there", "a", "an", "these", "those", "they",
+                 "their", "going", "everyone", "everything", "some", "lots", "now"}
+_BOUND = re.compile(r"(?:\b(?:until|till|through|up to)|到|直到)\s*$", re.I)
+_COPULA = re.compile(r"\b(?:is|was|are|were|be)\s+$|是$", re.I)
+_IN_PLACE = re.compile(r"\b(?:since|before|after|by|from|when|because|that|than)\s+(?:\w+\s+){0,6}$", re.I)
+_ENTITY_SKIP = {"I", "The", "A", "An", "It", "This", "That", "On", "In", "Around", "My", "We",
+                "They", "Their", "There", "He", "She", "His", "Her", "And", "But", "So", "Going",
+                "Last", "Next", "Yesterday", "Today", "Tomorrow", "Thanks", "Plus", "Also",
+                "Just", "Lately", "Since", "Now", "Family", "Everyone", "Here", "What", "When"}
+
+
+def classify_turn(turn) -> tuple[str, str]:
+    """(kind, reason) for one turn: kind is 'memory' when something may be extracted, else
+    'tool', 'empty', 'greeting', 'filler', 'question', 'request' or 'venting'."""
+    role = (getattr(turn, "role", "user") or "user").lower()
+    if role not in ("user", "assistant"):
+        return "tool", f"{role} turn"
+    return classify_text(getattr(turn, "text", "") or "", role)
+
+
+def extract_offline(turns, session_time: datetime | None = None, user_names=None,
+                    include_rejected: bool = False) -> list[Candidate]:
+    """Candidates from the user turns (and assistant turns that restate a user fact).
+
+    `turns` are `Turn`-like objects (`id`, `speaker`, `role`, `text`, `time`); relative dates
+    resolve against `turn.time`, else `session_time`. `user_names` maps a speaker to the
+    name memories use for them (default: the speaker itself; "user" becomes "The user").
+    """
+    turns = list(turns)
+    names = dict(user_names or {})
+    user_speakers = {t.speaker for t in turns if (t.role or "user").lower() == "user"}
+    assistant_subject = next(iter(user_speakers)) if len(user_speakers) == 1 else "user"
+    vocatives = _vocatives(turns)
+    out: list[Candidate] = []
+    for turn in turns:
+        kind, reason = classify_turn(turn)
+        anchor = getattr(turn, "time", None) or session_time
+        if kind == "venting":
+            if include_rejected:
+                out.append(_rejected(turn, names, reason))
+            continue
+        if kind != "memory":
+            continue
+        if turn.role.lower() == "assistant":
+            sentences = assistant_statements(turn.text)
+            speaker = assistant_subject
+        else:
+            sentences = split_sentences(turn.text)
+            speaker = turn.speaker
+        out.extend(_turn_candidates(turn.id, speaker, names, sentences, anchor, turn.role.lower(),
+                                    vocatives))
+    return out
+
+
+def display_name(speaker: str, names: dict, chinese: bool) -> tuple[str, str]:
+    """(name used inside statements, subject key): ('Caroline', 'Caroline'), ('the user', 'user')."""
+    shown = names.get(speaker, speaker) or ""
+    if shown.strip().lower() in _GENERIC_SPEAKERS:
+        return ("用户" if chinese else "the user"), "user"
+    return shown, shown
+
+
+def _strip_vocative(sentence: str, vocatives: set[str]) -> str:
+    """"Hey Caroline, since we ..." -> "since we ...": the person addressed is not the topic."""
+    for word in vocatives:
+        sentence = re.sub(rf"^(?:(?:hey|hi|oh|wow|yeah|thanks)\W+)?{re.escape(word)}\w*\s*[,!.]\s*", "",
+                          sentence, flags=re.I)
+        sentence = re.sub(rf",\s*{re.escape(word)}\w*(?=\s*[.!?]*$)", "", sentence)
+    return sentence
+
+
+def _vocatives(turns) -> set[str]:
+    """Speaker names and their short forms ("Mel" for Melanie), as people call each other."""
+    names = {t.speaker for t in turns if t.speaker and t.speaker.lower() not in _GENERIC_SPEAKERS}
+    return {n[:k] for n in names for k in (3, len(n)) if len(n) >= 3 and n[:1].isupper()}
+
+
+def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives=frozenset()) -> list[Candidate]:
+    pieces: list[dict] = []
+    pending_correction = False
+    for raw in sentences:
+        raw = _strip_vocative(raw, vocatives)
+        chinese = is_chinese(raw)
+        name, subject = display_name(speaker, names, chinese)
+        sentence, corrected = correction_prefix(raw, chinese)
+        if corrected and not sentence:
+            pending_correction = True
+            continue
+        piece = _piece(sentence, name, subject, chinese, anchor,
+                       correction=corrected or pending_correction, context=bool(pieces))
+        if piece is None:
+            continue
+        pending_correction = pending_correction and not piece["typed"]
+        if role == "assistant":
+            piece["importance"] = min(piece["importance"], 0.5)
+            piece["tags"].append("from-assistant")
+        pieces.append(piece)
+    return [_candidate(group, turn_id, speaker) for group in _merge(pieces)]
+
+
+def _piece(sentence, name, subject, chinese, anchor, correction, context) -> dict | None:
+    """One sentence as a memory fragment, or None when it is not memory."""
+    if is_reaction(sentence) or re.search(r"[?？]\s*$", sentence):
+        return None
+    remember, rest = remember_prefix(sentence, chinese)
+    if remember:
+        sentence = rest
+    procedure = procedure_prefix(sentence, chinese)
+    if remember and not has_first_person(sentence):
+        procedure = procedure or chinese or not re.match(r"(?i)(?:the|a|an|\w+'s)\b", sentence)
+    if not procedure:
+        sentence = strip_discourse(sentence, chinese)
+        if not remember and not first_person_statement(sentence, chinese):
+            if not (context and is_context_statement(sentence, chinese)):
+                return None
+    detection = None if procedure else detect(sentence, chinese)
+    if detection and re.search(r"\bactually\b|其实", sentence, re.I):
+        correction = True
+    if detection and correction:
+        sentence = re.sub(r"\bactually\s+", "", sentence, flags=re.I).replace("其实", "")
+    elif not detection and not remember and not procedure:
+        correction = False  # "actually" in passing is not a correction
+    match = find_date(sentence, anchor) if anchor else None
+    text, valid_from, valid_to = _with_date(sentence, match, name, chinese, procedure)
+    if procedure:
+        text = _instruction(text, name, chinese)
+    words = len(text.split()) if not chinese else len(text) // 2
+    if detection:
+        kind = detection.type
+    elif procedure:
+        kind = "procedure"
+    else:
+        kind = "event" if ((valid_from and not valid_to) or is_past(sentence)) else "fact"
+    tags = [detection.kind] if detection else (["instruction"] if procedure else [])
+    if correction and detection:
+        tags.append("correction")
+    if remember:
+        tags.append("remember")
+    importance = detection.importance if detection else (0.8 if procedure else 0.5)
+    if remember:
+        importance = 0.9
+    elif correction and detection:
+        importance = max(importance, 0.8)
+    title = make_title(text.split("：" if chinese else ": ", 1)[-1]) if procedure else ""
+    return {"text": _limit(text, chinese), "type": kind, "title": title, "importance": importance,
+            "detection": detection, "subject": subject, "valid_from": valid_from,
+            "valid_to": valid_to, "tags": tags, "correction": bool(correction and detection),
+            "typed": bool(detection or procedure or remember), "words": words,
+            "dated": match is not None, "original": sentence, "name": name,
+            "standalone": first_person_statement(sentence, chinese) or remember or procedure}
+
+
+def _with_date(sentence: str, match: DateMatch | None, name: str, chinese: bool, procedure: bool):
+    """The sentence in the third person with its date made absolute."""
+    lang = "zh" if chinese else "en"
+    if match is None:
+        return _finish(to_third_person(sentence, name) if not procedure else sentence, chinese), None, None
+    before, after = sentence[:match.start], sentence[match.end:]
+    if _COPULA.search(before):  # "my birthday is March 3": a recurring date, not an event
+        return _finish(to_third_person(sentence, name), chinese), None, None
+    if _BOUND.search(before):
+        text = before + match.label(lang) + after
+        anchor_day = match.anchor
+        return _finish(to_third_person(text, name), chinese), anchor_day, match.date
+    if procedure:
+        return _finish(before + match.label(lang) + after, chinese), None, None
+    if _IN_PLACE.search(before) and not chinese:
+        phrase = match.phrase(lang)
+        phrase = phrase[:1].lower() + phrase[1:]
+        if re.search(r"\b(?:since|before|after|by|from)\s+$", before, re.I):
+            phrase = match.label(lang)
+        return _finish(to_third_person(before + phrase + after, name), chinese), match.date, None
+    rest = re.sub(r"\s{2,}", " ", (before.rstrip(" ,") + " " + after.lstrip(" ,")).strip())
+    rest = re.sub(r"\s+([,.!?;])", r"\1", rest).strip(" ,，")
+    body = to_third_person(rest, name)
+    if chinese:
+        return _finish(f"{match.phrase(lang)}，{body}", chinese), match.date, None
+    first = body.split(" ", 1)[0].lower()
+    if first in _LOWER_STARTS or first.endswith("ing"):
+        body = body[:1].lower() + body[1:]
+    return _finish(f"{match.phrase(lang)}, {body}", chinese), match.date, None
+
+
+def _instruction(text: str, name: str, chinese: bool) -> str:
+    body = to_third_person(text, name)
+    if chinese:
+        return f"{name}的长期要求：{body}"
+    body = body[:1].lower() + body[1:] if not body.startswith(("I ", name)) else body
+    return capitalise(f"{name}'s standing instruction: {body}")
+
+
+def _finish(text: str, chinese: bool) -> str:
+    text = re.sub(r"\s+", " ", text).strip().strip(",，;:；：")
+    text = capitalise(text)
+    if chinese:
+        return text if re.search(r"[。！？.!?]$", text) else text + "。"
+    text = re.sub(r"[!?]+$", ".", text)
+    return text if re.search(r"[.!…\"')]$", text) else text + "."
+
+
+def _limit(text: str, chinese: bool) -> str:
+    if chinese:
+        return text if len(text) <= 2 * MAX_WORDS else text[: 2 * MAX_WORDS - 1] + "…"
+    words = text.split()
+    return text if len(words) <= MAX_WORDS else " ".join(words[:MAX_WORDS - 1]).rstrip(",;") + "…"
+
+
+def _merge(pieces: list[dict]) -> list[list[dict]]:
+    """Plain statements of one turn go together (up to MAX_WORDS) so a memory keeps its
+    context; typed facts, instructions and each new date start their own memory."""
+    groups: list[list[dict]] = []
+    for piece in pieces:
+        last = groups[-1] if groups else None
+        joinable = (last is not None and not last[0]["typed"] and not piece["typed"]
+                    and not piece["dated"]
+                    and sum(p["words"] for p in last) + piece["words"] <= MAX_WORDS)
+        if joinable:
+            last.append(piece)
+        elif piece["standalone"]:
+            groups.append([piece])
+    return groups
+
+
+def _candidate(group: list[dict], turn_id: str, speaker: str) -> Candidate:
+    head = group[0]
+    chinese = is_chinese(head["text"])
+    content = ("" if chinese else " ").join(p["text"] for p in group)
+    detection: Detection | None = head["detection"]
+    return Candidate(
+        content=content,
+        type=head["type"],
+        importance=max(p["importance"] for p in group),
+        source_messages=[turn_id],
+        entities=_entities(group, detection),
+        subject=head["subject"] if detection else None,
+        attribute=detection.attribute if detection else None,
+        value=detection.value if detection else None,
+        valid_from=head["valid_from"],
+        valid_to=head["valid_to"],
+        tags=head["tags"],
+        title=head["title"],
+        correction=head["correction"],
+        speaker=speaker,
+    )
+
+
+def _entities(group: list[dict], detection: Detection | None) -> list[str]:
+    found: list[str] = []
+    name = group[0]["name"]
+    if name and name not in ("the user", "用户"):
+        found.append(name)
+    if detection:
+        found.extend(e for e in detection.entities if e)
+    for piece in group:
+        text = piece["original"]
+        for m in re.finditer(r"(?<![\w'])([A-Z][\w&+-]*(?:'[A-Z]\w*)?(?:\s+(?:of\s+)?[A-Z][\w&+-]*)*)", text):
+            words = m.group(1).split()
+            while words and words[0] in _ENTITY_SKIP:
+                words = words[1:]
+            at_start = not text[:m.start()].strip(" \"'(")
+            if at_start and len(words) == 1 and not words[0].isupper():
+                continue  # a capital that only starts the sentence names nothing
+            while words and (words[-1] in _ENTITY_SKIP or words[-1] in _months_days()):
+                words = words[:-1]
+            entity = " ".join(words).rstrip(".")
+            if entity and len(entity) > 1:
+                found.append(entity)
+        for tool in KNOWN_TOOLS:
+            if re.search(rf"(?<![\w]){re.escape(tool)}(?![\w])", text, re.I) and len(tool) > 2:
+                found.append(tool)
+        for m in re.finditer(r"(?:叫|和|跟)([\u4e00-\u9fff]{2,3})(?=[一起去说聊见吃玩，。！\s]|$)", text):
+            found.append(m.group(1))
+    unique: list[str] = []
+    for entity in found:
+        entity = entity.rstrip(".")
+        if entity.lower() not in {u.lower() for u in unique} and entity not in _months_days():
+            unique.append(entity)
+    # "St Mary" and "Hospital" are parts of "St Mary's Hospital", not entities of their own
+    unique = [e for e in unique if not any(e != o and re.search(rf"\b{re.escape(e)}\b", o) for o in unique)]
+    return unique[:6]
+
+
+def _months_days() -> set[str]:
+    from vaultmem.extract.dates import MONTHS, WEEKDAYS
+    return set(MONTHS) | {d.capitalize() for d in WEEKDAYS}
+
+
+def _rejected(turn, names: dict, reason: str) -> Candidate:
+    chinese = is_chinese(turn.text)
+    name, _ = display_name(turn.speaker, names, chinese)
+    return Candidate(content=_limit(_finish(to_third_person(turn.text.strip(), name), chinese), chinese),
+                     type="fact", importance=0.0, source_messages=[turn.id], speaker=turn.speaker,
+                     rejected_reason=reason)
+

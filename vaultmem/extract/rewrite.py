@@ -1,0 +1,165 @@
+"""First-person chat sentences rewritten as third-person statements ("I love it" -> "Alice loves it").
+
+Memories are read long after the chat, by other agents and in other sessions, so "I" must
+become a name. The first mention of the speaker in a sentence gets the name (with the verb
+agreeing in the third person singular); later mentions become "they"/"their", which keep
+plural agreement, so no gender is ever guessed.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+ADVERBS = {"really", "also", "just", "still", "totally", "absolutely", "actually", "usually",
+           "always", "never", "often", "sometimes", "recently", "finally", "even", "kinda",
+           "definitely", "truly", "honestly", "already", "mostly", "only", "now", "generally",
+           "personally", "especially", "seriously", "literally", "certainly", "probably",
+           "rarely", "sincerely", "currently", "mainly", "occasionally", "typically", "sorta",
+           "genuinely", "seriously", "simply", "too", "then", "hardly", "barely", "no", "longer"}
+# Words after "I" that need no -s: modals, past forms, and forms that read the same.
+_KEEP = {"can", "can't", "cannot", "could", "couldn't", "will", "won't", "would", "wouldn't",
+         "should", "shouldn't", "might", "must", "may", "did", "didn't", "had", "hadn't",
+         "used", "went", "got", "made", "saw", "took", "came", "ran", "met", "bought", "found",
+         "gave", "felt", "left", "told", "thought", "knew", "began", "became", "brought",
+         "built", "caught", "chose", "drew", "drove", "ate", "fell", "fought", "flew", "forgot",
+         "grew", "heard", "held", "kept", "lost", "meant", "paid", "put", "read", "rode", "sang",
+         "sat", "said", "sent", "shot", "slept", "spent", "spoke", "stood", "swam", "taught",
+         "threw", "understood", "woke", "won", "wore", "wrote", "let", "cut", "hit", "set",
+         "quit", "hurt", "led", "lent", "sold", "won", "struck", "stuck", "dug", "fed", "bet"}
+_ADVERB_RE = "|".join(sorted(ADVERBS, key=len, reverse=True))
+# "I", its contraction or its adverbs and verb: the part whose agreement changes.
+_PERSON_TOKENS = re.compile(
+    rf"(?P<i>(?<![\w'])(?:I(?![\w])|i(?=['\s])))((?:'m not|'m|'ve|'ll|'d)\b|(?:\s+(?:{_ADVERB_RE})\b)*\s+[\w']+)?"
+    r"|(?<![\w'-])(?:myself|mine|my|me|ourselves|ours|our|we're|we've|we'll|we'd|we)\b(?!['-])|(?<![\w'])(?-i:us)\b", re.I)
+_IRREGULAR = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is"}
+_FIRST_PERSON = re.compile(r"(?<![\w'])(?:I|i)(?:'m|'ve|'d|'ll)?(?![\w'])|\b(?:my|me|mine|myself|we|we're|"
+                           r"we've|we'll|we'd|our|ours|ourselves)\b|(?<![\w'])(?-i:us)\b", re.I)
+
+
+def is_chinese(text: str) -> bool:
+    """True when CJK characters make up a good share of the text."""
+    letters = sum(1 for ch in text if ch.isalpha())
+    return bool(letters) and len(_CJK.findall(text)) * 3 >= letters
+
+
+def has_first_person(sentence: str) -> bool:
+    if is_chinese(sentence):
+        return "我" in sentence
+    return bool(_FIRST_PERSON.search(sentence.replace("I ", "I ")))
+
+
+def third_person_verb(verb: str) -> str:
+    """'love' -> 'loves', 'go' -> 'goes', 'try' -> 'tries'; past forms and modals unchanged."""
+    low = verb.lower()
+    if low in _KEEP or low.endswith("ed") or not low.isalpha():
+        return verb
+    if low in _IRREGULAR:
+        return _IRREGULAR[low]
+    if re.search(r"(s|sh|ch|x|z|o)$", low):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", low):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+_CONTRACTIONS = [  # (pattern after "I", third person singular, plural "they")
+    (r"'m not\b|\s+am not\b", "is not", "are not"),
+    (r"'m\b|\s+am\b", "is", "are"),
+    (r"'ve\b|\s+have\b", "has", "have"),
+    (r"\s+haven't\b", "hasn't", "haven't"),
+    (r"\s+don't\b", "doesn't", "don't"),
+    (r"\s+do not\b", "does not", "do not"),
+    (r"\s+do\b", "does", "do"),
+    (r"'ll\b", "will", "will"),
+    (r"'d(?=\s+(?:been|gone|had|done|seen|already|never|just)\b)", "had", "had"),
+    (r"'d\b", "would", "would"),
+    (r"\s+was\b", "was", "were"),
+    (r"\s+wasn't\b", "wasn't", "weren't"),
+]
+
+
+def to_third_person(sentence: str, name: str) -> str:
+    """Rewrite an English first-person sentence about `name` (e.g. "Caroline", "the user").
+
+    >>> to_third_person("I love hiking and my dog loves it too.", "Alice")
+    'Alice loves hiking and their dog loves it too.'
+    """
+    if is_chinese(sentence):
+        return to_third_person_zh(sentence, name)
+    state = {"named": False}
+
+    def person(singular_form: str, plural_form: str) -> str:
+        if state["named"]:
+            return plural_form
+        state["named"] = True
+        return singular_form
+
+    def subject(m: re.Match) -> str:
+        rest = m.group(2) or ""
+        for pattern, singular, plural in _CONTRACTIONS:
+            hit = re.match(pattern, rest)
+            if hit:
+                first = not state["named"]
+                who = person(name, "they")
+                return f"{who} {singular if first else plural}" + rest[hit.end():]
+        first = not state["named"]
+        who = person(name, "they")
+        words = rest.split(" ")
+        # words[0] is "" (rest starts with a space); skip adverbs to reach the verb.
+        i = 1
+        while i < len(words) and words[i].lower() in ADVERBS:
+            i += 1
+        if first and i < len(words):
+            words[i] = third_person_verb(words[i])
+        return who + " ".join(words)
+
+    def other(m: re.Match) -> str:
+        word = m.group(0).lower()
+        if word == "myself":
+            return "themself"
+        if word in ("my", "mine"):
+            return person(f"{name}'s", "their")
+        if word == "me":
+            return person(name, "them")
+        if word == "ourselves":
+            return "themselves"
+        if word in ("our", "ours"):
+            return person(f"{name}'s", "their" if word == "our" else "theirs")
+        if word == "us":
+            return person(f"{name} and others", "them")
+        verb = {"we're": " are", "we've": " have", "we'll": " will", "we'd": " would"}.get(word, "")
+        return person(f"{name} and others", "they") + verb
+
+    def dispatch(m: re.Match) -> str:
+        return subject(m) if m.group("i") else other(m)
+
+    text = _PERSON_TOKENS.sub(dispatch, sentence)
+    text = re.sub(r"\bgonna\b", "going to", text, flags=re.I)
+    return capitalise(text)
+
+
+def to_third_person_zh(sentence: str, name: str) -> str:
+    """我 -> the name, 我们 -> "<name>等人"; Chinese verbs need no agreement."""
+    text = sentence.replace("我们", f"{name}等人").replace("咱们", f"{name}等人")
+    return text.replace("我", name)
+
+
+def second_to_first_person(sentence: str) -> str:
+    """An assistant's "you live in Berlin" as the user would say it: "I live in Berlin"."""
+    text = re.sub(r"\byou're\b", "I'm", sentence, flags=re.I)
+    text = re.sub(r"\byou are\b", "I am", text, flags=re.I)
+    text = re.sub(r"\byou were\b", "I was", text, flags=re.I)
+    text = re.sub(r"\byou've\b", "I've", text, flags=re.I)
+    text = re.sub(r"\byou'll\b", "I'll", text, flags=re.I)
+    text = re.sub(r"\byourself\b", "myself", text, flags=re.I)
+    text = re.sub(r"\byours\b", "mine", text, flags=re.I)
+    text = re.sub(r"\byour\b", "my", text, flags=re.I)
+    text = re.sub(r"(^|\b(?:that|and|but|so|because|when|if)\s+)you\b", r"\1I", text, flags=re.I)
+    text = re.sub(r"\byou\b", "me", text, flags=re.I)
+    return text.replace("你们", "我们").replace("你", "我")
+
+
+def capitalise(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
