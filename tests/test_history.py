@@ -292,3 +292,54 @@ def test_purge_refuses_pushed_history_unless_forced(vault, tmp_path):
     assert receipt["pushed_to"] == ["origin/main"] and receipt["warnings"]
     assert "Pushed secret." not in git(vault, "log", "-p", "--all")
     user_work_untouched(vault)
+
+
+def test_rollback_restores_bytes_exactly(vault):
+    crlf = "\ufeff" + note_text().replace("\n", "\r\n")
+    (vault / "Memory/Facts").mkdir(parents=True)
+    (vault / NOTE).write_bytes(crlf.encode("utf-8"))
+    first = history.commit(vault, [NOTE], "vaultmem: add", "add")
+    write(vault, NOTE, note_text(body="changed"))
+    history.commit(vault, [NOTE], "vaultmem: update", "update")
+    rollback.rollback_note(vault, NOTE, first[:10])
+    assert (vault / NOTE).read_bytes() == crlf.encode("utf-8")
+
+
+def test_a_gitignored_memory_folder_gets_a_clear_error(vault):
+    write(vault, ".gitignore", "Memory/\n")
+    write(vault, NOTE, note_text())
+    with pytest.raises(HistoryError, match="gitignore rule excludes"):
+        history.commit(vault, [NOTE], "vaultmem: add", "add")
+    assert (vault / NOTE).exists()
+
+
+def test_purge_spares_another_note_that_later_took_the_same_name(vault):
+    write(vault, NOTE, note_text(body="Old secret address."))
+    history.commit(vault, [NOTE], "vaultmem: add 'Lives in Beijing'", "add")
+    archived = "Memory/Archive/Lives in Beijing.md"
+    (vault / archived).parent.mkdir(parents=True)
+    (vault / NOTE).rename(vault / archived)
+    history.commit(vault, [NOTE, archived], "vaultmem: forget 'Lives in Beijing' (archived)", "forget")
+    write(vault, NOTE, note_text(body="A different, new note under the old name.", note_id="01NEW"))
+    history.commit(vault, [NOTE], "vaultmem: add", "add")
+
+    forgetting.purge(vault, archived)
+    assert "Old secret address." not in git(vault, "log", "-p", "--all")
+    assert (vault / NOTE).exists()
+    assert git(vault, "show", f"HEAD:{NOTE}") == note_text(body="A different, new note under the old name.",
+                                                         note_id="01NEW")
+
+
+def test_purge_drops_signatures_that_no_longer_match(vault):
+    write(vault, NOTE, note_text(body="Signed secret."))
+    history.commit(vault, [NOTE], "vaultmem: add", "add")
+    raw = git(vault, "cat-file", "commit", "HEAD")
+    head, _, message = raw.partition("\n\n")
+    signed = head + "\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n abc\n -----END PGP SIGNATURE-----\n\n" + message
+    done = subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--stdin"], cwd=vault, input=signed,
+                          capture_output=True, text=True, check=True)
+    git(vault, "update-ref", "HEAD", done.stdout.strip())
+    forgetting.purge(vault, NOTE)
+    assert "gpgsig" not in git(vault, "cat-file", "commit", "HEAD")
+    assert git(vault, "log", "-1", "--format=%s").strip() == "vaultmem: add"
+    assert "Signed secret." not in all_objects(vault)

@@ -119,6 +119,8 @@ def _pushed_to(repo: Repo, names: set[str], blobs: set[str]) -> list[str]:
     remotes = repo.run("for-each-ref", "--format=%(refname)", "refs/remotes").split()
     pushed = []
     for ref in remotes:
+        if not repo.run("rev-list", "-1", ref, "--", *sorted(names)).strip():
+            continue
         for line in repo.run("rev-list", "--objects", ref).splitlines():
             sha, _, path = line.partition(" ")
             if sha in blobs and path in names:

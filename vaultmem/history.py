@@ -233,19 +233,22 @@ def commit_paths(repo: Repo, rel_paths, full_message: str, author: tuple[str, st
     refreshed = repo.git_dir / f"{tag}.real-index"
     with IndexLock(repo, lock_timeout):
         try:
-            head = repo.head()
-            env = {"GIT_INDEX_FILE": str(scratch)}
-            if head:
-                repo.run("read-tree", head, env=env)
-            _stage(repo, repo_paths, env)
-            tree = repo.run("write-tree", env=env).strip()
-            if head and tree == repo.run("rev-parse", f"{head}^{{tree}}").strip():
-                return None
-            parents = ["-p", head] if head else []
-            sha = repo.run("commit-tree", tree, *parents, "-m", full_message,
-                           env=identity_env(*author)).strip()
-            subject = full_message.splitlines()[0]
-            repo.run("update-ref", "-m", f"commit: {subject}", "HEAD", sha, head or "")
+            for _attempt in range(3):
+                head = repo.head()
+                sha = _build_commit(repo, head, repo_paths, full_message, author, scratch)
+                if sha is None:
+                    return None
+                try:
+                    repo.run("update-ref", "-m", f"commit: {full_message.splitlines()[0]}", "HEAD", sha,
+                             head or "")
+                    break
+                except HistoryError:
+                    if repo.head() == head:
+                        raise
+                    # Another git process moved HEAD between our read and our write: rebuild.
+            else:
+                raise HistoryError("HEAD kept moving while vaultmem committed (another git process?) — "
+                                   "the change is saved in the vault; try again in a moment")
             real_index = repo.git_dir / "index"
             if real_index.exists():
                 shutil.copyfile(real_index, refreshed)
@@ -257,11 +260,31 @@ def commit_paths(repo: Repo, rel_paths, full_message: str, author: tuple[str, st
             refreshed.unlink(missing_ok=True)
 
 
+def _build_commit(repo: Repo, head: str | None, repo_paths, full_message: str, author, scratch: Path):
+    """A commit object: HEAD's tree with these paths as they are on disk; None if no change."""
+    scratch.unlink(missing_ok=True)
+    env = {"GIT_INDEX_FILE": str(scratch)}
+    if head:
+        repo.run("read-tree", head, env=env)
+    _stage(repo, repo_paths, env)
+    tree = repo.run("write-tree", env=env).strip()
+    if head and tree == repo.run("rev-parse", f"{head}^{{tree}}").strip():
+        return None
+    parents = ["-p", head] if head else []
+    return repo.run("commit-tree", tree, *parents, "-m", full_message, env=identity_env(*author)).strip()
+
+
 def _stage(repo: Repo, repo_paths, env) -> None:
     present = [p for p in repo_paths if os.path.lexists(repo.top / p)]
     missing = [p for p in repo_paths if p not in present]
     if present:
-        repo.run("add", "-A", "--", *present, env=env)
+        try:
+            repo.run("add", "-A", "--", *present, env=env)
+        except HistoryError as exc:
+            if "ignored" not in str(exc):
+                raise
+            raise HistoryError(f"a .gitignore rule excludes {', '.join(present)} — remove the rule so that "
+                               "vaultmem can record their history (the files are saved in the vault)") from None
     if missing:
         repo.run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *missing, env=env)
 
