@@ -1,5 +1,6 @@
-"""git as the record: commit vaultmem's own paths with trailers, list versions, diff, show
-a past version, roll a note or a whole extraction run back, and archive-forget a note.
+"""git as the record: commit vaultmem's own paths with trailers; list a note's versions
+(following renames), diff them, show a past one. `rollback.py` restores versions and
+`forget.py` archives or purges; both build on the pieces here.
 
 vaultmem shares the repository with the user (and perhaps the obsidian-git plugin), so:
 - it commits only the paths it is given, building the commit in a private index file and
@@ -7,7 +8,7 @@ vaultmem shares the repository with the user (and perhaps the obsidian-git plugi
   files stay exactly as they were;
 - it holds `.git/index.lock` (git's own protocol) while it commits, waits with backoff when
   another git process holds it, and never deletes a lock it did not create;
-- it never pulls, pushes, resets or rewrites history (only `purge.py`, on request).
+- it never pulls, pushes, resets or rewrites history (only `forget.purge`, on request).
 
 Paths in and out are vault-relative POSIX paths; the vault may be a subfolder of the repo.
 
@@ -328,6 +329,7 @@ def history(vault_root, rel_path: str) -> list[dict]:
 
 
 def note_versions(repo: Repo, rel_path: str) -> list[dict]:
+    """`history` on an open repository (`git log --follow` on HEAD, parsed from `-z` output)."""
     if repo.head() is None:
         return []
     out = repo.run("log", "--follow", "-M", "--name-status", "-z", "--date=format-local:%Y-%m-%dT%H:%M:%S",
@@ -374,6 +376,7 @@ def _path_at(repo: Repo, versions: list[dict], sha: str) -> str | None:
 
 
 def version_at(repo: Repo, versions: list[dict], rel_path: str, rev: str) -> tuple[str, str, bytes]:
+    """(commit sha, the note's path then, its bytes then) for any revision."""
     sha = repo.resolve_rev(rev)
     path = _path_at(repo, versions, sha) or rel_path
     data = repo.blob(sha, repo.to_repo(path))
