@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import date
 
 MEMORY_TYPES = ("fact", "preference", "event", "procedure")
+_TRAILING = set("a an the and or but so it its it's is was are were to of in on at for with as that "
+                "this their they them which who when while from by".split() + ["", "-", "–", "—"])
 TITLE_LIMIT = 60
 
 # Characters Obsidian links or some file systems cannot hold; the vault makes the final
@@ -72,8 +74,11 @@ def make_title(content: str, limit: int = TITLE_LIMIT) -> str:
     if len(text) > room:
         cut = text[:room]
         if " " in cut and not _is_cjk_heavy(cut):
-            cut = cut[: cut.rfind(" ")]
-        text = cut.rstrip(" ,;，、")
+            words = cut[: cut.rfind(" ")].split(" ")
+            while len(words) > 3 and words[-1].lower().strip(",;-–—") in _TRAILING:
+                words.pop()  # "... support group and it" reads as cut off; end on a content word
+            cut = " ".join(words)
+        text = cut.rstrip(" ,;，、-–—")
     return (text + suffix) if text else "Memory"
 
 
