@@ -1,0 +1,128 @@
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+from conftest import copy_sample_vault, memory_meta, write_note
+
+from vaultmem.api import Memory
+from vaultmem.cli import cli
+
+HIT_KEYS = {"id", "path", "type", "title", "text", "score", "status", "created", "updated",
+            "source_messages"}
+
+
+@pytest.fixture(scope="module")
+def memory(tmp_path_factory, embedder):
+    """The sample vault, indexed once for this module, with the shared model."""
+    mem = Memory(copy_sample_vault(tmp_path_factory.mktemp("search") / "vault"))
+    mem._embedder = embedder
+    mem.reindex()
+    return mem
+
+
+def titles(result):
+    return [hit["title"] for hit in result["hits"]]
+
+
+def test_english_question_finds_its_memory_by_meaning_alone(memory):
+    result = memory.search("What is the user trying to give up?")
+    assert titles(result)[0] == "Cutting back on coffee"
+    assert set(result["hits"][0]) == HIT_KEYS
+    assert result["query"] == "What is the user trying to give up?" and "warning" not in result
+
+
+def test_chinese_keyword_finds_the_chinese_memory(memory):
+    assert titles(memory.search("咖啡"))[0] == "最近在戒咖啡"
+    assert titles(memory.search("乌龙茶"))[0] == "喜欢喝乌龙茶"
+
+
+def test_type_tag_user_and_since_filters(memory):
+    procedures = memory.search("how do I ship the garden planner?", type="procedure")["hits"]
+    assert procedures and {h["type"] for h in procedures} == {"procedure"}
+    assert titles(memory.search("where is the user travelling?", tag="travel")) == ["Trip to Tokyo in December"]
+    assert memory.search("coffee", user="mei")["hits"] == []
+    recent = memory.search("coffee", since="2026-11-29")["hits"]
+    assert [h["title"] for h in recent] == ["Cutting back on coffee"]
+
+
+def test_superseded_memory_is_hidden_unless_all(memory):
+    question = "does the user take milk in tea?"
+    default = titles(memory.search(question))
+    assert default[0] == "Now drinks tea without milk" and "Likes oat milk in tea" not in default
+    everything = memory.search(question, all=True)["hits"]
+    assert {"Likes oat milk in tea": "superseded"}.items() <= {h["title"]: h["status"] for h in everything}.items()
+
+
+def test_as_of_returns_what_was_valid_on_that_date(memory):
+    question = "does the user take milk in tea?"
+    then = titles(memory.search(question, as_of="2026-10-01"))
+    assert then[0] == "Likes oat milk in tea" and "Now drinks tea without milk" not in then
+    later = titles(memory.search(question, as_of="2026-11-25"))
+    assert later[0] == "Now drinks tea without milk" and "Likes oat milk in tea" not in later
+    assert "Trip to Tokyo in December" in titles(memory.search("where is the user?", as_of="2026-12-07"))
+    assert "Trip to Tokyo in December" not in titles(memory.search("where is the user?", as_of="2026-12-20"))
+
+
+def test_unrelated_question_gets_no_hits(memory):
+    assert memory.search("What is the capital of Mongolia?")["hits"] == []
+    assert memory.context("What is the capital of Mongolia?")["text"] == "No relevant memories."
+
+
+def test_search_hits_are_recorded_as_accesses(memory):
+    top = memory.search("Who is the user's partner?")["hits"][0]
+    assert memory.indexer.state.access_stats(top["id"])["count"] >= 1
+
+
+def test_filters_apply_before_top_k(tmp_path, embedder):
+    root = tmp_path / "vault"
+    for n in range(40):
+        write_note(root, f"Memory/Facts/Green tea {n}.md", memory_meta(f"01T{n:02d}"),
+                   f"The user likes green tea, variant {n}.")
+    write_note(root, "Memory/Events/Kyoto.md", memory_meta("01KYOTO", type="event"),
+               "The user once visited a small tea garden in Kyoto.")
+    mem = Memory(root)
+    mem._embedder = embedder
+    mem.reindex()
+    assert titles(mem.search("green tea", k=1, type="event")) == ["Kyoto"]
+
+
+def test_missing_or_broken_index_falls_back_to_a_keyword_scan(tmp_path, embedder):
+    mem = Memory(copy_sample_vault(tmp_path / "vault"))
+    mem._embedder = embedder
+    result = mem.search("coffee")
+    assert "keyword scan" in result["warning"]
+    assert "Cutting back on coffee" in titles(result)
+    assert all(set(h) == HIT_KEYS for h in result["hits"])
+    mem.reindex()
+    index_dir = mem.vault.root / ".vaultmem" / "index" / "chunks.lance"
+    shutil.rmtree(index_dir)
+    index_dir.mkdir()
+    (index_dir / "garbage").write_text("not lance")
+    fresh = Memory(mem.vault.root)
+    fresh._embedder = embedder
+    result = fresh.search("coffee")
+    assert "warning" in result and "Cutting back on coffee" in titles(result)
+
+
+def test_cli_search_json_and_fallback_warning_on_stderr(tmp_path):
+    root = copy_sample_vault(tmp_path / "vault")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["--vault", str(root), "search", "oat milk", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["query"] == "oat milk" and "keyword scan" in data["warning"]
+    assert "keyword scan" in result.stderr
+
+    result = runner.invoke(cli, ["--vault", str(root), "reindex", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["added"] > 0
+    result = runner.invoke(cli, ["--vault", str(root), "search", "What is the user trying to give up?",
+                                 "-k", "3", "--json"])
+    data = json.loads(result.stdout)
+    assert result.stderr == "" or "warning" not in result.stderr
+    assert data["hits"][0]["title"] == "Cutting back on coffee"
+    assert all(set(h) == HIT_KEYS for h in data["hits"]) and len(data["hits"]) <= 3
+
+    result = runner.invoke(cli, ["--vault", str(root), "search", "when", "--as-of", "someday"])
+    assert result.exit_code != 0 and "YYYY-MM-DD" in result.output
