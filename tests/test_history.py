@@ -343,3 +343,16 @@ def test_purge_drops_signatures_that_no_longer_match(vault):
     assert "gpgsig" not in git(vault, "cat-file", "commit", "HEAD")
     assert git(vault, "log", "-1", "--format=%s").strip() == "vaultmem: add"
     assert "Signed secret." not in all_objects(vault)
+
+
+def test_purge_receipt_names_notes_that_still_mention_it(vault):
+    write(vault, NOTE, note_text(body="The user lives in Beijing."))
+    session = "Memory/Sessions/2026-11-29 chat.md"
+    write(vault, session, "---\nid: s1\ntype: session\n---\n**Ada:** The user lives in Beijing. ^m-1\n")
+    newer = "Memory/Facts/Lives in Shanghai.md"
+    write(vault, newer, note_text(body="The user lives in Shanghai.") +
+          "\nSupersedes [[Lives in Beijing]].\n")
+    history.commit(vault, [NOTE, session, newer], "vaultmem: extract", "extract", run="run-1")
+    receipt = forgetting.purge(vault, NOTE)
+    assert receipt["still_mentioned_in"] == [newer, session]
+    assert any("still link to it or quote it" in w for w in receipt["warnings"])

@@ -18,7 +18,7 @@ import subprocess
 from io import BytesIO
 from pathlib import Path
 
-from vaultmem.errors import HistoryError
+from vaultmem.errors import HistoryError, NoteParseError
 from vaultmem.history import (VAULTMEM_IDENTITY, IndexLock, Repo, commit_paths, format_message,
                               note_versions, save_pending_edits)
 
@@ -72,6 +72,7 @@ def purge(vault_root, rel_path: str, force: bool = False, lock_timeout: float | 
                 f"{rel_path} is already in {', '.join(pushed)}: purging here would not erase the "
                 "remote's copy and rewrites history others may have — rerun with --force, then "
                 "force-push (and ask anyone who cloned to re-clone)")
+        mentions = _mentioned_in(repo, rel_path, names)
         with IndexLock(repo, lock_timeout):
             rewriter = _Rewriter(repo, names, blobs, titles={Path(n).stem for n in names})
             mapping = rewriter.rewrite_all()
@@ -89,8 +90,12 @@ def purge(vault_root, rel_path: str, force: bool = False, lock_timeout: float | 
             "refs": refs,
             "removed_from_disk": removed,
             "pushed_to": pushed,
+            "still_mentioned_in": mentions,
             "warnings": [],
         }
+        if mentions:
+            receipt["warnings"].append(f"other notes still link to it or quote it: {', '.join(mentions[:5])}"
+                                       " — edit them (and purge them too if needed)")
         if pushed:
             receipt["warnings"].append(f"{', '.join(pushed)} still hold the note until you force-push")
         if kept_stashes:
@@ -112,6 +117,30 @@ def _versions(repo: Repo, rel_path: str) -> tuple[set[str], set[str]]:
             if blob:
                 blobs.add(blob)
     return names, blobs
+
+
+def _mentioned_in(repo: Repo, rel_path: str, names: set[str]) -> list[str]:
+    """Notes in the vault that link to the purged note by any of its titles, or quote its
+    statement (a session note holding the turn it came from, a note that superseded it)."""
+    from vaultmem.note import parse_note
+
+    vault_dir = repo.top if repo.prefix == "." else repo.top / repo.prefix
+    note = vault_dir / rel_path
+    text = note.read_text(encoding="utf-8", errors="replace") if note.is_file() else ""
+    try:
+        statement = parse_note(text).statement()
+    except NoteParseError:
+        statement = ""
+    needles = [f"[[{Path(n).stem}" for n in names] + ([statement] if len(statement) >= 12 else [])
+    found = []
+    for path in sorted(vault_dir.rglob("*.md")):
+        rel = path.relative_to(vault_dir).as_posix()
+        if rel == rel_path or any(part.startswith(".") for part in Path(rel).parts):
+            continue
+        content = path.read_text(encoding="utf-8", errors="replace")
+        if any(needle in content for needle in needles):
+            found.append(rel)
+    return found
 
 
 def _pushed_to(repo: Repo, names: set[str], blobs: set[str]) -> list[str]:
