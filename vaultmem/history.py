@@ -122,7 +122,7 @@ class Repo:
             if (self.git_dir / marker).exists():
                 raise HistoryError(f"{message}; {consequence}")
         if self.run("symbolic-ref", "-q", "HEAD", ok_codes=(1,)).strip() == "":
-            raise HistoryError("HEAD is detached (not on a branch) — check out your branch "
+            raise HistoryError("HEAD is detached (not on a branch) — X
                                f"(`git switch main`); {consequence}")
 
 
