@@ -122,8 +122,8 @@ class Repo:
             if (self.git_dir / marker).exists():
                 raise HistoryError(f"{message}; {consequence}")
         if self.run("symbolic-ref", "-q", "HEAD", ok_codes=(1,)).strip() == "":
-            raise HistoryError("HEAD is detached (not on a branch) — X
-                               f"(`git switch main`); {consequence}")
+            raise HistoryError("HEAD is detached (not on a branch) — check out your branch "
+                               f"(e.g. `git switch main`); {consequence}")
 
 
 class IndexLock:
