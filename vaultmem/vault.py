@@ -35,6 +35,8 @@ def find_vault(explicit: str | Path | None = None, cwd: Path | None = None) -> P
     chosen = explicit or os.environ.get("VAULTMEM_VAULT")
     if chosen:
         root = Path(chosen).expanduser().resolve()
+        if root.exists() and not root.is_dir():
+            raise VaultNotFound(f"{root} is a file, not a vault folder — give the vault's folder")
         if not root.is_dir():
             raise VaultNotFound(f"vault folder {root} does not exist — create it or run `vaultmem init {root}`")
         return root
@@ -84,6 +86,9 @@ def atomic_write(path: Path, text: str) -> None:
     """Write text so that readers see the old file or the new one, never half of either:
     temp file in the same folder, fsync, rename over, fsync the folder."""
     path = Path(path)
+    if path.is_symlink():
+        # Replace the note the link points to, not the user's link.
+        path = path.resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".vaultmem-", suffix=".tmp")
     try:
@@ -135,12 +140,18 @@ class Vault:
             raise UnsafeName(f"unknown note type {note_type!r} — use one of {', '.join(TYPE_FOLDERS)}") from None
 
     def rel(self, path: Path | str) -> str:
-        """Vault-relative POSIX path."""
+        """Vault-relative POSIX path. A note that is a symlink keeps its own place in the
+        vault (its target may live anywhere); only the folders above it are resolved."""
         path = Path(path)
         if not path.is_absolute():
             path = self.root / path
-        return path.resolve().relative_to(self.root).as_posix() if path.exists() else \
-            Path(os.path.normpath(path)).relative_to(self.root).as_posix()
+        path = Path(os.path.normpath(path))
+        for candidate in (path, path.parent.resolve() / path.name):
+            try:
+                return candidate.relative_to(self.root).as_posix()
+            except ValueError:
+                continue
+        raise UnsafeName(f"{str(path)!r} is outside the vault {self.root} — give a note inside it")
 
     def abs(self, rel: str) -> Path:
         """Absolute path of a vault-relative path; refuses anything that escapes the vault."""
@@ -204,9 +215,10 @@ class Vault:
         direct = Path(ref).expanduser()
         for candidate in (direct, self.root / ref, self.root / f"{ref}.md"):
             try:
-                if candidate.is_file() and (candidate.resolve() == self.root or self.root in candidate.resolve().parents):
-                    return candidate.resolve()
-            except OSError:
+                if candidate.is_file():
+                    # rel() refuses paths outside the vault but keeps a symlinked note's own path.
+                    return self.root / self.rel(candidate.absolute())
+            except (OSError, UnsafeName):
                 continue
         by_title, by_id = [], []
         title = ref[:-3] if ref.endswith(".md") else ref
