@@ -336,12 +336,16 @@ def validate_memory(note: Note) -> list[str]:
     for key in ("created", "updated"):
         if meta.get(key) not in (None, "") and as_datetime(meta.get(key)) is None:
             problems.append(f"'{key}' is not a date-time (YYYY-MM-DDTHH:mm:ss)")
+        elif getattr(meta.get(key), "tzinfo", None) is not None:
+            problems.append(f"'{key}' has a time-zone offset; Obsidian wants YYYY-MM-DDTHH:mm:ss")
     for key in ("valid_from", "valid_to"):
         if meta.get(key) not in (None, "") and as_date(meta.get(key)) is None:
             problems.append(f"'{key}' is not a date (YYYY-MM-DD)")
-    importance = meta.get("importance")
-    if importance is not None and not (isinstance(importance, (int, float)) and 0 <= importance <= 1):
-        problems.append("'importance' must be a number from 0 to 1")
+    for key in ("importance", "confidence"):
+        value = meta.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not 0 <= value <= 1):
+            problems.append(f"'{key}' must be a number from 0 to 1")
     for tag in as_list(meta.get("tags")):
         if not _TAG_OK.match(str(tag)):
             problems.append(f"tag '{tag}' has spaces, commas or '#'")
