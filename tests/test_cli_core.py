@@ -199,6 +199,17 @@ def test_list_filters_and_reports_broken_notes(vault):
     assert "skipped Memory/Facts/Broken.md: not UTF-8" in human.stderr
 
 
+def test_list_and_show_a_note_that_is_a_symlink(vault, tmp_path):
+    target = write(tmp_path / "shared" / "Oolong.md", NOTE)
+    (vault / "Memory" / "Preferences" / "Oolong.md").symlink_to(target)
+    listed = run("list", "--json", vault=vault)
+    assert listed.exit_code == 0, listed.output
+    assert [n["path"] for n in json.loads(listed.stdout)["notes"]] == ["Memory/Preferences/Oolong.md"]
+    shown = run("show", "Memory/Preferences/Oolong.md", "--json", vault=vault)
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout)["title"] == "Oolong"
+
+
 def test_list_without_a_vault_says_how_to_name_one(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("VAULTMEM_VAULT", raising=False)

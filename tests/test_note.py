@@ -265,6 +265,8 @@ def test_validate_names_each_missing_required_property(key):
     ({"valid_from": "soon"}, "'valid_from' is not a date"),
     ({"importance": 1.5}, "'importance' must be a number from 0 to 1"),
     ({"importance": "high"}, "'importance' must be a number from 0 to 1"),
+    ({"importance": True}, "'importance' must be a number from 0 to 1"),
+    ({"confidence": 2}, "'confidence' must be a number from 0 to 1"),
     ({"tags": ["two words"]}, "tag 'two words' has spaces"),
     ({"tags": ["#hash"]}, "tag '#hash' has spaces"),
     ({"entities": ["Coffee"]}, "'entities' value 'Coffee' is not a [[wikilink]]"),
@@ -272,6 +274,12 @@ def test_validate_names_each_missing_required_property(key):
 def test_validate_reports_each_broken_rule(changes, expected):
     problems = problems_for(**changes)
     assert len(problems) == 1 and problems[0].startswith(expected), problems
+
+
+@pytest.mark.parametrize("value", ["2026-11-29T10:30:00+01:00", "2026-11-29T10:30:00Z"])
+def test_validate_flags_a_date_time_with_an_offset(value):
+    problems = validate_memory(parse_note(VALID.replace("updated: 2026-11-29T10:30:00", f"updated: {value}")))
+    assert problems == ["'updated' has a time-zone offset; Obsidian wants YYYY-MM-DDTHH:mm:ss"]
 
 
 def test_validate_catches_an_unquoted_link_which_yaml_reads_as_a_nested_list():

@@ -319,3 +319,33 @@ def test_vault_config_comes_from_the_vault(tmp_path):
     vault = Vault(tmp_path)
     assert vault.config == load_config(tmp_path)
     assert vault.memory_dir == tmp_path.resolve() / "Brain"
+
+
+# --- symlinked notes (Obsidian follows them; vaultmem must not crash or break them) ------------
+
+def test_a_symlinked_note_keeps_its_place_in_the_vault(vault, tmp_path):
+    target = write(tmp_path / "elsewhere" / "Shared.md", "---\nid: SHARED1\n---\nx\n")
+    link = vault.folder_for("fact") / "Shared.md"
+    link.symlink_to(target)
+    assert list(vault.iter_notes()) == [link]
+    assert vault.rel(link) == "Memory/Facts/Shared.md"
+    assert vault.resolve("Memory/Facts/Shared.md") == link
+    assert vault.resolve("SHARED1") == link
+    with pytest.raises(UnsafeName, match="outside the vault"):
+        vault.rel(target)
+
+
+def test_atomic_write_through_a_symlink_updates_the_target_and_keeps_the_link(tmp_path):
+    target = write(tmp_path / "real" / "note.md", "old")
+    link = tmp_path / "vault" / "note.md"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    atomic_write(link, "new")
+    assert link.is_symlink() and target.read_text() == "new"
+    assert sorted(p.name for p in link.parent.iterdir()) == ["note.md"]
+
+
+def test_a_file_given_as_the_vault_is_named_as_a_file(tmp_path):
+    (tmp_path / "notes.md").write_text("x")
+    with pytest.raises(VaultNotFound, match="is a file, not a vault folder"):
+        find_vault(tmp_path / "notes.md", cwd=tmp_path)
