@@ -89,8 +89,9 @@ def contradictions(vault, notes, index: ChunkIndex | None) -> list[dict]:
     """Pairs of active memories about the same subject.
 
     Same subject means: the same `subject`+`attribute` properties, one `supersedes` the
-    other while both are still active, or (with an index) the same type and entity with
-    vectors closer than CONTRADICTION_SIMILARITY.
+    other while both are still active, or (with an index) the same type, a shared entity
+    and vectors closer than CONTRADICTION_SIMILARITY (similarity alone is not a subject:
+    an English model puts any two Chinese sentences close together).
     """
     active = {rel: note for rel, (_, note) in notes.items()
               if as_text(note.meta.get("type")) not in ("session", "entity", "")
@@ -140,7 +141,9 @@ def _similar_pairs(index: ChunkIndex, add) -> None:
             a, b = rows[start + i], rows[j]
             if a >= b or cols["path"][a] == cols["path"][b]:
                 continue
-            if cols["type"][a] == cols["type"][b] and cols["user"][a] == cols["user"][b]:
+            shared = set(cols["entities"][a].strip("|").split("|")) & set(
+                cols["entities"][b].strip("|").split("|")) - {""}
+            if shared and cols["type"][a] == cols["type"][b] and cols["user"][a] == cols["user"][b]:
                 add(cols["path"][a], cols["path"][b], f"similar {cols['type'][a]} memories "
                     f"(cosine {float(sims[i, j]):.2f}) both active")
 

@@ -26,7 +26,7 @@ SCHEMA_VERSION = 2
 OPTIMIZE_AFTER_ROWS = 2000
 
 FILTER_COLUMNS = ["chunk_id", "note_id", "path", "title", "type", "status", "user", "tags",
-                  "created", "updated", "valid_from", "valid_to", "importance"]
+                  "entities", "created", "updated", "valid_from", "valid_to", "importance"]
 
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 

@@ -1,0 +1,99 @@
+import json
+
+import pytest
+from click.testing import CliRunner
+from conftest import memory_meta, write_note
+
+from vaultmem.api import Memory
+from vaultmem.cli import cli
+from vaultmem.doctor import doctor, stats
+
+
+@pytest.fixture
+def memory(sample_vault, embedder):
+    mem = Memory(sample_vault.root)
+    mem._embedder = embedder
+    mem.reindex()
+    return mem
+
+
+def test_clean_vault_after_reindex_has_no_drift(memory):
+    report = memory.doctor()
+    assert report["ok"] is True and report["index_error"] is None
+    assert report["drift"] == {"missing": [], "stale": [], "orphaned": []}
+    assert report["parse_errors"] == [] and report["contradictions"] == []
+
+
+def test_drift_is_reported_and_reindex_fixes_it(memory):
+    root = memory.vault.root
+    coffee = root / "Memory/Preferences/Cutting back on coffee.md"
+    coffee.write_text(coffee.read_text().replace("less of it", "none at all"))
+    (root / "Memory/Facts/Has a dog named Biscuit.md").unlink()
+    write_note(root, "Memory/Facts/Plays chess.md", memory_meta("01CHESS"), "The user plays chess.")
+    report = doctor(memory.vault)
+    assert report["ok"] is False
+    assert report["drift"] == {"missing": ["Memory/Facts/Plays chess.md"],
+                               "stale": ["Memory/Preferences/Cutting back on coffee.md"],
+                               "orphaned": ["Memory/Facts/Has a dog named Biscuit.md"]}
+    memory.reindex()
+    assert doctor(memory.vault)["drift"] == {"missing": [], "stale": [], "orphaned": []}
+
+
+def test_unparseable_notes_broken_links_and_contradictions(memory):
+    root = memory.vault.root
+    (root / "Memory/Facts/Broken.md").write_text("---\ntype: [fact\n---\nx\n")
+    write_note(root, "Memory/Facts/Lives in Porto.md",
+               memory_meta("01PORTO", subject="user", attribute="home", entities=["[[Porto]]"]),
+               "The user lives in Porto. See [[Nowhere land]] and [[Lives in Lisbon]].")
+    memory.reindex()
+    report = doctor(memory.vault)
+    assert report["ok"] is False
+    assert report["parse_errors"][0]["path"] == "Memory/Facts/Broken.md"
+    assert "Broken.md" not in " ".join(report["drift"]["missing"])
+    broken = {(b["path"], b["link"]) for b in report["broken_links"]}
+    assert ("Memory/Facts/Lives in Porto.md", "[[Nowhere land]]") in broken
+    assert ("Memory/Facts/Lives in Porto.md", "[[Porto]]") in broken
+    assert ("Memory/Facts/Lives in Porto.md", "[[Lives in Lisbon]]") not in broken
+    pairs = [sorted(c["paths"]) for c in report["contradictions"]]
+    assert ["Memory/Facts/Lives in Lisbon.md", "Memory/Facts/Lives in Porto.md"] in pairs
+
+
+def test_block_links_to_missing_turns_are_broken(memory):
+    root = memory.vault.root
+    write_note(root, "Memory/Sessions/2026-11-29 chat.md",
+               {"id": "01S", "type": "session", "created": "2026-11-29T10:00:00",
+                "updated": "2026-11-29T10:00:00", "status": "active", "user": "default"},
+               "**Alice** · 2026-11-29 10:00\nI drink too much coffee. ^m-1")
+    write_note(root, "Memory/Facts/Coffee habit.md",
+               memory_meta("01CH", sources=["[[2026-11-29 chat#^m-1]]", "[[2026-11-29 chat#^m-9]]"]),
+               "The user drinks a lot of coffee.")
+    links = {b["link"]: b["reason"] for b in doctor(memory.vault)["broken_links"]}
+    assert links.get("[[2026-11-29 chat#^m-9]]") == "no such block"
+    assert "[[2026-11-29 chat#^m-1]]" not in links
+
+
+def test_missing_index_is_drift(sample_vault):
+    report = doctor(sample_vault)
+    assert report["ok"] is False and "reindex" in report["index_error"]
+
+
+def test_stats_counts_by_type_and_status(memory):
+    result = stats(memory.vault)
+    assert result["notes"] == 21 and result["counted_from"] == "index"
+    assert result["by_status"] == {"active": 20, "superseded": 1}
+    assert result["by_type"]["preference"] == 6 and sum(result["by_type"].values()) == 21
+    assert result["index"]["chunks"] >= 21 and result["index"]["bytes"] > 0
+    assert (result["index"]["model"], result["index"]["dim"]) == ("all-MiniLM-L6-v2", 384)
+
+
+def test_cli_doctor_exit_code_and_stats(memory):
+    runner = CliRunner()
+    root = str(memory.vault.root)
+    result = runner.invoke(cli, ["--vault", root, "doctor"])
+    assert result.exit_code == 0 and "Index matches the vault." in result.output
+    (memory.vault.root / "Memory/Facts/Has a dog named Biscuit.md").unlink()
+    result = runner.invoke(cli, ["--vault", root, "doctor", "--json"])
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["drift"]["orphaned"] == ["Memory/Facts/Has a dog named Biscuit.md"]
+    result = runner.invoke(cli, ["--vault", root, "stats"])
+    assert result.exit_code == 0 and "20 notes" in result.output and "all-MiniLM-L6-v2" in result.output
