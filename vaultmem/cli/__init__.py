@@ -9,6 +9,7 @@ from vaultmem.cli import lifecycle  # noqa: F401,E402  gc, correct, log
 from vaultmem.cli import index  # noqa: F401,E402  search, context, reindex, doctor, stats
 from vaultmem.cli import history  # noqa: F401,E402  history, diff, rollback, forget
 from vaultmem.cli import daemon  # noqa: F401,E402  daemon start|stop|status|run, service
+from vaultmem.cli import agents  # noqa: F401,E402  mcp, export
 
 
 def main():
