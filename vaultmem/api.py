@@ -345,3 +345,16 @@ class Memory:
         return audit_log(self.vault, limit=limit, run=run)
 
     # --- agents: export ------------------------------------------------------------------
+    def export(self, format: str, out=None, user: str | None = None) -> dict:
+        """Write the hot set (most important current memories) for another agent:
+        `format` is `claude` (a section of CLAUDE.md), `agents` (AGENTS.md) or `hermes`
+        (MEMORY.md and USER.md in a folder). Returns `{"format", "files", "memories", "ids",
+        "chars", "flagged", "left_out"}`; `flagged` lists memories left out because they
+        read like prompt injections.
+
+        >>> Memory(vault).export("claude", out=tmp / "CLAUDE.md")["files"]  # doctest: +SKIP
+        ['/tmp/.../CLAUDE.md']
+        """
+        from vaultmem.export import export
+
+        return export(self.vault, format, out=out, user=user or self.user)
