@@ -117,6 +117,17 @@ def test_init_twice_is_harmless(tmp_path):
     assert git(tmp_path, "rev-parse", "HEAD") == head  # nothing changed: no empty commit
 
 
+def test_init_without_a_path_uses_vault_option_or_the_current_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("VAULTMEM_VAULT", raising=False)
+    assert run("init", vault=tmp_path / "named").exit_code == 0
+    assert (tmp_path / "named" / ".vaultmem" / "config.toml").is_file()
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    assert run("init").exit_code == 0
+    assert (here / "Memory" / "Inbox").is_dir() and (here / ".git").is_dir()
+
+
 def test_init_on_a_file_fails_with_a_message(tmp_path):
     (tmp_path / "file.md").write_text("x")
     result = run("init", tmp_path / "file.md")
