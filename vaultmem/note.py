@@ -91,6 +91,7 @@ def _yaml(seq_indent=(4, 2)):
     yaml.indent(mapping=2, sequence=seq_indent[0], offset=seq_indent[1])
     yaml.allow_duplicate_keys = False
     yaml.representer.add_representer(datetime, _represent_datetime)
+    yaml.representer.add_representer(type(None), _represent_empty)
     # Obsidian's property editor does not understand anchors/aliases: never emit them.
     yaml.representer.ignore_aliases = lambda *args: True
     return yaml
@@ -100,6 +101,11 @@ def _represent_datetime(representer, value: datetime):
     # Obsidian's date-time property form: no space, no offset, no fraction.
     text = value.replace(tzinfo=None, microsecond=0).isoformat(timespec="seconds")
     return representer.represent_scalar("tag:yaml.org,2002:timestamp", text)
+
+
+def _represent_empty(representer, value):
+    # Obsidian writes an empty property as `key:`; ruamel would write `key: null`.
+    return representer.represent_scalar("tag:yaml.org,2002:null", "")
 
 
 def _guess_seq_indent(yaml_text: str) -> tuple[int, int]:
