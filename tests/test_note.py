@@ -53,6 +53,10 @@ ROUND_TRIPS = {
     "space date-time kept": "---\nid: A1\ncreated: 2026-11-29 10:30:00\n---\nx\n",
     "offset date-time kept": "---\nid: A1\ncreated: 2026-11-29T10:30:00+01:00\n---\nx\n",
     "long value not folded": "---\nid: A1\ndesc: " + "word " * 80 + "end\n---\nx\n",
+    "empty properties as obsidian writes them": "---\nid: A1\naliases:\ntags:\n---\nx\n",
+    "block scalars": "---\nid: A1\ndesc: |\n  line one\n  line two\nfold: >\n  folded\n---\nx\n",
+    "comments inside a list": "---\nid: A1\nlist:\n  - a  # c1\n  # c2\n  - b\n---\nx\n",
+    "numbers as written": "---\nid: 01234\nnum: 007\nhex: 0x1F\nf: 1.50\n---\nx\n",
     "no frontmatter": "# Just a note\n\nSome text.\n",
     "empty frontmatter": "---\n---\nBody\n",
     "body with a rule line": "---\nid: A1\n---\nabove\n---\nbelow\n",
@@ -62,6 +66,12 @@ ROUND_TRIPS = {
 @pytest.mark.parametrize("text", ROUND_TRIPS.values(), ids=ROUND_TRIPS.keys())
 def test_parse_then_render_returns_the_same_text(text):
     assert render_note(parse_note(text)) == text
+
+
+def test_null_spellings_render_as_obsidians_empty_property():
+    note = parse_note("---\nid: A1\nb: ~\nc: null\n---\nx\n")
+    note.meta["d"] = None
+    assert render_note(note) == "---\nid: A1\nb:\nc:\nd:\n---\nx\n"
 
 
 def test_spec_example_parses_to_typed_values():
