@@ -290,11 +290,15 @@ def init_vault(path: Path | str) -> dict:
             folder.mkdir(parents=True)
             created.append(f"{config.memory_root}/{name}/")
     gitignore = root / ".gitignore"
-    existing = gitignore.read_text(encoding="utf-8").splitlines() if gitignore.exists() else []
-    missing = [line for line in GITIGNORE_LINES if line not in existing]
+    original = gitignore.read_bytes().decode("utf-8", "replace") if gitignore.exists() else ""
+    # "/.vaultmem", ".vaultmem" and ".vaultmem/" all ignore the folder: do not add it twice.
+    present = {line.strip().strip("/") for line in original.splitlines()}
+    missing = [line for line in GITIGNORE_LINES if line.strip("/") not in present]
     if missing:
-        text = "\n".join(existing).rstrip("\n")
-        block = "# vaultmem: index, daemon state and Obsidian's trash stay out of git\n" + "\n".join(missing)
-        atomic_write(gitignore, (text + "\n\n" if text else "") + block + "\n")
+        newline = "\r\n" if "\r\n" in original else "\n"
+        block = ["# vaultmem: index, daemon state and Obsidian's trash stay out of git", *missing]
+        head = original.rstrip("\r\n")
+        text = (head + newline * 2 if head else "") + newline.join(block) + newline
+        atomic_write(gitignore, text)
         created.append(".gitignore")
     return {"vault": str(root), "created": created, "config": str(cfg)}
