@@ -97,6 +97,15 @@ def test_init_appends_to_an_existing_gitignore_once(tmp_path):
     assert lines.count(".trash/") == 1 and lines.count(".vaultmem/") == 1
 
 
+def test_init_keeps_the_gitignores_line_ends_and_equivalent_entries(tmp_path):
+    (tmp_path / ".gitignore").write_bytes(b"/.vaultmem\r\n*.pdf\r\n")
+    init_vault(tmp_path)
+    data = (tmp_path / ".gitignore").read_bytes()
+    assert data.startswith(b"/.vaultmem\r\n*.pdf\r\n\r\n# vaultmem")
+    assert data.endswith(b"\r\n.trash/\r\n") and b".vaultmem/" not in data
+    assert b"\n" not in data.replace(b"\r\n", b"")
+
+
 def test_init_uses_a_configured_memory_root(tmp_path):
     write(tmp_path / ".vaultmem" / "config.toml", 'memory_root = "Agent/Memory"\n')
     init_vault(tmp_path)
