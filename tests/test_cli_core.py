@@ -229,6 +229,14 @@ def test_list_without_a_vault_says_how_to_name_one(tmp_path, monkeypatch):
     assert "--vault" in result.stderr and "vaultmem init" in result.stderr
 
 
+def test_a_broken_config_stops_every_command_with_a_fix(vault):
+    (vault / ".vaultmem" / "config.toml").write_text("[search]\nmin_score = 'high'\n")
+    for args in (["list"], ["show", "anything"]):
+        result = run(*args, vault=vault)
+        assert result.exit_code == 1 and result.stdout == ""
+        assert "config.toml: [search] min_score must be a number" in result.stderr
+
+
 def test_list_takes_the_vault_from_the_environment(vault, monkeypatch, tmp_path):
     write(vault / "Memory" / "Preferences" / "Oolong.md", NOTE)
     monkeypatch.chdir(tmp_path)
