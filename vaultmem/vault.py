@@ -204,7 +204,9 @@ class Vault:
         names = set()
         for _dirpath, dirnames, filenames in os.walk(self.root):
             dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-            names.update(f[:-3].lower() for f in filenames if f.endswith(".md"))
+            # NFC: a file synced from macOS may carry its name decomposed (NFD).
+            names.update(unicodedata.normalize("NFC", f[:-3]).lower()
+                         for f in filenames if f.endswith(".md"))
         return names
 
     def resolve(self, ref: str) -> Path:
