@@ -196,6 +196,13 @@ def test_unique_path_keeps_titles_with_traversal_inside_the_folder(vault):
         assert not FORBIDDEN_IN_NAMES.search(path.stem), title
 
 
+def test_unique_path_sees_a_decomposed_unicode_name_as_taken(vault):
+    import unicodedata
+
+    write(vault.root / "Projects" / (unicodedata.normalize("NFD", "Café") + ".md"))
+    assert vault.unique_path(vault.folder_for("fact"), "Café").name == "Café 2.md"
+
+
 def test_unique_path_ignores_names_in_dot_folders(vault):
     write(vault.root / ".trash" / "Tea.md")
     assert vault.unique_path(vault.folder_for("fact"), "Tea").name == "Tea.md"
