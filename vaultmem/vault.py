@@ -82,9 +82,13 @@ def check_title(title: str) -> str:
     return title
 
 
-def atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str, *, overwrite: bool = True) -> None:
     """Write text so that readers see the old file or the new one, never half of either:
-    temp file in the same folder, fsync, rename over, fsync the folder."""
+    temp file in the same folder, fsync, rename over, fsync the folder.
+
+    With `overwrite=False` the file must not exist yet: it appears complete or not at all,
+    and FileExistsError is raised if another writer (Obsidian, the daemon) took the name
+    first — checking first and renaming after would silently replace that note."""
     path = Path(path)
     if path.is_symlink():
         # Replace the note the link points to, not the user's link.
@@ -96,11 +100,14 @@ def atomic_write(path: Path, text: str) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        if path.exists():
+        if path.exists() and overwrite:
             os.chmod(tmp, path.stat().st_mode & 0o777)
         else:
             os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            _link_new(tmp, path)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -112,6 +119,20 @@ def atomic_write(path: Path, text: str) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def _link_new(tmp: str, path: Path) -> None:
+    """Give the finished temp file its name only if that name is free (link is atomic and
+    never replaces); on file systems without hard links, reserve the name with O_EXCL."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        os.replace(tmp, path)
+        return
+    os.unlink(tmp)
 
 
 class Vault:
@@ -199,6 +220,18 @@ class Vault:
             n += 1
             candidate = f"{base} {n}"
         return folder / f"{candidate}.md"
+
+    def write_new(self, folder: Path, title: str, text: str) -> Path:
+        """Write a new note under a unique safe title and return its path; never replaces a
+        note, even one created by another writer between choosing the name and writing."""
+        for _attempt in range(20):
+            path = self.unique_path(folder, title)
+            try:
+                atomic_write(path, text, overwrite=False)
+                return path
+            except FileExistsError:
+                continue
+        raise UnsafeName(f"could not find a free file name for {title!r} in {self.rel(folder)}")
 
     def _names_in_vault(self) -> set[str]:
         names = set()
