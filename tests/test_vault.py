@@ -365,3 +365,34 @@ def test_a_file_given_as_the_vault_is_named_as_a_file(tmp_path):
     (tmp_path / "notes.md").write_text("x")
     with pytest.raises(VaultNotFound, match="is a file, not a vault folder"):
         find_vault(tmp_path / "notes.md", cwd=tmp_path)
+
+
+def test_atomic_write_without_overwrite_never_replaces(tmp_path):
+    path = tmp_path / "note.md"
+    atomic_write(path, "first", overwrite=False)
+    assert path.read_text() == "first"
+    with pytest.raises(FileExistsError):
+        atomic_write(path, "second", overwrite=False)
+    assert path.read_text() == "first"
+    assert [p.name for p in tmp_path.iterdir()] == ["note.md"]
+
+
+def test_write_new_takes_the_next_name_when_another_writer_got_there_first(vault):
+    import threading
+
+    folder = vault.folder_for("fact")
+    texts = [f"---\nid: N{i}\n---\nnote {i}\n" for i in range(8)]
+    paths, start = [], threading.Barrier(len(texts))
+
+    def writer(text):
+        start.wait()
+        paths.append(vault.write_new(folder, "Same title", text))
+
+    threads = [threading.Thread(target=writer, args=(t,)) for t in texts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(paths)) == len(texts)
+    assert sorted(p.read_text() for p in paths) == sorted(texts)  # nobody's note was replaced
+    assert not [p for p in folder.iterdir() if p.name.startswith(".")]
