@@ -1,0 +1,324 @@
+"""LoCoMo evidence-recall harness (SPEC §6): vaultmem against raw-turn baselines, one run.
+
+    python benchmarks/locomo.py ../shared/eval/locomo/locomo-dev.json --json report.json
+
+For each conversation: a fresh temporary vault; its sessions go in as a `jsonl` transcript
+(message id = `dia_id`, time = the session's date) through `Memory.extract`, the code
+`vaultmem extract` runs; then every question of categories 1-4 is asked through
+`Memory.search`, the code `vaultmem search` runs. Retrieval sees turn texts and question texts
+only: answers, evidence, observations and summaries are read solely to score.
+The last stdout line is SPEC §6's JSON object; tables and totals come before it, progress
+goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+SYSTEMS = ("vaultmem", "bm25", "dense", "hybrid")
+
+
+@dataclass
+class Turn:
+    dia_id: str
+    speaker: str
+    text: str  # as imported: the turn text, plus " [shares <caption>]" for an image
+    time: datetime | None
+    session_date: str  # the session's date as LoCoMo writes it
+
+
+@dataclass
+class Question:
+    text: str
+    category: int
+    evidence: frozenset[str]
+
+
+@dataclass
+class Conversation:
+    sample_id: str
+    turns: list[Turn]
+    questions: list[Question]
+    sessions: int
+
+
+@dataclass
+class Ranked:
+    """One system's answer to one question: the source ids of each hit, best first."""
+    sources: list[list[str]]
+    words: list[int]
+
+
+@dataclass
+class Scores:
+    ranked: dict[str, list[Ranked]] = field(default_factory=lambda: {s: [] for s in SYSTEMS})
+    questions: list[Question] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def add_seconds(self, stage: str, seconds: float) -> None:
+        self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
+
+
+def parse_session_date(text: str) -> datetime | None:
+    """LoCoMo's "1:56 pm on 8 May, 2023" as a naive datetime (None when unreadable)."""
+    cleaned = re.sub(r"\s+", " ", text.strip())
+    for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M %p on %d %B %Y"):
+        try:
+            return datetime.strptime(cleaned, fmt)
+        except ValueError:
+            continue
+    return None
+
+
+def normalise_evidence(raw_ids) -> list[str]:
+    """LoCoMo evidence ids as `D<session>:<turn>`: splits `D8:6; D9:17`, mends `D:11:26`
+    and `D30:05`. Parts that do not hold exactly two numbers are dropped."""
+    ids = []
+    for raw in raw_ids:
+        for part in re.split(r"[;,]", str(raw)):
+            numbers = re.findall(r"\d+", part)
+            if len(numbers) == 2:
+                ids.append(f"D{int(numbers[0])}:{int(numbers[1])}")
+    return ids
+
+
+def load_conversations(path: Path, wanted: set[str] | None = None,
+                       max_sessions: int | None = None,
+                       max_questions: int | None = None) -> list[Conversation]:
+    """Conversations of a LoCoMo-format file, with the scorable questions of each.
+
+    A question is scorable when it is of category 1-4 and some normalised evidence id names
+    a turn of the conversation; with `max_sessions`, all of those turns must be among the
+    sessions kept."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    conversations = []
+    for sample in data:
+        if wanted and sample["sample_id"] not in wanted:
+            continue
+        conv = sample["conversation"]
+        numbers = sorted(int(m.group(1)) for key in conv
+                         if (m := re.fullmatch(r"session_(\d+)", key)) and conv[key])
+        all_ids = {t["dia_id"] for n in numbers for t in conv[f"session_{n}"]}
+        numbers = numbers[:max_sessions] if max_sessions else numbers
+        turns = []
+        for n in numbers:
+            date_text = conv.get(f"session_{n}_date_time", "")
+            start = parse_session_date(date_text)
+            for i, raw in enumerate(conv[f"session_{n}"]):
+                text = raw.get("text", "")
+                if raw.get("blip_caption"):
+                    text = f"{text} [shares {raw['blip_caption']}]"
+                # Successive seconds keep the turns of a session in order.
+                when = start + timedelta(seconds=i) if start else None
+                turns.append(Turn(raw["dia_id"], raw.get("speaker", "user"), text, when, date_text))
+        kept = {t.dia_id for t in turns}
+        questions = []
+        for qa in sample.get("qa", []):
+            if qa.get("category") not in CATEGORIES:
+                continue
+            evidence = frozenset(e for e in normalise_evidence(qa.get("evidence", [])) if e in all_ids)
+            if evidence and evidence <= kept:
+                questions.append(Question(qa["question"], qa["category"], evidence))
+        conversations.append(Conversation(sample["sample_id"], turns,
+                                          questions[:max_questions] if max_questions else questions,
+                                          len(numbers)))
+    return conversations
+
+
+def write_transcript(conv: Conversation, path: Path) -> None:
+    """The conversation as SPEC §4 `jsonl`: one line per turn, session `<sample>-session_<N>`."""
+    with path.open("w", encoding="utf-8") as out:
+        for turn in conv.turns:
+            line = {"session": f"{conv.sample_id}-session_{turn.dia_id[1:].split(':')[0]}",
+                    "id": turn.dia_id, "speaker": turn.speaker, "role": "user", "text": turn.text}
+            if turn.time:
+                line["time"] = turn.time.isoformat(timespec="seconds")
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+
+def baseline_unit(turn: Turn) -> str:
+    """What the raw-turn baselines index for a turn: speaker, session date and text.
+
+    With this unit BM25 reproduces eval/locomo/README.md's 47.1 / 52.8 exactly; the dense
+    figures move with where speaker and date sit in the unit (see benchmarks/README.md)."""
+    return f"{turn.speaker} ({turn.session_date}): {turn.text}"
+
+
+def recall_at(ranked: Ranked, evidence: frozenset[str], k: int) -> float:
+    covered = set().union(*ranked.sources[:k]) if ranked.sources[:k] else set()
+    return len(evidence & covered) / len(evidence)
+
+
+def word_count(text: str) -> int:
+    return len(text.split())
+
+
+def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores: Scores) -> dict:
+    """Import, extract and query one conversation in a fresh vault; returns the extract summary."""
+    from vaultmem.api import Memory, init
+
+    vault = workdir / conv.sample_id
+    init(vault)
+    memory = Memory(vault)
+    memory._embedder = embedder  # one warm model for the whole run
+    indexing = _time_calls(memory.indexer, "sync")
+    transcript = workdir / f"{conv.sample_id}.jsonl"
+    write_transcript(conv, transcript)
+    started = time.perf_counter()
+    summary = memory.extract([transcript], format="jsonl", user="default")
+    elapsed = time.perf_counter() - started
+    if summary.get("errors"):
+        raise SystemExit(f"extract failed on {conv.sample_id}: {summary['errors']}")
+    scores.add_seconds("index", indexing[0])
+    scores.add_seconds("import+extract", elapsed - indexing[0])
+    started = time.perf_counter()
+    for question in conv.questions:
+        hits = memory.search(question.text, k=depth)["hits"]
+        scores.ranked["vaultmem"].append(Ranked([list(h.get("source_messages") or []) for h in hits],
+                                                [word_count(h.get("text", "")) for h in hits]))
+    scores.add_seconds("query", time.perf_counter() - started)
+    return summary
+
+
+def _time_calls(obj, name: str) -> list[float]:
+    """Accumulate the seconds spent in `obj.name(...)` (how long extraction spends indexing)."""
+    spent = [0.0]
+    original = getattr(obj, name)
+
+    def timed(*args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            spent[0] += time.perf_counter() - started
+
+    setattr(obj, name, timed)
+    return spent
+
+
+def run_baselines(conv: Conversation, embedder, depth: int, scores: Scores) -> None:
+    from baselines import all_baselines
+
+    started = time.perf_counter()
+    rankings = all_baselines(embedder, [baseline_unit(t) for t in conv.turns],
+                             [q.text for q in conv.questions])
+    for system, per_question in rankings.items():
+        for ranking in per_question:
+            top = [conv.turns[i] for i in ranking[:depth]]
+            scores.ranked[system].append(Ranked([[t.dia_id] for t in top],
+                                                [word_count(t.text) for t in top]))
+    scores.add_seconds("baselines", time.perf_counter() - started)
+
+
+def summarise(ranked: list[Ranked], questions: list[Question], ks: list[int], depth: int) -> dict:
+    """Recall@k per category and overall, words and sources per hit over the top `depth`."""
+    def block(pairs):
+        hits = [(w, len(s)) for r, _q in pairs for w, s in zip(r.words[:depth], r.sources[:depth])]
+        out = {"n": len(pairs)}
+        for k in ks:
+            out[f"recall@{k}"] = (sum(recall_at(r, q.evidence, k) for r, q in pairs) / len(pairs)
+                                  if pairs else None)
+        out["words_per_hit"] = sum(w for w, _ in hits) / len(hits) if hits else None
+        out["sources_per_hit"] = sum(s for _, s in hits) / len(hits) if hits else None
+        return out
+
+    pairs = list(zip(ranked, questions))
+    result = {"overall": block(pairs)}
+    for category, name in CATEGORIES.items():
+        result[f"{category} {name}"] = block([(r, q) for r, q in pairs if q.category == category])
+    return result
+
+
+def print_table(summaries: dict[str, dict], ks: list[int]) -> None:
+    header = f"{'system':<9} {'category':<14} {'n':>4} " + " ".join(f"{'R@' + str(k):>6}" for k in ks)
+    print(header + f" {'words/hit':>9} {'src/hit':>7}")
+    for system, summary in summaries.items():
+        for row_name, row in summary.items():
+            cells = " ".join(f"{100 * row[f'recall@{k}']:6.1f}" if row[f"recall@{k}"] is not None
+                             else f"{'-':>6}" for k in ks)
+            words = f"{row['words_per_hit']:9.1f}" if row["words_per_hit"] is not None else f"{'-':>9}"
+            sources = f"{row['sources_per_hit']:7.2f}" if row["sources_per_hit"] is not None else f"{'-':>7}"
+            print(f"{system:<9} {row_name:<14} {row['n']:>4} {cells} {words} {sources}")
+        print()
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("data", type=Path, help="a LoCoMo-format JSON file")
+    parser.add_argument("--conversations", help="comma-separated sample ids (default: all)")
+    parser.add_argument("--k", default="5,10", help="recall cut-offs (default 5,10)")
+    parser.add_argument("--json", dest="json_out", type=Path, help="write the full report here")
+    parser.add_argument("--max-sessions", type=int, help="import only the first N sessions")
+    parser.add_argument("--max-questions", type=int, help="ask at most N questions per conversation")
+    parser.add_argument("--keep-vaults", type=Path, help="build the vaults here and keep them")
+    args = parser.parse_args(argv)
+    asked = {int(k) for k in args.k.split(",") if k.strip()}
+    if asked and min(asked) < 1:
+        parser.error("--k takes positive integers, e.g. 5,10")
+    args.ks = sorted(asked | {5, 10})  # the JSON line always carries recall@5 and @10
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    wanted = set(args.conversations.split(",")) if args.conversations else None
+    conversations = load_conversations(args.data, wanted, args.max_sessions, args.max_questions)
+    if wanted and wanted - {c.sample_id for c in conversations}:
+        raise SystemExit(f"no such conversation in {args.data}: {sorted(wanted - {c.sample_id for c in conversations})}")
+    depth = max(args.ks)
+    from vaultmem.embed import Embedder
+
+    started = time.perf_counter()
+    embedder = Embedder()
+    scores = Scores()
+    scores.add_seconds("model load", time.perf_counter() - started)
+    extracts = {}
+    with tempfile.TemporaryDirectory(prefix="vaultmem-locomo-") as tmp:
+        workdir = args.keep_vaults or Path(tmp)
+        workdir.mkdir(parents=True, exist_ok=True)
+        for conv in conversations:
+            print(f"{conv.sample_id}: {conv.sessions} sessions, {len(conv.turns)} turns, "
+                  f"{len(conv.questions)} questions", file=sys.stderr, flush=True)
+            summary = run_vaultmem(conv, embedder, workdir, depth, scores)
+            extracts[conv.sample_id] = {k: summary.get(k) for k in
+                                        ("sessions", "created", "updated", "superseded", "rejected")}
+            run_baselines(conv, embedder, depth, scores)
+            scores.questions.extend(conv.questions)
+    summaries = {system: summarise(scores.ranked[system], scores.questions, args.ks, 10)
+                 for system in SYSTEMS}
+    print_table(summaries, args.ks)
+    print("seconds: " + ", ".join(f"{stage} {s:.1f}" for stage, s in scores.seconds.items()))
+    print("LoCoMo data: Maharana et al., arXiv 2402.17753 (snap-research/LoCoMo), CC BY-NC 4.0")
+    overall = {system: summaries[system]["overall"] for system in SYSTEMS}
+    figures = {"questions": len(scores.questions),
+               **{f"recall@{k}": overall["vaultmem"][f"recall@{k}"] for k in args.ks},
+               "words_per_hit": overall["vaultmem"]["words_per_hit"],
+               "sources_per_hit": overall["vaultmem"]["sources_per_hit"],
+               "baseline_hybrid_recall@10": overall["hybrid"]["recall@10"],
+               "baseline_bm25_recall@10": overall["bm25"]["recall@10"],
+               "baseline_dense_recall@10": overall["dense"]["recall@10"]}
+    if args.json_out:
+        report = {"data": str(args.data), "conversations": [c.sample_id for c in conversations],
+                  "figures": figures, "systems": summaries, "extract": extracts,
+                  "seconds": scores.seconds,
+                  "attribution": "LoCoMo: Maharana et al., arXiv 2402.17753, CC BY-NC 4.0"}
+        args.json_out.parent.mkdir(parents=True, exist_ok=True)
+        args.json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
