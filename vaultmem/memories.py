@@ -39,10 +39,8 @@ def write_memory(vault: Vault, *, text: str, type: str, user: str, importance: f
                            source_messages=source_messages, valid_from=valid_from,
                            valid_to=valid_to, run=run, extra=extra)
     folder = vault.folder_for(type)
-    path = vault.unique_path(folder, title or title_from_text(text))
     body = text.strip() + "\n"
-    atomic_write(path, render_note(Note(meta=meta, body=body, path=path)))
-    return path
+    return vault.write_new(folder, title or title_from_text(text), render_note(Note(meta=meta, body=body)))
 
 
 def load(vault: Vault, path: Path) -> Note:
