@@ -6,11 +6,13 @@ per batch, so a query arriving during a long catch-up waits for one batch, not f
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import threading
 import time
 from contextlib import contextmanager
+from datetime import datetime
 
 from vaultmem.errors import DaemonError
 
@@ -202,19 +204,28 @@ class IndexWorker:
         if report.added or report.updated or report.removed:
             log.info("indexed: %d added, %d updated, %d removed (%.2f s)", report.added,
                      report.updated, report.removed, report.seconds)
-            self.last_sync = {"at": time.time(), "added": report.added,
+            self.last_sync = {"at": datetime.now().replace(microsecond=0).isoformat(),
+                              "added": report.added,
                               "updated": report.updated, "removed": report.removed}
 
     def _report_error(self, rel: str, reason: str) -> None:
-        try:
-            st = os.stat(self.vault.root / rel)
-            signature = (reason, st.st_size, st.st_mtime_ns)
-        except OSError:
-            signature = (reason, None, None)
-        self.last_error = {"path": rel, "reason": reason, "at": time.time()}
+        # Keyed by content, not mtime: a save that rewrites the same broken bytes is not
+        # news; any real change to the file is logged (and retried) again.
+        signature = (reason, self._fingerprint(rel))
+        self.last_error = {"path": rel, "reason": reason,
+                           "at": datetime.now().replace(microsecond=0).isoformat()}
         if self._reported.get(rel) != signature:
             self._reported[rel] = signature
             log.warning("skipped %s: %s", rel, reason)
+
+    def _fingerprint(self, rel: str):
+        path = self.vault.root / rel
+        try:
+            if path.stat().st_size > self.max_note_bytes:
+                return None  # the reason names the size already; do not read it
+            return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+        except OSError:
+            return None
 
 
 def _rebuild_reason(indexer) -> str | None:

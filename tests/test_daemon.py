@@ -1,0 +1,451 @@
+"""The daemon, driven as users drive it: a real process on a temporary vault.
+
+Notes are written, edited, renamed and deleted with ordinary file operations; every check
+polls the daemon with a deadline (no sleep is an assertion). Fast unit tests of the lock,
+the query-first gate and the service units come first.
+"""
+
+import json
+import os
+import plistlib
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from vaultmem import client
+from vaultmem.cli import cli
+from vaultmem.daemon.lock import DaemonLock, lock_is_held, read_pid, running_pid
+from vaultmem.daemon.service import (install_service, launchd_plist, service_name,
+                                     systemd_unit, uninstall_service)
+from vaultmem.daemon.worker import Gate
+from vaultmem.errors import DaemonError
+
+VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
+HEAVY = ("torch", "sentence_transformers", "lancedb")
+REEMBEDDED = re.compile(r"indexed: \d+ added, [1-9]\d* updated")
+
+
+# --- lock ---------------------------------------------------------------------------------
+
+def test_lock_allows_one_holder(tmp_path):
+    first, second = DaemonLock(tmp_path), DaemonLock(tmp_path)
+    first.acquire()
+    try:
+        assert lock_is_held(tmp_path) and read_pid(tmp_path) == os.getpid()
+        assert running_pid(tmp_path) == os.getpid()
+        with pytest.raises(DaemonError, match=f"already running.*pid {os.getpid()}"):
+            second.acquire()
+    finally:
+        first.release()
+    assert not lock_is_held(tmp_path) and running_pid(tmp_path) is None
+    assert not (tmp_path / "daemon.pid").exists()
+    with second:
+        assert lock_is_held(tmp_path)
+
+
+def test_lock_of_a_killed_process_is_free(tmp_path):
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from vaultmem.daemon.lock import DaemonLock; "
+         "DaemonLock(sys.argv[1]).acquire(); print('held', flush=True); time.sleep(60)",
+         str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    assert running_pid(tmp_path) == holder.pid
+    holder.kill()
+    holder.wait()
+    assert (tmp_path / "daemon.pid").exists()  # stale hint left behind by kill -9
+    assert running_pid(tmp_path) is None
+    DaemonLock(tmp_path).acquire()
+
+
+# --- gate: queries go before the indexer's next batch ----------------------------------------
+
+def test_gate_serves_a_waiting_query_before_the_next_batch():
+    gate, order = Gate(), []
+    in_batch, query_waiting = threading.Event(), threading.Event()
+
+    def indexer():
+        for n in range(2):
+            with gate.write():
+                order.append(f"batch{n}")
+                if n == 0:
+                    in_batch.set()
+                    query_waiting.wait(5)
+                    deadline = time.monotonic() + 5
+                    while gate._queries_waiting == 0 and time.monotonic() < deadline:
+                        time.sleep(0.001)
+
+    def query():
+        in_batch.wait(5)
+        query_waiting.set()
+        with gate.query(timeout=5):
+            order.append("query")
+
+    threads = [threading.Thread(target=indexer), threading.Thread(target=query)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert order == ["batch0", "query", "batch1"]
+
+
+def test_gate_tells_a_query_the_daemon_is_busy():
+    gate = Gate()
+    with gate.write():
+        with pytest.raises(DaemonError, match="busy \\(reconciling\\)"):
+            with gate.query(timeout=0.01, busy_with="reconciling"):
+                pass
+
+
+# --- service units --------------------------------------------------------------------------
+
+def test_systemd_unit_runs_this_python_on_this_vault(tmp_path, monkeypatch):
+    vault = tmp_path / "My Notes 100%"
+    vault.mkdir()
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    unit = systemd_unit(vault, python="/opt/py/bin/python")
+    escaped = str(vault).replace("%", "%%")  # systemd expands % specifiers
+    assert f'ExecStart="/opt/py/bin/python" "-m" "vaultmem.daemon" "--vault" "{escaped}"' in unit
+    assert "WantedBy=default.target" in unit and "Restart=on-failure" in unit
+
+    result = install_service(vault, platform="linux")
+    path = Path(result["installed"])
+    assert path == tmp_path / "config" / "systemd" / "user" / f"{service_name(vault)}.service"
+    assert path.read_text(encoding="utf-8") == systemd_unit(vault)
+    assert "systemctl --user enable --now" in result["enable"]
+    removed = uninstall_service(vault, platform="linux", manage=False)
+    assert removed["removed"] == str(path) and not path.exists()
+    assert "disable --now" in removed["disable"]
+    assert uninstall_service(vault, platform="linux", manage=False)["removed"] is None
+
+
+def test_launchd_agent(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    plist = plistlib.loads(launchd_plist(vault, python="/usr/bin/python3"))
+    assert plist["ProgramArguments"] == ["/usr/bin/python3", "-m", "vaultmem.daemon", "--vault",
+                                         str(vault)]
+    assert plist["RunAtLoad"] is True and plist["Label"].endswith(service_name(vault))
+    result = install_service(vault, platform="darwin")
+    assert Path(result["installed"]).parent == tmp_path / "home" / "Library" / "LaunchAgents"
+    assert result["enable"].startswith("launchctl bootstrap gui/")
+    assert uninstall_service(vault, platform="darwin", manage=False)["removed"]
+
+
+def test_service_names_differ_per_vault(tmp_path):
+    assert service_name(tmp_path / "a" / "notes") != service_name(tmp_path / "b" / "notes")
+    assert service_name(tmp_path / "a" / "notes").startswith("vaultmem-notes-")
+
+
+def test_service_cli(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    vault = tmp_path / "vault"
+    (vault / ".vaultmem").mkdir(parents=True)
+    runner = CliRunner()
+    done = runner.invoke(cli, ["--vault", str(vault), "service", "install", "--json"])
+    assert done.exit_code == 0, done.output
+    installed = Path(json.loads(done.output)["installed"])
+    assert installed.is_file()
+    done = runner.invoke(cli, ["--vault", str(vault), "service", "uninstall"])
+    assert done.exit_code == 0 and f"removed {installed}" in done.output
+    assert not installed.exists()
+
+
+# --- the real daemon ------------------------------------------------------------------------
+
+def note_text(note_id, body, type="fact"):
+    return (f"---\nid: {note_id}\ntype: {type}\ncreated: 2026-11-01T09:00:00\n"
+            f"updated: 2026-11-01T09:00:00\nstatus: active\nuser: default\n---\n{body}\n")
+
+
+def vaultmem(*args, vault, env=None, check=True):
+    full_env = dict(os.environ, **(env or {}))
+    done = subprocess.run([VAULTMEM, "--vault", str(vault), *args], capture_output=True,
+                          text=True, env=full_env, timeout=180)
+    if check and done.returncode != 0:
+        raise AssertionError(f"vaultmem {' '.join(args)} failed: {done.stderr}")
+    return done
+
+
+def wait_for(predicate, deadline=60.0, what="condition"):
+    end = time.monotonic() + deadline
+    last = None
+    while time.monotonic() < end:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
+
+
+def hits(vault, query, k=10):
+    return client.request(vault, "search", {"query": query, "k": k})["hits"]
+
+
+def hit_for(vault, query, path, text=None):
+    def check():
+        found = [h for h in hits(vault, query) if h["path"] == path]
+        if found and (text is None or text in found[0]["text"]):
+            return found[0]
+        return None
+    return check
+
+
+def new_vault(tmp_path, name="vault"):
+    root = tmp_path / name
+    vaultmem("init", str(root), vault=root)
+    return root
+
+
+def start(vault):
+    result = json.loads(vaultmem("daemon", "start", "--json", vault=vault).stdout)
+    assert result["started"], result
+    return result["pid"]
+
+
+def stop(vault):
+    return json.loads(vaultmem("daemon", "stop", "--json", vault=vault).stdout)
+
+
+def log_text(vault):
+    return (vault / ".vaultmem" / "daemon.log").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    """A vault with a running daemon, shared by the tests below (the model loads once)."""
+    root = new_vault(tmp_path_factory.mktemp("live"))
+    facts = root / "Memory" / "Facts"
+    (facts / "Tea.md").write_text(note_text("01JTEA0000000000000000000A",
+                                            "The user drinks green tea every morning."))
+    start(root)
+    wait_for(lambda: client.request(root, "status")["state"] == "watching", 120, "watching")
+    yield root
+    stop(root)
+
+
+def test_status_lock_and_socket(live):
+    status = json.loads(vaultmem("daemon", "status", "--json", vault=live).stdout)
+    assert status["running"] and status["pid"] == read_pid(live / ".vaultmem")
+    assert status["uptime_seconds"] >= 0 and status["notes_indexed"] >= 1
+    assert status["queue"] >= 0 and "last_error" in status
+    assert oct(os.stat(live / ".vaultmem" / "daemon.sock").st_mode & 0o777) == "0o600"
+    again = json.loads(vaultmem("daemon", "start", "--json", vault=live).stdout)
+    assert again == {"started": False, "already_running": True, "pid": status["pid"],
+                     "vault": str(live)}
+    # A second daemon process for the same vault refuses to run.
+    second = subprocess.run([sys.executable, "-m", "vaultmem.daemon", "--vault", str(live)],
+                            capture_output=True, text=True, timeout=120)
+    assert second.returncode == 1 and "already running" in second.stderr
+    human = vaultmem("daemon", "status", vault=live).stdout
+    assert f"pid {status['pid']}" in human and "notes indexed:" in human
+
+
+def test_edit_rename_delete_reach_search(live):
+    facts = live / "Memory" / "Facts"
+    note = facts / "Bike.md"
+    note.write_text(note_text("01JBIKE000000000000000000A", "The user rides a red bicycle to work."))
+    first = wait_for(hit_for(live, "how does the user get to work", "Memory/Facts/Bike.md"),
+                     what="new note searchable")
+    assert first["id"] == "01JBIKE000000000000000000A"
+
+    # Obsidian-style autosave burst: many small writes; the last text wins.
+    for word in ("blue", "green", "yellow", "orange", "purple"):
+        note.write_text(note_text("01JBIKE000000000000000000A",
+                                  f"The user rides a {word} bicycle to work."))
+    wait_for(hit_for(live, "bicycle to work", "Memory/Facts/Bike.md", "purple"),
+             what="edit searchable")
+
+    note.rename(facts / "Cycling.md")
+    renamed = wait_for(hit_for(live, "bicycle to work", "Memory/Facts/Cycling.md"),
+                       what="renamed note searchable")
+    assert renamed["id"] == "01JBIKE000000000000000000A"
+    assert not [h for h in hits(live, "bicycle to work") if h["path"] == "Memory/Facts/Bike.md"]
+
+    (facts / "Cycling.md").unlink()
+    wait_for(lambda: not [h for h in hits(live, "bicycle to work")
+                          if h["id"] == "01JBIKE000000000000000000A"], what="deleted note gone")
+
+
+def test_unchanged_content_is_not_reembedded(live):
+    tea = live / "Memory" / "Facts" / "Tea.md"
+    before = len(REEMBEDDED.findall(log_text(live)))
+    os.utime(tea, (time.time() + 5, time.time() + 5))  # a touch: new mtime, same bytes
+    tea.write_text(tea.read_text())  # a save that writes identical content
+    marker = live / "Memory" / "Facts" / "Marker unchanged.md"
+    marker.write_text(note_text("01JMARK000000000000000000A", "The user keeps a sourdough starter."))
+    wait_for(hit_for(live, "sourdough starter", "Memory/Facts/Marker unchanged.md"))
+    assert len(REEMBEDDED.findall(log_text(live))) == before
+
+
+def test_bad_files_are_logged_once_and_skipped(live):
+    facts = live / "Memory" / "Facts"
+    bad = {
+        "Broken yaml.md": "---\nid: [unclosed\ntype: fact\n---\nbody\n".encode(),
+        "Latin1.md": note_text("01JLAT0000000000000000000A", "caf\u00e9").encode("latin-1"),
+        "Binary.md": bytes(range(256)) * 64,
+        "Huge.md": note_text("01JHUGE000000000000000000A", "word " * (4 * 1024 * 1024)).encode(),
+    }
+    for name, data in bad.items():
+        (facts / name).write_bytes(data)
+    # A file that vanishes between its event and the read.
+    ghost = facts / "Ghost.md"
+    ghost.write_text(note_text("01JGHOST00000000000000000A", "here and gone"))
+    ghost.unlink()
+    marker = facts / "After bad files.md"
+    marker.write_text(note_text("01JAFTER00000000000000000A", "The user collects vinyl records."))
+    wait_for(hit_for(live, "vinyl record collection", "Memory/Facts/After bad files.md"))
+
+    def each_logged_once():
+        text = log_text(live)
+        counts = {name: text.count(f"skipped Memory/Facts/{name}:") for name in bad}
+        return counts if all(n == 1 for n in counts.values()) else None
+    wait_for(each_logged_once, what="one log line per bad file")
+    status = client.request(live, "status")
+    assert status["running"] and status["last_error"]["path"].startswith("Memory/Facts/")
+
+    # Touching a bad file again without fixing it does not log it again...
+    (facts / "Broken yaml.md").write_bytes(bad["Broken yaml.md"])
+    marker.write_text(note_text("01JAFTER00000000000000000A", "The user collects jazz vinyl records."))
+    wait_for(hit_for(live, "vinyl record collection", "Memory/Facts/After bad files.md", "jazz"))
+    assert log_text(live).count("skipped Memory/Facts/Broken yaml.md:") == 1
+    # ...and fixing it gets it indexed (it is retried when it changes).
+    (facts / "Broken yaml.md").write_text(note_text("01JFIXED00000000000000000A",
+                                                    "The user repaired the broken kettle."))
+    wait_for(hit_for(live, "kettle repair", "Memory/Facts/Broken yaml.md"))
+    for name in bad:
+        (facts / name).unlink()
+    wait_for(lambda: not hits(live, "kettle repair"), what="deleted notes gone")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_unreadable_note_is_skipped(live):
+    locked = live / "Memory" / "Facts" / "Locked.md"
+    locked.write_text(note_text("01JLOCK000000000000000000A", "secret"))
+    locked.chmod(0)
+    try:
+        wait_for(lambda: "skipped Memory/Facts/Locked.md:" in log_text(live))
+        assert client.request(live, "status")["running"]
+    finally:
+        locked.chmod(0o644)
+        locked.unlink()
+
+
+def test_cli_search_through_daemon_matches_in_process_and_stays_light(live):
+    assert client.request(live, "flush", {"timeout": 30})["idle"]  # nothing left to index
+    via_daemon = vaultmem("search", "what does the user drink", "--json", vault=live).stdout
+    in_process = vaultmem("search", "what does the user drink", "--json", vault=live,
+                          env={"VAULTMEM_NO_DAEMON": "1"}).stdout
+    assert json.loads(via_daemon)["hits"][0]["path"] == "Memory/Facts/Tea.md"
+    assert via_daemon == in_process
+    human = vaultmem("search", "what does the user drink", vault=live)
+    assert human.stdout == vaultmem("search", "what does the user drink", vault=live,
+                                    env={"VAULTMEM_NO_DAEMON": "1"}).stdout
+    # The CLI process itself, answered by the daemon, never imports the heavy libraries.
+    probe = ("import json, sys\n"
+             "from vaultmem.cli import cli\n"
+             "try:\n"
+             "    cli(['--vault', sys.argv[1], 'search', 'green tea', '--json'])\n"
+             "except SystemExit:\n"
+             "    pass\n"
+             f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", probe, str(live)], capture_output=True,
+                          text=True, timeout=60)
+    assert json.loads(done.stdout)["hits"], done.stderr
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == []
+
+
+def test_context_and_add_through_daemon(live):
+    block = client.request(live, "context", {"question": "What does the user drink?"})
+    assert "green tea" in block["text"]
+    added = json.loads(vaultmem("add", "The user is allergic to peanuts", "--type", "fact",
+                                "--json", vault=live).stdout)
+    assert added["action"] == "created"
+    assert (live / added["path"]).is_file()
+    wait_for(hit_for(live, "peanut allergy", added["path"]))
+
+
+def test_user_edits_are_committed_when_quiet(live):
+    note = live / "Memory" / "Facts" / "Garden.md"
+    note.write_text(note_text("01JGARDEN0000000000000000A", "The user grows tomatoes."))
+
+    def committed():
+        done = subprocess.run(["git", "-C", str(live), "log", "--format=%s", "--",
+                               "Memory/Facts/Garden.md"], capture_output=True, text=True)
+        return done.stdout.strip()
+    assert "Garden" in wait_for(committed, 60, "a commit of the user's edit")
+
+
+def test_inbox_transcripts_are_extracted(live):
+    inbox = live / "Memory" / "Inbox"
+    lines = [{"session": "inbox-1", "id": "m-1", "time": "2026-11-29T10:00:00",
+              "speaker": "Alice", "role": "user",
+              "text": "I moved to Lisbon last month and I love the pastries here."},
+             {"session": "inbox-1", "id": "m-2", "time": "2026-11-29T10:00:05",
+              "role": "assistant", "text": "Lisbon sounds lovely!"}]
+    (inbox / "chat.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    (inbox / "broken.jsonl").write_text("{not json\n")
+    wait_for(lambda: (inbox / "processed" / "chat.jsonl").is_file(), 90, "transcript processed")
+    assert not (inbox / "chat.jsonl").exists()
+    wait_for(lambda: (inbox / "broken.jsonl.error.txt").is_file(), 60, "error report")
+    assert (inbox / "broken.jsonl").is_file()
+    assert "broken.jsonl" in (inbox / "broken.jsonl.error.txt").read_text()
+    wait_for(lambda: any(h["type"] == "session" for h in hits(live, "pastries in Lisbon")),
+             what="session searchable")
+
+
+def test_stop_is_graceful_and_restart_catches_up(tmp_path):
+    root = new_vault(tmp_path)
+    facts = root / "Memory" / "Facts"
+    for n in range(5):
+        (facts / f"Fact {n}.md").write_text(note_text(f"01JFACT{n:019d}", f"Fact number {n} about owls."))
+    start(root)
+    wait_for(hit_for(root, "Fact number 4 about owls", "Memory/Facts/Fact 4.md"))
+    assert stop(root)["stopped"]
+    assert not (root / ".vaultmem" / "daemon.sock").exists()
+    assert vaultmem("daemon", "status", vault=root, check=False).returncode == 3
+
+    # While it is down: an edit, a new note, a deletion and a rename.
+    (facts / "Fact 0.md").write_text(note_text("01JFACT0000000000000000000", "Owls hunt at dusk."))
+    (facts / "Fresh.md").write_text(note_text("01JFRESH00000000000000000A", "Herons fish at dawn."))
+    (facts / "Fact 1.md").unlink()
+    (facts / "Fact 2.md").rename(facts / "Renamed owl fact.md")
+    start(root)
+    wait_for(hit_for(root, "owls hunting at dusk", "Memory/Facts/Fact 0.md", "dusk"))
+    wait_for(hit_for(root, "herons fishing", "Memory/Facts/Fresh.md"))
+    renamed = wait_for(hit_for(root, "Fact number 2 about owls", "Memory/Facts/Renamed owl fact.md"))
+    assert renamed["id"] == "01JFACT0000000000000000002"
+    assert not [h for h in hits(root, "Fact number 1 about owls") if h["path"] == "Memory/Facts/Fact 1.md"]
+    assert "startup scan: 5 notes, 3 to check, 2 gone" in log_text(root)
+    stop(root)
+
+
+def test_kill_9_mid_indexing_then_restart_leaves_no_drift(tmp_path):
+    from vaultmem.api import Memory
+
+    root = new_vault(tmp_path)
+    pid = start(root)
+    wait_for(lambda: client.request(root, "status")["state"] == "watching", 120)
+    facts = root / "Memory" / "Facts"
+    for n in range(400):
+        (facts / f"Bulk {n}.md").write_text(
+            note_text(f"01JBULK{n:019d}", f"Bulk note {n}: the user once visited place number {n}."))
+    wait_for(lambda: client.request(root, "status")["notes_indexed"] > 0, 120, "indexing started")
+    os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: not lock_is_held(root / ".vaultmem"), 30, "killed daemon gone")
+    assert client.try_request(root, "status") is None  # stale socket: callers fall back
+
+    start(root)
+    wait_for(lambda: client.request(root, "flush", {"timeout": 5}).get("idle"), 300, "caught up")
+    report = Memory(root).doctor()
+    assert report["drift"] == {"missing": [], "stale": [], "orphaned": []}
+    assert report["notes"] == 400
+    assert client.request(root, "status")["notes_indexed"] == 400
+    stop(root)
