@@ -17,7 +17,7 @@ class NoteParseError(VaultmemError):
     """A note's frontmatter or encoding could not be read; the file is left untouched."""
 
     def __init__(self, path, reason):
-        self.path = str(path)
+        self.path = str(path) if path else "<text>"
         self.reason = reason
         super().__init__(f"{self.path}: {reason}")
 

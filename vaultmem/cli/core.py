@@ -36,6 +36,8 @@ def init(ctx, path, as_json):
 @pass_ctx
 def add(ctx, text, note_type, tags, importance, title, user, as_json):
     """Write one memory through the write policy (filters, dedup, supersede)."""
+    if not text.strip():
+        raise click.UsageError("TEXT is empty — give the memory as a sentence")
     args = dict(text=text, type=note_type, tags=list(tags), importance=importance, title=title, user=user)
     result = via_daemon(ctx, "add", args)
     if result is None:
