@@ -75,6 +75,7 @@ def test_docstring_examples_execute_on_the_sample_vault(workdir, tmp_path):
     illustrative: ids and paths differ per vault), in the order a user would try them."""
     root = copy_sample_vault(tmp_path / "sample")
     api.init(root)
+    Memory(root).reindex()  # as after `vaultmem init` + `vaultmem reindex`
     globs = {"Memory": Memory, "vault": str(root), "tmp": tmp_path}
     failures = []
     parser = doctest.DocTestParser()
