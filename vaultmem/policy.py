@@ -91,6 +91,7 @@ class Existing:
     value: str = ""
     source_messages: list[str] = field(default_factory=list)
     vector: object = None  # unit-norm numpy vector, or None when not embedded
+    sources: list[str] = field(default_factory=list)  # link targets of its `sources`
 
     @property
     def slot(self) -> tuple[str, str, str] | None:
@@ -127,11 +128,15 @@ class Pool:
     """The active memories of one user that candidates are compared against; a run adds
     what it creates, so two candidates of one run dedup against each other too."""
 
-    def __init__(self, entries: list[Existing], dedup_threshold: float = 0.92):
+    def __init__(self, entries: list[Existing], dedup_threshold: float = 0.92,
+                 retired: list[Existing] = ()):
         self.entries = list(entries)
         self.threshold = dedup_threshold
         self.names: set[str] = set()  # note names in the vault (lower-case), filled on first use
         self._by_text = {(e.user, normalise(e.text)): e for e in self.entries}
+        # Superseded memories: a candidate they were already built from is not news again
+        # (re-running a transcript must not supersede its own later statement).
+        self.retired: list[Existing] = list(retired)
 
     def add(self, entry: Existing) -> None:
         self.entries.append(entry)
@@ -140,9 +145,23 @@ class Pool:
     def discard(self, entry: Existing) -> None:
         self.entries = [e for e in self.entries if e is not entry]
         self._by_text = {k: v for k, v in self._by_text.items() if v is not entry}
+        self.retired.append(entry)
 
     def exact(self, user: str, text: str) -> Existing | None:
         return self._by_text.get((user, normalise(text)))
+
+    def retired_match(self, user: str, candidate, links=None) -> Existing | None:
+        """A superseded memory stating what `candidate` states, from the same messages."""
+        text = normalise(candidate.content)
+        slot = _slot_of(candidate, user)
+        for entry in self.retired:
+            if entry.user != user or not _known_sources(entry, candidate, links, empty=False):
+                continue
+            if normalise(entry.text) == text or (
+                    slot and entry.slot == slot
+                    and (entry.value or "").strip().lower() == (candidate.value or "").strip().lower()):
+                return entry
+        return None
 
     def slot_holders(self, user: str, subject: str | None, attribute: str | None) -> list[Existing]:
         if not (subject and attribute):
@@ -150,7 +169,9 @@ class Pool:
         key = (user, subject.lower(), attribute.lower())
         return [e for e in self.entries if e.slot == key]
 
-    def nearest(self, user: str, type: str, vector) -> tuple[Existing | None, float]:
+    def nearest(self, user: str, type: str, vector, candidate=None) -> tuple[Existing | None, float]:
+        """The closest memory of this user and type by cosine; with `candidate`, only those
+        that could mean the same thing (see `_may_be_same`)."""
         import numpy as np
 
         best, best_score = None, -1.0
@@ -160,41 +181,105 @@ class Pool:
         for entry in self.entries:
             if entry.user != user or entry.type != type or entry.vector is None:
                 continue
+            if candidate is not None and not _may_be_same(entry, candidate):
+                continue
             score = float(np.dot(entry.vector, vector))
             if score > best_score:
                 best, best_score = entry, score
         return best, best_score
 
 
-def decide(candidate, user: str, pool: Pool, vector=None) -> Decision:
-    """The decision for one candidate (an `extract.candidate.Candidate` or like it)."""
+def decide(candidate, user: str, pool: Pool, vector=None, links=None) -> Decision:
+    """The decision for one candidate (an `extract.candidate.Candidate` or like it).
+
+    `links` are the candidate's session-turn links (`[[Sessions/..#^m-3]]`) when known: they
+    tell messages of different sessions apart, where bare message ids (`m-3`) may repeat.
+    """
     content, ctype = candidate.content, candidate.type
     if getattr(candidate, "rejected_reason", None):
         return Decision("rejected", candidate.rejected_reason, content, ctype, candidate=candidate)
     reason = screen(content)
     if reason:
         return Decision("rejected", reason, content, ctype, candidate=candidate)
-    sources = set(getattr(candidate, "source_messages", None) or [])
     same = pool.exact(user, content)
     if same is not None:
-        if sources <= set(same.source_messages):
+        if not (getattr(candidate, "source_messages", None) or links):
+            # `add` of a statement already remembered: the user said it again, so it is
+            # reinforced (updated, importance kept at the max), not silently ignored.
+            return Decision("updated", f"already remembered in {same.rel}; reinforced", content,
+                            ctype, same, candidate=candidate)
+        if _known_sources(same, candidate, links):
             return Decision("unchanged", f"already remembered in {same.rel}", content, ctype, same,
                             candidate=candidate)
         return Decision("updated", f"same statement as {same.rel}; sources merged", content, ctype,
                         same, candidate=candidate)
+    old = pool.retired_match(user, candidate, links)
+    if old is not None:
+        return Decision("unchanged", f"already remembered in {old.rel} (superseded since)", content,
+                        ctype, old, candidate=candidate)
     value = (getattr(candidate, "value", None) or "").strip().lower()
     for holder in pool.slot_holders(user, getattr(candidate, "subject", None),
                                     getattr(candidate, "attribute", None)):
         held = (holder.value or "").strip().lower()
         if value and held == value:
+            if _known_sources(holder, candidate, links, empty=False):
+                return Decision("unchanged", f"already remembered in {holder.rel}", content, ctype,
+                                holder, candidate=candidate)
             return Decision("updated", f"restates {holder.rel}; sources merged", content, ctype,
                             holder, candidate=candidate)
         return Decision("superseded",
                         f"contradicts {holder.rel} ({candidate.attribute}: {holder.value or '?'} -> "
                         f"{candidate.value or '?'}); the old memory is kept as superseded",
                         content, ctype, holder, candidate=candidate)
-    near, score = pool.nearest(user, ctype, vector)
+    near, score = pool.nearest(user, ctype, vector, candidate)
     if near is not None and score >= pool.threshold:
+        if _known_sources(near, candidate, links, empty=False):
+            return Decision("unchanged", f"already remembered in {near.rel}", content, ctype, near,
+                            candidate=candidate)
         return Decision("updated", f"near-duplicate of {near.rel} (cosine {score:.2f}); sources merged",
                         content, ctype, near, candidate=candidate)
     return Decision("created", "new memory", content, ctype, candidate=candidate)
+
+
+def _slot_of(candidate, user: str) -> tuple[str, str, str] | None:
+    subject, attribute = getattr(candidate, "subject", None), getattr(candidate, "attribute", None)
+    return (user, subject.lower(), attribute.lower()) if subject and attribute else None
+
+
+def _known_sources(entry: Existing, candidate, links=None, empty: bool = True) -> bool:
+    """Whether every message `candidate` comes from is already a source of `entry`: by
+    session-turn link when both sides have them, else by message id. `empty`: the answer
+    for a candidate without sources."""
+    from vaultmem.note import link_target
+
+    if links and entry.sources:
+        return {str(link_target(s)) for s in links} <= set(entry.sources)
+    ids = set(getattr(candidate, "source_messages", None) or [])
+    return ids <= set(entry.source_messages) if ids else empty
+
+
+def _may_be_same(entry: Existing, candidate) -> bool:
+    """Could `entry` and `candidate` state the same thing? Not when both name what they set
+    and that differs ("likes:green tea" vs "likes:spicy food": the embedding of two short
+    sentences of one shape is close whatever their objects), and for CJK text not without
+    shared wording (the bundled model knows little Chinese, so its cosines run high)."""
+    attribute = (getattr(candidate, "attribute", None) or "").lower()
+    if attribute and entry.attribute and entry.attribute.lower() != attribute:
+        return False
+    if _cjk_share(candidate.content) >= 0.3 or _cjk_share(entry.text) >= 0.3:
+        return _bigram_dice(candidate.content, entry.text) >= 0.6
+    return True
+
+
+def _cjk_share(text: str) -> float:
+    chars = [c for c in text if not c.isspace()]
+    return sum(1 for c in chars if "\u4e00" <= c <= "\u9fff") / len(chars) if chars else 0.0
+
+
+def _bigram_dice(a: str, b: str) -> float:
+    def grams(text):
+        chars = [c for c in normalise(text) if not c.isspace() and c not in "，。！？、,.!?"]
+        return {a + b for a, b in zip(chars, chars[1:])}
+
+    x, y = grams(a), grams(b)
+    return 2 * len(x & y) / (len(x) + len(y)) if x and y else 0.0

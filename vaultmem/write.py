@@ -35,7 +35,8 @@ def head_props(path: Path) -> dict:
 
 
 def load_pool(vault: Vault, user: str, snapshot=None, texts: dict | None = None) -> Pool:
-    """The user's active memories, with vectors from the index snapshot where indexed."""
+    """The user's active memories, with vectors from the index snapshot where indexed, and
+    their superseded ones (so a re-run recognises what it already superseded)."""
     import numpy as np
 
     vectors, index_text = {}, texts or {}
@@ -44,18 +45,19 @@ def load_pool(vault: Vault, user: str, snapshot=None, texts: dict | None = None)
         for i in range(len(snapshot)):
             if cols["user"][i] == user and cols["status"][i] == "active":
                 vectors[cols["path"][i]] = np.asarray(snapshot.vectors[i], dtype=np.float32)
-    entries = []
+    entries, retired = [], []
     for folder in ("fact", "preference", "event", "procedure"):
         base = vault.folder_for(folder)
         if not base.is_dir():
             continue
         for path in sorted(base.glob("*.md")):
             props = head_props(path)
-            if props.get("user", "default") != user or props.get("status", "active") != "active":
+            status = props.get("status", "active")
+            if props.get("user", "default") != user or status not in ("active", "superseded"):
                 continue
             rel = vault.rel(path)
-            text = index_text.get(rel)
-            sources = []
+            text = index_text.get(rel) if status == "active" else None
+            sources, links = [], []
             if text is None:
                 try:
                     note = read_note(path)
@@ -63,41 +65,37 @@ def load_pool(vault: Vault, user: str, snapshot=None, texts: dict | None = None)
                     continue
                 text = note.statement()
                 sources = [str(s) for s in as_list(note.get("source_messages"))]
-            entries.append(Existing(id=props.get("id", ""), rel=rel, text=text, type=folder,
-                                    user=user, subject=props.get("subject", ""),
-                                    attribute=props.get("attribute", ""),
-                                    value=props.get("value", ""), source_messages=sources,
-                                    vector=vectors.get(rel)))
-    return Pool(entries, dedup_threshold=vault.config.dedup_threshold)
+                links = [str(link_target(s)) for s in as_list(note.get("sources"))]
+            entry = Existing(id=props.get("id", ""), rel=rel, text=text, type=folder, user=user,
+                             subject=props.get("subject", ""), attribute=props.get("attribute", ""),
+                             value=props.get("value", ""), source_messages=sources,
+                             vector=vectors.get(rel), sources=links)
+            (entries if status == "active" else retired).append(entry)
+    return Pool(entries, dedup_threshold=vault.config.dedup_threshold, retired=retired)
 
 
 def apply(vault: Vault, decision: Decision, pool: Pool, *, user: str, run: str | None = None,
-          sources=(), vector=None, now: datetime | None = None) -> list[str]:
-    """Write what `decision` says; returns the vault-relative paths written."""
+          sources=(), vector=None, now: datetime | None = None, stated: date | None = None) -> list[str]:
+    """Write what `decision` says; returns the vault-relative paths written.
+
+    `stated` is the day the statement was made (its session turn's date): a superseding
+    memory is valid from then, and the one it replaces until then (default: today).
+    A note changed on disk since the pool was read keeps the user's text: updates only
+    merge properties into the note as it is now."""
     now = now or clock.now()
     cand = decision.candidate
     if decision.action in ("rejected", "unchanged"):
         if decision.target is not None:
             decision.path, decision.id = decision.target.rel, decision.target.id
         return []
+    if decision.target is not None and not vault.abs(decision.target.rel).exists():
+        # The note went away (deleted or moved by the user) since the pool was read:
+        # nothing to update or supersede, so the statement becomes a memory of its own.
+        pool.discard(decision.target)
+        decision.action, decision.target = "created", None
+        decision.reason += "; that note is gone, so this is a new memory"
     if decision.action == "updated":
-        target = decision.target
-        path = vault.abs(target.rel)
-        note = read_note(path)
-        merged_sources = _merge(as_list(note.get("sources")), [link(s) for s in sources])
-        merged_ids = _merge(as_list(note.get("source_messages")), getattr(cand, "source_messages", []))
-        changes = {"updated": now, "sources": merged_sources, "source_messages": merged_ids}
-        importance = max(float(note.get("importance") or 0), float(getattr(cand, "importance", 0) or 0))
-        if importance:
-            changes["importance"] = round(importance, 2)
-        if not merged_sources:
-            changes.pop("sources")
-        if not merged_ids:
-            changes.pop("source_messages")
-        update_note(vault, path, changes, expected_raw=note.raw, now=now)
-        target.source_messages = [str(m) for m in merged_ids]
-        decision.path, decision.id = target.rel, target.id
-        return [target.rel]
+        return _merge_into(vault, decision, sources, now)
     written = ensure_entities(vault, getattr(cand, "entities", []) or [], user=user, now=now,
                               known=pool.names)
     extra = {}
@@ -109,7 +107,7 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, user: str, run: str |
     old = decision.target if decision.action == "superseded" else None
     if old is not None:
         extra["supersedes"] = [link(Path(old.rel).stem)]
-        valid_from = valid_from or now.date()
+        valid_from = valid_from or stated or now.date()
     path = write_memory(vault, text=cand.content, type=cand.type, user=user,
                         importance=getattr(cand, "importance", None),
                         tags=getattr(cand, "tags", []) or [], entities=getattr(cand, "entities", []) or [],
@@ -122,7 +120,8 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, user: str, run: str |
     entry = Existing(id=note.id, rel=rel, text=cand.content, type=cand.type, user=user,
                      subject=extra.get("subject", ""), attribute=extra.get("attribute", ""),
                      value=extra.get("value", ""),
-                     source_messages=list(getattr(cand, "source_messages", []) or []), vector=vector)
+                     source_messages=list(getattr(cand, "source_messages", []) or []), vector=vector,
+                     sources=[str(link_target(s)) for s in sources])
     if old is not None:
         supersede(vault, old, new_rel=rel, until=valid_from, now=now)
         pool.discard(old)
@@ -132,13 +131,37 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, user: str, run: str |
     return written
 
 
+def _merge_into(vault: Vault, decision: Decision, sources, now: datetime) -> list[str]:
+    """A duplicate: merge its sources into the note, bump `updated`, keep the higher importance."""
+    cand, target = decision.candidate, decision.target
+    path = vault.abs(target.rel)
+    note = read_note(path)
+    merged_sources = _merge(as_list(note.get("sources")), [link(s) for s in sources])
+    merged_ids = _merge(as_list(note.get("source_messages")), getattr(cand, "source_messages", []))
+    changes = {"updated": now, "sources": merged_sources, "source_messages": merged_ids}
+    importance = max(float(note.get("importance") or 0), float(getattr(cand, "importance", 0) or 0))
+    if importance:
+        changes["importance"] = round(importance, 2)
+    if not merged_sources:
+        changes.pop("sources")
+    if not merged_ids:
+        changes.pop("source_messages")
+    update_note(vault, path, changes, expected_raw=note.raw, now=now)
+    target.source_messages = [str(m) for m in merged_ids]
+    target.sources = [str(link_target(s)) for s in merged_sources]
+    decision.path, decision.id = target.rel, target.id
+    return [target.rel]
+
+
 def supersede(vault: Vault, old: Existing, *, new_rel: str, until: date | None, now: datetime) -> None:
     """Mark `old` superseded by the note at `new_rel` (nothing is deleted)."""
     path = vault.abs(old.rel)
     note = read_note(path)
-    update_note(vault, path, {"status": "superseded", "valid_to": until or now.date(),
-                              "superseded_by": [link(Path(new_rel).stem)]},
-                expected_raw=note.raw, now=now)
+    changes = {"status": "superseded", "valid_to": until or now.date(),
+               "superseded_by": _merge(as_list(note.get("superseded_by")), [link(Path(new_rel).stem)])}
+    if note.status not in ("active", "superseded"):
+        changes.pop("status")  # the user archived it meanwhile: their status stands
+    update_note(vault, path, changes, expected_raw=note.raw, now=now)
 
 
 def ensure_entities(vault: Vault, names, *, user: str, now: datetime, known: set | None = None) -> list[str]:

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultmem import clock
-from vaultmem.errors import LLMError, TranscriptError
+from vaultmem.errors import TranscriptError
+from vaultmem.extract.candidate import Candidate
 from vaultmem.extract.importers import Session, load_transcript
 from vaultmem.extract.sessions import message_link, redact_session, render_session
 from vaultmem.ids import run_id
@@ -88,25 +89,32 @@ def extract(memory, paths, *, format: str | None = None, llm: bool = False, user
 
     candidates = []
     for redacted, rel, _source in plans:
-        for cand in _candidates(memory, redacted, llm, report):
-            candidates.append((cand, rel))
+        found = _candidates(memory, redacted, llm, report)
+        found += _turned_down(redacted, found)
+        order = {t.id: i for i, t in enumerate(redacted.turns)}
+        found.sort(key=lambda c: min((order.get(m, len(order)) for m in c.source_messages),
+                                     default=len(order)))  # stable: a turn's own order stays
+        days = {t.id: (t.time or redacted.start or now).date() for t in redacted.turns}
+        for cand in found:
+            stated = next((days[m] for m in cand.source_messages if m in days), None)
+            candidates.append((cand, rel, stated, redacted))
     if not dry_run:
         memory.indexer.sync()  # the pool compares against what the index holds now
     snapshot = _snapshot(memory)
     pool = load_pool(vault, user, snapshot)
-    live = [c for c, _ in candidates if not c.rejected_reason]
+    live = [c for c, *_ in candidates if not c.rejected_reason]
     vectors = dict(zip(map(id, live), memory.embedder.encode([c.content for c in live]))) if live else {}
-    for cand, session_rel in candidates:
+    for cand, session_rel, stated, session in candidates:
         vector = vectors.get(id(cand))
-        decision = decide(cand, user, pool, vector)
+        session_link = Path(session_rel).relative_to(vault.config.memory_root).with_suffix("").as_posix()
+        blocks = _block_map(vault, session_rel, session)
+        sources = [message_link(session_link, blocks[m]) for m in cand.source_messages if m in blocks]
+        decision = decide(cand, user, pool, vector, links=sources)
         report.decisions.append(decision)
         if dry_run:
             continue
-        session_link = Path(session_rel).relative_to(vault.config.memory_root).with_suffix("").as_posix()
-        blocks = _block_map(vault, session_rel)
-        sources = [message_link(session_link, blocks[m]) for m in cand.source_messages if m in blocks]
         report.notes.extend(apply(vault, decision, pool, user=user, run=report.run, sources=sources,
-                                  vector=vector, now=now))
+                                  vector=vector, now=now, stated=stated))
     if dry_run or not report.notes:
         return report
     memory.indexer.sync([vault.abs(rel) for rel in set(report.notes)])
@@ -139,16 +147,45 @@ def _write_session(vault: Vault, session: Session, old: Path | None, user: str, 
 _BLOCK_CACHE: dict[tuple[str, float], dict] = {}
 
 
-def _block_map(vault: Vault, session_rel: str) -> dict[str, str]:
-    """Original message id -> block id in the session note, from its `message_ids`."""
+def _block_map(vault: Vault, session_rel: str, session: Session) -> dict[str, str]:
+    """Original message id -> block id in the session note, from its `message_ids` (or, in
+    a dry run where the note is not written, the ids it would get)."""
     from vaultmem.extract.sessions import block_ids
 
     path = vault.abs(session_rel)
-    key = (str(path), path.stat().st_mtime if path.exists() else 0.0)
+    if not path.exists():
+        ids = [t.id for t in session.turns]
+        return dict(zip(ids, block_ids(ids)))
+    key = (str(path), path.stat().st_mtime_ns)
     if key not in _BLOCK_CACHE:
-        ids = [str(m) for m in as_list(read_note(path).get("message_ids"))] if path.exists() else []
+        _BLOCK_CACHE.clear()  # one entry per run is all that is ever read again
+        ids = [str(m) for m in as_list(read_note(path).get("message_ids"))]
         _BLOCK_CACHE[key] = dict(zip(ids, block_ids(ids)))
     return _BLOCK_CACHE[key]
+
+
+_NOT_MEMORY = {"greeting": "greeting or filler", "filler": "greeting or filler",
+               "request": "one-off request, not a standing instruction"}
+
+
+def _turned_down(session: Session, candidates) -> list[Candidate]:
+    """User turns no candidate came from that were turned down for a reason worth reporting
+    (a greeting, a one-off request, a secret), so `--dry-run` and the counts show them."""
+    from vaultmem.extract.offline import classify_turn
+    from vaultmem.policy import screen
+
+    used = {m for c in candidates for m in c.source_messages}
+    out = []
+    for turn in session.turns:
+        if turn.id in used or (turn.role or "user").lower() != "user" or not turn.text.strip():
+            continue
+        secret = screen(turn.text) if "[REDACTED:" in turn.text else None
+        kind, _reason = classify_turn(turn)
+        reason = secret or _NOT_MEMORY.get(kind)
+        if reason:
+            out.append(Candidate(content=" ".join(turn.text.split()), type="fact", importance=0.0,
+                                 source_messages=[turn.id], speaker=turn.speaker, rejected_reason=reason))
+    return out
 
 
 def _candidates(memory, session: Session, llm: bool, report: RunReport):
@@ -161,7 +198,7 @@ def _candidates(memory, session: Session, llm: bool, report: RunReport):
         cands, warnings = extract_with_fallback(session.turns, start, memory.llm_settings())
         report.warnings.extend(f"session {session.id}: {w}" for w in warnings)
         return cands
-    return extract_offline(session.turns, start)
+    return extract_offline(session.turns, start, include_rejected=True)
 
 
 def _snapshot(memory):
