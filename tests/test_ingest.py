@@ -144,3 +144,15 @@ def test_memory_chunk_carries_metadata_for_filters():
     assert chunk.source_messages == ["m-12"]
     assert chunk.search_text == "The user is cutting back on coffee."
     assert "Less coffee" in chunk.keywords and "Coffee" in chunk.keywords
+
+
+def test_fast_index_parser_agrees_with_the_round_trip_parser(sample_vault):
+    from vaultmem.chunking import read_for_index
+    from vaultmem.note import parse_note_bytes
+
+    for path in sample_vault.iter_notes():
+        data = path.read_bytes()
+        rel = sample_vault.rel(path)
+        fast = chunk_note(read_for_index(data, path), rel, content_hash="h")
+        full = chunk_note(parse_note_bytes(data, path), rel, content_hash="h")
+        assert [c.__dict__ for c in fast] == [c.__dict__ for c in full], rel

@@ -55,6 +55,9 @@ class Chunk:
         return row
 
 
+_SPACED_DATETIME = re.compile(r"^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}(?::\d{2})?)$")
+
+
 def as_text(value) -> str:
     """A frontmatter scalar as an ISO string ('' when absent)."""
     if value is None:
@@ -63,7 +66,9 @@ def as_text(value) -> str:
         return value.replace(microsecond=0, tzinfo=None).isoformat(timespec="seconds")
     if isinstance(value, date):
         return value.isoformat()
-    return str(value).strip()
+    text = str(value).strip()
+    spaced = _SPACED_DATETIME.match(text)
+    return f"{spaced.group(1)}T{spaced.group(2)}" if spaced else text
 
 
 def as_list(value) -> list[str]:
@@ -78,6 +83,53 @@ def link_target(value: str) -> str:
     """`"[[Coffee|c]]"` -> `Coffee`; a plain string stays itself."""
     match = _WIKILINK.search(value)
     return match.group(1).strip() if match else value.strip()
+
+
+@dataclass
+class IndexedNote:
+    """What chunking needs of a note: its properties and its body."""
+
+    meta: dict
+    body: str
+
+
+_FENCE = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.DOTALL)
+_LOADER = None
+
+
+def _string_loader():
+    """libyaml's loader with every scalar left a string: 27x faster than the round-trip
+    parser, and chunking wants strings anyway (dates, ids and numbers stay as written)."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        _LOADER = type("StringLoader", (base,), {"yaml_implicit_resolvers": {}})
+    return _LOADER
+
+
+def read_for_index(data: bytes, path) -> IndexedNote:
+    """Parse a note's bytes for indexing, fast. Anything unusual (no or bad frontmatter,
+    encoding, size) goes through `note.parse_note_bytes`, so errors read the same
+    everywhere. Known difference: duplicate keys, which the round-trip parser rejects."""
+    from vaultmem.note import MAX_NOTE_BYTES, parse_note_bytes
+
+    if not data.strip() or len(data) > MAX_NOTE_BYTES or b"\x00" in data[:8192]:
+        return parse_note_bytes(data, path)
+    try:
+        import yaml
+    except ImportError:
+        return parse_note_bytes(data, path)
+    try:
+        text = data.decode("utf-8").lstrip("\ufeff").replace("\r\n", "\n")
+        fence = _FENCE.match(text)
+        meta = yaml.load(fence.group(1) or "", Loader=_string_loader()) if fence else None
+    except (UnicodeDecodeError, yaml.YAMLError):  # the real parser says what is wrong
+        return parse_note_bytes(data, path)
+    if not isinstance(meta, dict):
+        return parse_note_bytes(data, path)
+    return IndexedNote(meta=meta, body=text[fence.end():])
 
 
 def bar_list(values) -> str:

@@ -16,10 +16,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vaultmem.chunking import Chunk, chunk_note  # noqa: F401  (re-exported: ingest.chunk_note)
+from vaultmem.chunking import Chunk, chunk_note, read_for_index  # noqa: F401  (re-exported)
 from vaultmem.errors import VaultmemError
 from vaultmem.index import SCHEMA_VERSION, ChunkIndex
-from vaultmem.note import content_hash, parse_note_bytes
+from vaultmem.note import content_hash
 from vaultmem.state import FileStat, State
 
 # Chunks embedded per model call: large enough that sentence-transformers' length sorting
@@ -168,7 +168,7 @@ class Indexer:
             report.unchanged += 1
             return
         try:
-            note = parse_note_bytes(data, abs_path)
+            note = read_for_index(data, abs_path)
             chunks = chunk_note(note, rel, content_hash=digest, default_user=self.vault.config.user)
         except VaultmemError as exc:
             stats.pop()  # not indexed: look at it again next time
@@ -177,30 +177,45 @@ class Indexer:
         pending.append((rel, chunks))
 
     def _embed_and_write(self, pending, indexed, report, progress):
+        """Embed queued notes in batches; each batch is written while the next one is
+        being embedded (LanceDB writes and torch both release the GIL)."""
+        from concurrent.futures import ThreadPoolExecutor
+
         if not pending:
             return
         total = sum(len(chunks) for _, chunks in pending)
         embedder = self._embedder_factory()
-        done = 0
         if progress:
             progress(0, total)
-        batch: list = []
-        for position, item in enumerate(pending):
-            batch.append(item)
-            size = sum(len(chunks) for _, chunks in batch)
-            if size < EMBED_BATCH_CHUNKS and position < len(pending) - 1:
-                continue
-            chunks = [chunk for _, note_chunks in batch for chunk in note_chunks]
-            vectors = embedder.encode([chunk.search_text for chunk in chunks])
-            rows = [chunk.to_row(vector) for chunk, vector in zip(chunks, vectors)]
-            self.index.replace([rel for rel, _ in batch], rows)
-            for rel, _ in batch:
-                if rel in indexed:
-                    report.updated += 1
-                else:
-                    report.added += 1
-            done += len(chunks)
-            report.chunks += len(chunks)
-            if progress:
-                progress(done, total)
-            batch = []
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultmem-write") as writer:
+            writing = None
+            for batch in _batches(pending, EMBED_BATCH_CHUNKS):
+                chunks = [chunk for _, note_chunks in batch for chunk in note_chunks]
+                vectors = embedder.encode([chunk.search_text for chunk in chunks])
+                rows = [chunk.to_row(vector) for chunk, vector in zip(chunks, vectors)]
+                if writing is not None:
+                    writing.result()  # one write at a time, in order; re-raises its error
+                writing = writer.submit(self.index.replace, [rel for rel, _ in batch], rows)
+                for rel, _ in batch:
+                    if rel in indexed:
+                        report.updated += 1
+                    else:
+                        report.added += 1
+                report.chunks += len(chunks)
+                if progress:
+                    progress(report.chunks, total)
+            if writing is not None:
+                writing.result()
+
+
+def _batches(pending, size):
+    """Groups of whole notes holding about `size` chunks each."""
+    batch, count = [], 0
+    for item in pending:
+        batch.append(item)
+        count += len(item[1])
+        if count >= size:
+            yield batch
+            batch, count = [], 0
+    if batch:
+        yield batch
