@@ -25,19 +25,23 @@ _REACTION = re.compile(
     r"glad (?:to hear|you|that you)|agree|hope you|wish you|can't wait to (?:see|hear)|means? a lot|"
     r"i bet|i feel you|i hear you|same here|me too|love (?:that|this|it|those|these|your)|"
     r"miss(?:ed)? you|see you|good luck|take care|know what you mean|know how you feel|"
-    r"stoked for you|excited for you|you're right|so true|keep (?:you|ya) posted)\b", re.I)
+    r"stoked for you|excited for you|you're right|so true|keep (?:you|ya) posted|"
+    r"love (?:how|what|that) you)\b", re.I)
 _IMPERATIVE = re.compile(r"^(?:take|look|check|keep|let's|let|have|see|come|go|tell|guess|imagine|"
                          r"here's|here is|this is (?:a|my) (?:pic|photo|picture))\b", re.I)
 _ZH_REACTION = re.compile(r"谢谢|我也是|我同意|为你高兴|我懂|我明白你|祝你")
 _EMPTY_WORDS = set("""i i'm am so really very too just the a it is that this me my we us our happy glad
 good great fine ok okay sorry excited sure well thankful grateful lucky tired know think see yeah
 totally was be feel feeling it's that's love like awesome amazing cool wow hope guess mean can't wait
-don't do as here there thanks thank you much all oh always now i've i'll super pretty""".split())
+don't do as here there thanks thank you much all oh always now i've i'll super pretty did does yes no
+not have has had will would can could""".split())
 _IMPLICIT = re.compile(
-    r"^(?:(gonna|going to|planning (?:to|on)|hoping to|trying to|thinking (?:about|of)|researching|"
+    r"^(?:(?:still|now|also|currently|finally)\s+)?(?:(gonna|going to|planning (?:to|on)|hoping to|trying to|thinking (?:about|of)|researching|"
     r"working on|looking into|learning|studying|training|saving|heading|getting ready|preparing|"
     r"volunteering)|(just (?:got|finished|started|went|came|bought|moved|signed|took|made|had)|"
-    r"started|finished|signed up)|(been))\b", re.I)
+    r"started|finished|signed up)|(been(?!\s+(?:a|an|the|such|quite|ages|forever|too)\b)))\b", re.I)
+_CATCH_UP = re.compile(r"\bsince (?:we|our) (?:last )?(?:talked|spoke|chatted|chat|talk|caught up)\b|"
+                       r"^(?:a lot'?s?|lots|so much|much|some big things) (?:has |have )?(?:been going on|happened)", re.I)
 _REQUEST = re.compile(
     r"^(?:(?:please|pls|hey|ok|okay)[,\s]+)*(?:(?:can|could|would|will) you\b|(?:please|pls)\s+(?!remember)|"
     r"(?:help me|give me|show me|tell me|write|summari[sz]e|translate|explain|list|generate|draft|"
@@ -72,6 +76,8 @@ def classify_text(text: str, role: str = "user") -> tuple[str, str]:
     """(kind, reason): 'memory' when some sentence is worth extracting, otherwise the kind of
     turn it is ('empty', 'venting', 'greeting', 'filler', 'question', 'request')."""
     if not clean_text(text):
+        if shared_images(text):
+            return "memory", "shared an image"
         return "empty", "no text"
     if role == "assistant":
         if assistant_statements(text):
@@ -79,7 +85,7 @@ def classify_text(text: str, role: str = "user") -> tuple[str, str]:
         return "filler", "assistant turn without a user fact"
     if is_venting(text):
         return "venting", "emotional venting, no lasting fact"
-    kinds = [sentence_kind(s) for s in split_sentences(text)]
+    kinds = [sentence_kind(s) for s in split_sentences(text)] + ["memory"] * len(shared_images(text))
     if "memory" in kinds:
         return "memory", "first-person statement"
     for kind, reason in (("request", "one-off request"), ("question", "question"),
@@ -99,11 +105,16 @@ def sentence_kind(sentence: str) -> str:
     if (_ZH_REQUEST if chinese else _REQUEST).match(s):
         return "request"
     rest = strip_discourse(correction_prefix(s, chinese)[0], chinese)
-    if not is_reaction(s) and first_person_statement(rest, chinese):
+    if not is_reaction(s) and (first_person_statement(rest, chinese) or is_informative(rest, chinese)):
         return "memory"
     if (_ZH_GREETING if chinese else _GREETING).match(s):
         return "greeting"
     return "filler"
+
+
+def shared_images(text: str) -> list[str]:
+    """What the speaker shared: the captions of " [shares a photo of ...]" markers."""
+    return [m.strip() for m in re.findall(r"\[shares? ([^\]]+)\]", text or "") if m.strip()]
 
 
 def clean_text(text: str) -> str:
@@ -151,6 +162,11 @@ def first_person_statement(sentence: str, chinese: bool) -> bool:
         return "我" in s and not _ZH_REACTION.search(s) and len(re.sub(r"\W", "", s)) >= 4
     if not has_first_person(s):
         return False
+    speaker_subject = re.search(r"(?<![\w'])(?:I|I'm|I've|I'd|I'll|we|we're|we've|we'll)(?![\w'])", s, re.I)
+    if re.search(r"\byou(?:r|'re|'ve|'d|'ll|rself)?\b", s, re.I) and not speaker_subject:
+        return False  # "Your words mean a lot to me": about the listener, not the speaker
+    if _CATCH_UP.search(s) and len(s.split()) <= 10:
+        return False
     words = re.findall(r"[\w']+", s.lower())
     if _REACTION.search(s) and (re.search(r"\byou(?:r|'re)?\b", s, re.I) or len(words) <= 6):
         return False
@@ -160,12 +176,24 @@ def first_person_statement(sentence: str, chinese: bool) -> bool:
 def is_context_statement(sentence: str, chinese: bool) -> bool:
     """A sentence that is not about the speaker but says more about what they just said."""
     s = sentence.strip()
-    if not s or sentence_kind(s) in ("question", "request", "greeting"):
+    if not s or re.search(r"[?？]$", s) or (_ZH_REQUEST if chinese else _REQUEST).match(s) \
+            or (_ZH_GREETING if chinese else _GREETING).match(s):
         return False
     if chinese:
         return "你" not in s and len(s) >= 6
     return (len(s.split()) >= 5 and not _REACTION.search(s) and not _IMPERATIVE.match(s)
-            and not re.search(r"\byou(?:r|'re|'ve)?\b", s, re.I))
+            and not re.search(r"\byou(?:r|'re|'ve|'d|'ll|rself)?\b|\by'all\b", s, re.I))
+
+
+def is_informative(sentence: str, chinese: bool) -> bool:
+    """A statement not about the speaker that still carries news: a name, a number, or length
+    ("It was Matt Patterson, he is so talented!")."""
+    if not is_context_statement(sentence, chinese):
+        return False
+    if chinese:
+        return len(sentence) >= 10
+    rest = sentence.split(" ", 1)[1] if " " in sentence else ""
+    return bool(len(sentence.split()) >= 9 or re.search(r"\d|\b[A-Z][a-z]+", rest))
 
 
 def is_reaction(sentence: str) -> bool:

@@ -223,7 +223,7 @@ def _en_period(m, base, _):
 
 def _en_weekday(m, base, tense):
     lead = (m.group(1) or "").lower().strip()
-    target = WEEKDAYS.index(m.group(2).lower())
+    target = next(i for i, day in enumerate(WEEKDAYS) if day.startswith(m.group(2).lower()[:3]))
     if lead in ("last", "this past", "past"):
         return _weekday(base, target, "past")
     if lead in ("next", "this coming", "coming"):
@@ -270,6 +270,7 @@ _EN_RULES = [
     (rf"\b(?:in|within) {_NUM} {_UNIT}\b", _en_in),
     (r"\b(last|past|previous|this|next|coming) (week|weekend|month|year)\b", _en_period),
     (rf"\b(?:(last|next|this|this past|this coming|on) )?{_WD}\b(?!s)", _en_weekday),
+    (r"\b(?i:(last|next|this|this past|this coming|on) )(Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b\.?", _en_weekday),
     (rf"(?P<lead>\b(?:on|in|last|next) )?\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH_RE}"
      rf"(?:,? (?P<year>\d{{4}}))?\b", _en_month_day),
     (rf"(?P<lead>\b(?:on|in|last|next) )?\b{_MONTH_RE} (?P<day>\d{{1,2}})(?:st|nd|rd|th)?"
@@ -339,5 +340,6 @@ _ZH_RULES = [
     (_ZH_NUM + r"(天|周|个星期|个礼拜|个月|年)(以前|之前|前|以后|之后|后)", _zh_relative),
 ]
 
-_RULES = [(re.compile(p, re.I if handler not in (_en_month_day,) else 0), handler)
+_CASED = ("(?P<month>", "(Mon|Tue")  # month names and weekday abbreviations: "may", "sat" are words
+_RULES = [(re.compile(p, 0 if any(c in p for c in _CASED) else re.I), handler)
           for p, handler in _EN_RULES] + [(re.compile(p), handler) for p, handler in _ZH_RULES]

@@ -21,7 +21,7 @@ from datetime import datetime
 from vaultmem.extract.candidate import Candidate, make_title
 from vaultmem.extract.classify import (
     assistant_statements, classify_text, correction_prefix, first_person_statement,
-    is_context_statement, is_past, is_reaction, procedure_prefix, remember_prefix,
+    is_context_statement, is_informative, is_past, is_reaction, shared_images, procedure_prefix, remember_prefix,
     split_sentences, strip_discourse)
 from vaultmem.extract.dates import DateMatch, find_date
 from vaultmem.extract.patterns import KNOWN_TOOLS, Detection, detect
@@ -30,7 +30,9 @@ from vaultmem.extract.rewrite import capitalise, has_first_person, is_chinese, t
 MAX_WORDS = 40
 _GENERIC_SPEAKERS = {"", "user", "human", "me", "you", "customer", "assistant"}
 _LOWER_STARTS = {"it", "the", "this", "that", "there", "a", "an", "these", "those", "they",
-                 "their", "going", "everyone", "everything", "some", "lots", "now"}
+                 "their", "going", "everyone", "everything", "some", "lots", "now", "it's", "that's",
+                 "there's", "here's", "they're", "they've", "what", "when", "how", "so", "all",
+                 "people", "seeing", "being", "having", "my", "one", "every"}
 _BOUND = re.compile(r"(?:\b(?:until|till|through|up to)|到|直到)\s*$", re.I)
 _COPULA = re.compile(r"\b(?:is|was|are|were|be)\s+$|是$", re.I)
 _IN_PLACE = re.compile(r"\b(?:since|before|after|by|from|when|because|that|than)\s+(?:\w+\s+){0,6}$", re.I)
@@ -78,8 +80,9 @@ def extract_offline(turns, session_time: datetime | None = None, user_names=None
         else:
             sentences = split_sentences(turn.text)
             speaker = turn.speaker
+        images = shared_images(turn.text) if turn.role.lower() == "user" else []
         out.extend(_turn_candidates(turn.id, speaker, names, sentences, anchor, turn.role.lower(),
-                                    vocatives))
+                                    vocatives, images))
     return out
 
 
@@ -94,7 +97,7 @@ def display_name(speaker: str, names: dict, chinese: bool) -> tuple[str, str]:
 def _strip_vocative(sentence: str, vocatives: set[str]) -> str:
     """"Hey Caroline, since we ..." -> "since we ...": the person addressed is not the topic."""
     for word in vocatives:
-        sentence = re.sub(rf"^(?:(?:hey|hi|oh|wow|yeah|thanks)\W+)?{re.escape(word)}\w*\s*[,!.]\s*", "",
+        sentence = re.sub(rf"^(?:(?:hey|hi|oh|wow|yeah|yes|thanks|thank you)\W+)?{re.escape(word)}\w*\s*[,!.\-–—]+\s*", "",
                           sentence, flags=re.I)
         sentence = re.sub(rf",\s*{re.escape(word)}\w*(?=\s*[.!?]*$)", "", sentence)
     return sentence
@@ -106,7 +109,8 @@ def _vocatives(turns) -> set[str]:
     return {n[:k] for n in names for k in (3, len(n)) if len(n) >= 3 and n[:1].isupper()}
 
 
-def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives=frozenset()) -> list[Candidate]:
+def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives=frozenset(),
+                     images=()) -> list[Candidate]:
     pieces: list[dict] = []
     pending_correction = False
     for raw in sentences:
@@ -126,7 +130,18 @@ def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives
             piece["importance"] = min(piece["importance"], 0.5)
             piece["tags"].append("from-assistant")
         pieces.append(piece)
-    return [_candidate(group, turn_id, speaker) for group in _merge(pieces)]
+    out = [_candidate(group, turn_id, speaker) for group in _merge(pieces)]
+    return out + [_shared_image(caption, turn_id, speaker, names) for caption in images]
+
+
+def _shared_image(caption: str, turn_id: str, speaker: str, names: dict) -> Candidate:
+    """What was in a photo the speaker shared: questions ask about those too."""
+    name, _ = display_name(speaker, names, is_chinese(caption))
+    caption = re.sub(r"^(?:an?\s+)?photo(?:graph)?\s+of\s+", "", caption.strip().rstrip("."), flags=re.I)
+    content = _finish(f"{capitalise(name)} shared a photo of {caption}", False)
+    return Candidate(content=content, type="event", importance=0.3, source_messages=[turn_id],
+                     entities=_entities([{"name": name, "original": caption}], None),
+                     tags=["photo"], speaker=speaker)
 
 
 def _piece(sentence, name, subject, chinese, anchor, correction, context) -> dict | None:
@@ -134,6 +149,7 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context) -> dic
     if is_reaction(sentence) or re.search(r"[?？]\s*$", sentence):
         return None
     remember, rest = remember_prefix(sentence, chinese)
+    attributed = False
     if remember:
         sentence = rest
     procedure = procedure_prefix(sentence, chinese)
@@ -141,9 +157,10 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context) -> dic
         procedure = procedure or chinese or not re.match(r"(?i)(?:the|a|an|\w+'s)\b", sentence)
     if not procedure:
         sentence = strip_discourse(sentence, chinese)
-        if not remember and not first_person_statement(sentence, chinese):
-            if not (context and is_context_statement(sentence, chinese)):
-                return None
+        attributed = not remember and not first_person_statement(sentence, chinese)
+        if attributed and not (is_informative(sentence, chinese)
+                               or (context and is_context_statement(sentence, chinese))):
+            return None
     detection = None if procedure else detect(sentence, chinese)
     if detection and re.search(r"\bactually\b|其实", sentence, re.I):
         correction = True
@@ -177,8 +194,8 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context) -> dic
             "detection": detection, "subject": subject, "valid_from": valid_from,
             "valid_to": valid_to, "tags": tags, "correction": bool(correction and detection),
             "typed": bool(detection or procedure or remember), "words": words,
-            "dated": match is not None, "original": sentence, "name": name,
-            "standalone": first_person_statement(sentence, chinese) or remember or procedure}
+            "dated": match is not None, "original": sentence, "name": name, "attributed": attributed,
+            "standalone": (not attributed or is_informative(sentence, chinese)) or remember or procedure}
 
 
 def _with_date(sentence: str, match: DateMatch | None, name: str, chinese: bool, procedure: bool):
@@ -210,6 +227,13 @@ def _with_date(sentence: str, match: DateMatch | None, name: str, chinese: bool,
     if first in _LOWER_STARTS or first.endswith("ing"):
         body = body[:1].lower() + body[1:]
     return _finish(f"{match.phrase(lang)}, {body}", chinese), match.date, None
+
+
+def _lower_first(text: str) -> str:
+    first = text.split(" ", 1)[0].lower().strip(",")
+    if first in _LOWER_STARTS or first in {"his", "her", "its", "our", "he", "she", "we", "one"}:
+        return text[:1].lower() + text[1:]
+    return text
 
 
 def _instruction(text: str, name: str, chinese: bool) -> str:
@@ -256,6 +280,10 @@ def _candidate(group: list[dict], turn_id: str, speaker: str) -> Candidate:
     head = group[0]
     chinese = is_chinese(head["text"])
     content = ("" if chinese else " ").join(p["text"] for p in group)
+    if head["attributed"]:  # someone else's news, told by the speaker: say who told it
+        content = (f"{head['name']}说：{content}" if chinese
+                   else capitalise(f"according to {head['name']}, {_lower_first(content)}"))
+        content = _limit(content, chinese)
     detection: Detection | None = head["detection"]
     return Candidate(
         content=content,
