@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultmem.errors import IndexUnavailable
@@ -25,6 +25,8 @@ SCHEMA_VERSION = 2
 # below it LanceDB's flat scan of unindexed rows costs less than re-optimising.
 OPTIMIZE_AFTER_ROWS = 2000
 
+# Filter columns compared with == or <= on every query; the others stay Python objects.
+SHORT_COLUMNS = {"type", "status", "user", "created", "valid_from", "valid_to"}
 FILTER_COLUMNS = ["chunk_id", "note_id", "path", "title", "type", "status", "user", "tags",
                   "entities", "created", "updated", "valid_from", "valid_to", "importance"]
 
@@ -73,6 +75,7 @@ class Snapshot:
     columns: dict          # column name -> numpy array (object dtype for strings)
     vectors: object        # (n, dim) float32, rows of norm 1
     _positions: dict | None = None
+    cache: dict = field(default_factory=dict)   # derived arrays and filter masks
 
     def __len__(self):
         return len(self.vectors)
@@ -224,7 +227,12 @@ class ChunkIndex:
         columns = {}
         for name in FILTER_COLUMNS:
             values = data.column(name).to_pylist()
-            columns[name] = np.array(values, dtype=np.float32 if name == "importance" else object)
+            if name == "importance":
+                columns[name] = np.array(values, dtype=np.float32)
+            elif name in SHORT_COLUMNS:  # fixed-width strings compare in C, not per object
+                columns[name] = np.array(values, dtype=str) if values else np.array([], dtype="U1")
+            else:
+                columns[name] = np.array(values, dtype=object)
         self._snapshot = Snapshot(version=version, columns=columns, vectors=matrix)
         return self._snapshot
 

@@ -18,6 +18,7 @@ keyword scan of the vault answers instead and `hits.warning` says so.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -125,8 +126,11 @@ class Filters:
             mask &= cols["created"] >= self.since
         if self.as_of:
             day = self.as_of
-            start = np.where(cols["valid_from"] != "", cols["valid_from"],
-                             np.array([c[:10] for c in cols["created"]], dtype=object))
+            start = snap.cache.get("start_day")
+            if start is None:  # valid_from, else the creation day (astype U10 truncates)
+                start = np.where(cols["valid_from"] != "", cols["valid_from"].astype("U10"),
+                                 cols["created"].astype("U10"))
+                snap.cache["start_day"] = start
             mask &= start <= day
             mask &= (cols["valid_to"] == "") | (cols["valid_to"] > day)
             if not self.all:
@@ -190,6 +194,7 @@ class Searcher:
         self.vault = vault
         self.index = ChunkIndex(vault.root)
         self._embedder_factory = embedder_factory
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultmem-fts")
 
     def search(self, query: str, k: int = 10, type: str | None = None, tag: str | None = None,
                user: str | None = None, since=None, as_of=None, all: bool = False,
@@ -210,25 +215,35 @@ class Searcher:
             hits.warning = f"search index unavailable ({exc}); used a plain keyword scan of the vault"
         return hits
 
+    def _mask(self, snap, filters):
+        """The filter mask of a snapshot, cached: most queries repeat the default filters."""
+        mask = snap.cache.get(filters)
+        if mask is None:
+            if len(snap.cache) > 64:
+                snap.cache.clear()
+            mask = snap.cache[filters] = filters.mask(snap)
+        return mask
+
     def _hybrid(self, query, k, filters, threshold) -> Hits:
         import numpy as np
 
         snap = self.index.snapshot()
-        rows = np.flatnonzero(filters.mask(snap))
-        if not len(rows) or not query.strip():
+        if not query.strip() or not len(snap):
             return Hits()
+        mask = self._mask(snap, filters)
+        allowed = int(np.count_nonzero(mask))
+        if not allowed:
+            return Hits()
+        limit = max(CANDIDATES, 3 * k)
+        # BM25 runs in LanceDB's threads while the model embeds the query.
+        keyword_hits = self._pool.submit(self.index.fts, query, filters.sql(), limit)
         qvec = self._embedder_factory().encode_query(query)
-        sims = snap.vectors[rows] @ qvec
-        top = min(len(rows), max(CANDIDATES, 3 * k))
-        best = rows[np.argpartition(-sims, top - 1)[:top]] if top < len(rows) else rows
-        candidates = {int(i): None for i in best}
-
-        bm25 = {}
-        for hit in self.index.fts(query, filters.sql(), limit=max(CANDIDATES, 3 * k)):
-            bm25[hit["chunk_id"]] = float(hit["_score"])
-        offsets = snap.offsets_of(bm25)
-        candidates.update({int(i): None for i in offsets})
-        order = list(candidates)
+        sims = snap.vectors @ qvec          # one BLAS call beats gathering the allowed rows
+        sims[~mask] = -np.inf
+        top = min(allowed, limit)
+        best = np.argpartition(-sims, top - 1)[:top] if top < len(sims) else np.flatnonzero(mask)
+        bm25 = {hit["chunk_id"]: float(hit["_score"]) for hit in keyword_hits.result()}
+        order = list(dict.fromkeys([int(i) for i in best] + snap.offsets_of(bm25)))
         ids = [snap.columns["chunk_id"][i] for i in order]
         fetched = {r["chunk_id"]: r for r in self.index.fetch(order, ids, HIT_COLUMNS)}
         top_bm25 = max(bm25.values(), default=0.0) or 1.0
@@ -239,9 +254,11 @@ class Searcher:
             row = fetched.get(chunk_id)
             if row is None:  # deleted since the snapshot
                 continue
-            vector = float(snap.vectors[offset] @ qvec)
-            lexical = keyword_coverage(qterms, row["fts_text"])
-            lexical *= 0.5 + 0.5 * bm25.get(row["chunk_id"], 0.0) / top_bm25
+            vector = float(sims[offset])
+            lexical = 0.0
+            if chunk_id in bm25:  # BM25 found none of the query's words elsewhere
+                lexical = keyword_coverage(qterms, row["fts_text"])
+                lexical *= 0.5 + 0.5 * bm25[chunk_id] / top_bm25
             score = (max(vector, 0.0) + KEYWORD_WEIGHT * lexical) * weight(
                 row["importance"], row["updated"] or row["created"], today)
             if score >= threshold:
