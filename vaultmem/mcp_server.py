@@ -7,9 +7,10 @@ Tools: remember, recall, context, forget, correct, history, rollback, extract; r
 memories). Every tool takes `user` (default: the vault's configured user) and never shows or
 changes another user's memory: such a note is reported exactly like a missing one.
 
-recall, context and remember go to the vault's daemon when one runs (its model and index
-are warm); otherwise, and for the other tools, the server opens an in-process `Memory` on
-first need, so starting the server is fast. The SDK runs tool functions in worker threads;
+Tools go to the vault's daemon when one runs and serves the operation (its model and index
+are warm; today it serves recall, context and remember); otherwise the server opens an
+in-process `Memory` on first need, so starting the server is fast. Ownership checks read
+the vault directly and never need the model. The SDK runs tool functions in worker threads;
 one lock keeps the in-process `Memory` to one call at a time.
 """
 
@@ -218,7 +219,7 @@ def _register_tools(server, backend: Backend) -> None:
         still in history). With `purge`, it is erased from every version instead."""
         with _tool_errors(), backend.lock:
             rel = backend.owned_note(note, backend.user(user))
-            return backend.memory().forget(rel, purge=purge)
+            return backend.ask("forget", dict(ref=rel, purge=purge))
 
     @server.tool()
     def correct(note: NoteRef,
@@ -229,7 +230,7 @@ def _register_tools(server, backend: Backend) -> None:
         with _tool_errors(), backend.lock:
             who = backend.user(user)
             backend.owned_note(note, who)
-            return backend.memory().correct(note, text, user=who)
+            return backend.ask("correct", dict(ref=note, text=text, user=who))
 
     @server.tool()
     def history(note: NoteRef, user: User = None) -> dict:
@@ -239,7 +240,7 @@ def _register_tools(server, backend: Backend) -> None:
         with _tool_errors(), backend.lock:
             who = backend.user(user)
             rel = backend.owned_note(note, who, allowed=backend.readable(who))
-            return backend.memory().history(rel)
+            return backend.ask("history", dict(ref=rel))
 
     @server.tool()
     def rollback(note: Annotated[Optional[str], Field(description="The memory to restore (id, title or "
@@ -254,11 +255,11 @@ def _register_tools(server, backend: Backend) -> None:
             who = backend.user(user)
             if run:
                 backend.check_run(run, who)
-                return backend.memory().rollback(run=run)
+                return backend.ask("rollback", dict(run=run))
             if not note or not to:
                 raise VaultmemError("give `note` and `to` (a revision from `history`), or `run`")
             rel = backend.owned_note(note, who)
-            return backend.memory().rollback(rel, to=to)
+            return backend.ask("rollback", dict(ref=rel, to=to))
 
     @server.tool()
     def extract(transcript: Annotated[Optional[str], Field(description="A conversation transcript, inline: "
@@ -287,9 +288,8 @@ def _register_tools(server, backend: Backend) -> None:
                         source = backend.root / source
                     if not source.is_file():
                         raise VaultmemError(f"no transcript file at {path} — give an absolute path")
-                with backend.lock:
-                    result = backend.memory().extract([source], format=format, user=user,
-                                                      dry_run=dry_run)
+                result = backend.ask("extract", dict(paths=[str(source)], format=format, user=user,
+                                                     dry_run=dry_run))
             if result.get("errors") and not result.get("sessions"):
                 raise VaultmemError("; ".join(result["errors"]))
             return result
