@@ -20,7 +20,7 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from vaultmem.errors import NoteNotFound, VaultmemError
+from vaultmem.errors import AmbiguousNote, NoteNotFound, VaultmemError
 from vaultmem.vault import find_vault
 
 SERVER_NAME = "vaultmem"
@@ -80,6 +80,8 @@ class Backend:
             note = mem.show(ref)
         except NoteNotFound:
             note = self._last_version(ref)
+        except AmbiguousNote:  # its message would list other users' paths
+            raise AmbiguousNote(f"{ref!r} matches several notes — pass the id `recall` gives") from None
         if note is None or note.get("user") not in allowed:
             raise NoteNotFound(f"no note matches {ref!r} for user {user!r} — `recall` finds "
                                "memories and their ids")
