@@ -221,6 +221,8 @@ def decide(candidate, user: str, pool: Pool, vector=None, links=None) -> Decisio
     for holder in pool.slot_holders(user, getattr(candidate, "subject", None),
                                     getattr(candidate, "attribute", None)):
         held = (holder.value or "").strip().lower()
+        if value and held and (_cjk_share(value) > 0) != (_cjk_share(held) > 0):
+            continue  # "北京" vs "Beijing": one place in two scripts, not a contradiction we can see
         if value and held == value:
             if _known_sources(holder, candidate, links, empty=False):
                 return Decision("unchanged", f"already remembered in {holder.rel}", content, ctype,

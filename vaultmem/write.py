@@ -131,6 +131,24 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, user: str, run: str |
     return written
 
 
+def plan(vault: Vault, decision: Decision, pool: Pool, *, user: str, sources=(), vector=None) -> None:
+    """What `apply` does to the pool, without writing: a dry run then decides later
+    candidates as the real run would (a move within one transcript still supersedes)."""
+    cand = decision.candidate
+    if decision.action not in ("created", "superseded"):
+        return
+    title = getattr(cand, "title", None) or cand.content[:60]
+    decision.path = vault.rel(vault.folder_for(cand.type) / f"{safe_title(title)}.md")
+    pool.add(Existing(id="", rel=decision.path, text=cand.content, type=cand.type, user=user,
+                      subject=str(getattr(cand, "subject", None) or ""),
+                      attribute=str(getattr(cand, "attribute", None) or ""),
+                      value=str(getattr(cand, "value", None) or ""),
+                      source_messages=list(getattr(cand, "source_messages", []) or []), vector=vector,
+                      sources=[str(link_target(s)) for s in sources]))
+    if decision.action == "superseded":
+        pool.discard(decision.target)
+
+
 def _merge_into(vault: Vault, decision: Decision, sources, now: datetime) -> list[str]:
     """A duplicate: merge its sources into the note, bump `updated`, keep the higher importance."""
     cand, target = decision.candidate, decision.target

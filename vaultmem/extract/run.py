@@ -19,7 +19,7 @@ from vaultmem.ids import run_id
 from vaultmem.note import as_list, read_note
 from vaultmem.policy import decide
 from vaultmem.vault import Vault, atomic_write
-from vaultmem.write import apply, head_props, load_pool
+from vaultmem.write import apply, head_props, load_pool, plan
 
 
 @dataclass
@@ -112,6 +112,7 @@ def extract(memory, paths, *, format: str | None = None, llm: bool = False, user
         decision = decide(cand, user, pool, vector, links=sources)
         report.decisions.append(decision)
         if dry_run:
+            plan(vault, decision, pool, user=user, sources=sources, vector=vector)
             continue
         report.notes.extend(apply(vault, decision, pool, user=user, run=report.run, sources=sources,
                                   vector=vector, now=now, stated=stated))
