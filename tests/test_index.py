@@ -71,9 +71,23 @@ def test_snapshot_follows_writes_and_fetch_returns_full_rows(index):
     index.replace([], [row(2, "second")])
     snap = index.snapshot()
     assert sorted(snap.columns["chunk_id"]) == ["N1#0", "N2#0"]
-    offsets = snap.offsets_of(["N2#0"])
-    fetched = index.fetch(offsets, ["N2#0"], ["text", "source_messages"])
+    assert snap.offsets_of(["N2#0", "nope"]) == [list(snap.columns["chunk_id"]).index("N2#0")]
+    fetched = index.fetch(["N2#0"], ["text", "source_messages"])
     assert fetched[0]["text"] == "second" and fetched[0]["source_messages"] == ["m-2"]
+
+
+def test_own_writes_patch_the_snapshot_to_what_a_reload_would_give(index, tmp_path):
+    index.replace([], [row(n, f"note {n}", path=f"p{n}.md") for n in range(5)])
+    index.maintain()
+    index.snapshot()
+    index.replace(["p1.md", "p3.md"], [row(7, "note 7, replacing p1", path="p1.md")])
+    patched = index.snapshot()
+    fresh = ChunkIndex(tmp_path).snapshot()
+    assert patched.version == fresh.version
+    order = np.argsort(patched.columns["chunk_id"]), np.argsort(fresh.columns["chunk_id"])
+    for name in ("chunk_id", "path", "status", "importance"):
+        assert list(patched.columns[name][order[0]]) == list(fresh.columns[name][order[1]])
+    assert np.allclose(patched.vectors[order[0]], fresh.vectors[order[1]])
 
 
 def test_writes_by_another_handle_are_seen(index, tmp_path):

@@ -126,3 +126,16 @@ def test_cli_search_json_and_fallback_warning_on_stderr(tmp_path):
 
     result = runner.invoke(cli, ["--vault", str(root), "search", "when", "--as-of", "someday"])
     assert result.exit_code != 0 and "YYYY-MM-DD" in result.output
+
+
+def test_an_edit_synced_by_path_is_searchable_at_once(tmp_path, embedder):
+    mem = Memory(copy_sample_vault(tmp_path / "vault"))
+    mem._embedder = embedder
+    mem.reindex()
+    assert "piano" in mem.search("Does the user's partner play the cello?")["hits"][0]["text"]
+    note = mem.vault.root / "Memory/Facts/Partner is Mei.md"
+    note.write_text(note.read_text().replace("who teaches piano", "who plays the cello"))
+    mem.indexer.sync([note])
+    hits = mem.search("Does the user's partner play the cello?")["hits"]
+    assert hits[0]["title"] == "Partner is Mei" and "cello" in hits[0]["text"]
+    assert mem.searcher.index is mem.indexer.index     # one snapshot, patched in place

@@ -20,7 +20,7 @@ from pathlib import Path
 from vaultmem.errors import IndexUnavailable
 
 TABLE = "chunks"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # Rows added since the last FTS/compaction pass before `maintain()` folds them in;
 # below it LanceDB's flat scan of unindexed rows costs less than re-optimising.
 OPTIMIZE_AFTER_ROWS = 2000
@@ -173,6 +173,7 @@ class ChunkIndex:
     def replace(self, paths, rows: list[dict]) -> None:
         """Delete every chunk of `paths`, then add `rows` (the new chunks of those notes)."""
         paths = sorted(set(paths))
+        before, snap = self.table.version, self._snapshot
         if paths:
             self.table.delete(sql_in("path", paths))
         if rows:
@@ -182,7 +183,12 @@ class ChunkIndex:
             self.table.add(rows)
         meta = self.meta() or {}
         self._write_meta(pending=int(meta.get("pending", 0)) + len(rows))
-        self._snapshot = None
+        # Patch the in-memory snapshot rather than reload it: reloading 100k vectors after
+        # every edit would make the daemon's edit-to-searchable time seconds, not ms.
+        if snap is not None and snap.version == before:
+            self._snapshot = _patched(snap, paths, rows, self.table.version)
+        else:
+            self._snapshot = None
 
     def delete_paths(self, paths) -> None:
         self.replace(paths, [])
@@ -196,6 +202,9 @@ class ChunkIndex:
             return
         if not meta.get("fts"):
             self.table.create_index("fts_text", config=FTS(with_position=False), replace=True)
+            # B-trees serve fetch-by-chunk and delete-by-path without a full scan.
+            self.table.create_scalar_index("chunk_id", index_type="BTREE", replace=True)
+            self.table.create_scalar_index("path", index_type="BTREE", replace=True)
             self._write_meta(fts=True, pending=0)
         elif force or int(meta.get("pending", 0)) >= OPTIMIZE_AFTER_ROWS:
             self.table.optimize()
@@ -224,29 +233,16 @@ class ChunkIndex:
         dim = vectors.type.list_size
         matrix = vectors.values.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
         matrix = matrix.reshape(-1, dim) if len(data) else np.zeros((0, dim), np.float32)
-        columns = {}
-        for name in FILTER_COLUMNS:
-            values = data.column(name).to_pylist()
-            if name == "importance":
-                columns[name] = np.array(values, dtype=np.float32)
-            elif name in SHORT_COLUMNS:  # fixed-width strings compare in C, not per object
-                columns[name] = np.array(values, dtype=str) if values else np.array([], dtype="U1")
-            else:
-                columns[name] = np.array(values, dtype=object)
+        columns = {name: _column(name, data.column(name).to_pylist()) for name in FILTER_COLUMNS}
         self._snapshot = Snapshot(version=version, columns=columns, vectors=matrix)
         return self._snapshot
 
-    def fetch(self, offsets, chunk_ids, columns: list[str]) -> list[dict]:
-        """Full rows of snapshot rows (by offset), in the given order. Falls back to a
-        filter on `chunk_id` when the table changed since the snapshot was taken."""
-        if not len(offsets):
+    def fetch(self, chunk_ids, columns: list[str]) -> list[dict]:
+        """The given columns of the given chunks (a B-tree index on chunk_id serves it)."""
+        if not len(chunk_ids):
             return []
         wanted = list(dict.fromkeys(columns + ["chunk_id"]))
-        rows = self.table.to_lance().take(list(map(int, offsets)), columns=wanted).to_pylist()
-        if [r["chunk_id"] for r in rows] == list(chunk_ids):
-            return rows
-        found = {r["chunk_id"]: r for r in self.rows(sql_in("chunk_id", chunk_ids), wanted)}
-        return [found[c] for c in chunk_ids if c in found]
+        return self.rows(sql_in("chunk_id", chunk_ids), wanted)
 
     def fts(self, query: str, where: str | None = None, limit: int = 50) -> list[dict]:
         """BM25 hits for `query` as `{"chunk_id", "_score"}`, filtered inside the query."""
@@ -262,3 +258,26 @@ class ChunkIndex:
             if "index" in str(exc).lower() and "not found" in str(exc).lower():
                 raise IndexUnavailable(f"the full-text index is missing ({exc})") from exc
             return []
+
+
+def _column(name: str, values: list):
+    import numpy as np
+
+    if name == "importance":
+        return np.array(values, dtype=np.float32)
+    if name in SHORT_COLUMNS:  # fixed-width strings compare in C, not per object
+        return np.array(values, dtype=str) if values else np.array([], dtype="U1")
+    return np.array(values, dtype=object)
+
+
+def _patched(snap: Snapshot, paths, rows: list[dict], version: int) -> Snapshot:
+    """`snap` without the chunks of `paths` and with `rows` added, as a new Snapshot."""
+    import numpy as np
+
+    gone = set(paths)
+    keep = np.fromiter((p not in gone for p in snap.columns["path"]), bool, len(snap))
+    columns = {name: np.concatenate([snap.columns[name][keep], _column(name, [r[name] for r in rows])])
+               for name in FILTER_COLUMNS}
+    added = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), -1)
+    vectors = np.vstack([snap.vectors[keep], added]) if len(rows) else snap.vectors[keep]
+    return Snapshot(version=version, columns=columns, vectors=np.ascontiguousarray(vectors))

@@ -190,9 +190,11 @@ def weight(importance: float, updated: str, today: date) -> float:
 class Searcher:
     """Search over one vault's index; keep it alive (e.g. in the daemon) to stay warm."""
 
-    def __init__(self, vault, embedder_factory):
+    def __init__(self, vault, embedder_factory, index: ChunkIndex | None = None):
         self.vault = vault
-        self.index = ChunkIndex(vault.root)
+        # Share the Indexer's ChunkIndex where there is one: its writes then patch the
+        # in-memory vectors instead of forcing a reload.
+        self.index = index or ChunkIndex(vault.root)
         self._embedder_factory = embedder_factory
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultmem-fts")
 
@@ -245,7 +247,7 @@ class Searcher:
         bm25 = {hit["chunk_id"]: float(hit["_score"]) for hit in keyword_hits.result()}
         order = list(dict.fromkeys([int(i) for i in best] + snap.offsets_of(bm25)))
         ids = [snap.columns["chunk_id"][i] for i in order]
-        fetched = {r["chunk_id"]: r for r in self.index.fetch(order, ids, HIT_COLUMNS)}
+        fetched = {r["chunk_id"]: r for r in self.index.fetch(ids, HIT_COLUMNS)}
         top_bm25 = max(bm25.values(), default=0.0) or 1.0
         qterms = terms(query)
         today = clock.today()
