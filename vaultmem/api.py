@@ -102,7 +102,8 @@ class Memory:
         if getattr(self, "_searcher", None) is None:
             from vaultmem.search import Searcher
 
-            self._searcher = Searcher(self.vault, embedder_factory=lambda: self.embedder)
+            self._searcher = Searcher(self.vault, embedder_factory=lambda: self.embedder,
+                                      index=self.indexer.index)
         return self._searcher
 
     def _search_hits(self, query, k=10, type=None, tag=None, user=None, since=None,
