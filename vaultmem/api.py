@@ -133,7 +133,10 @@ class Memory:
     def context(self, question: str, budget: int = 800, user: str | None = None,
                 k: int = 20) -> dict:
         """A prompt-ready block within `budget` tokens: `{"question", "budget", "text",
-        "tokens", "memories", "snippets", "ids"}` (+ `"warning"` after a fallback)."""
+        "tokens", "memories", "snippets", "ids"}` (+ `"warning"` after a fallback).
+
+        >>> print(Memory(vault).context("what does the user drink?", budget=200)["text"])  # doctest: +SKIP
+        """
         from vaultmem.context import build_context
         from vaultmem.errors import VaultmemError
 
@@ -264,7 +267,11 @@ class Memory:
     def history(self, ref: str) -> dict:
         """Every committed version of a note, newest first, following renames:
         `{"note", "versions": [{rev, short, date, author, email, action, run, source,
-        message, path, change, old_path}, ...]}`."""
+        message, path, change, old_path}, ...]}`.
+
+        >>> [v["action"] for v in Memory(vault).history("Lives in Lisbon")["versions"]]  # doctest: +SKIP
+        ['superseded', 'init']
+        """
         from vaultmem import history
 
         rel = self._note_rel(ref)
@@ -292,7 +299,12 @@ class Memory:
 
     def rollback(self, ref: str | None = None, to: str | None = None, run: str | None = None) -> dict:
         """Restore a note to revision `to`, or undo everything extraction run `run` wrote
-        (superseded memories become active again). Each is one new commit; history is kept."""
+        (superseded memories become active again). Each is one new commit; history is kept.
+
+        >>> first = Memory(vault).history("Lives in Lisbon")["versions"][-1]["rev"]   # doctest: +SKIP
+        >>> Memory(vault).rollback("Lives in Lisbon", to=first)["note"]              # doctest: +SKIP
+        'Memory/Facts/Lives in Lisbon.md'
+        """
         from vaultmem import rollback
         from vaultmem.errors import HistoryError
 
@@ -308,7 +320,11 @@ class Memory:
 
     def forget(self, ref: str, purge: bool = False, force: bool = False) -> dict:
         """Archive a memory (out of retrieval, kept in history); `purge` erases it from the
-        vault and every commit instead and returns the receipt of rewritten commits."""
+        vault and every commit instead and returns the receipt of rewritten commits.
+
+        >>> Memory(vault).forget("Started learning Portuguese")["status"]   # doctest: +SKIP
+        'archived'
+        """
         from vaultmem import forget
 
         rel = self._note_rel(ref)
@@ -332,7 +348,7 @@ class Memory:
     def correct(self, ref: str, text: str, user: str | None = None) -> dict:
         """Supersede a memory with its corrected text; the old version stays, superseded.
 
-        >>> Memory(vault).correct("Lives in Beijing", "The user lives in Shanghai")  # doctest: +SKIP
+        >>> Memory(vault).correct("Lives in Lisbon", "The user lives in Porto")  # doctest: +SKIP
         {'action': 'superseded', 'path': 'Memory/Facts/The user lives in Shanghai.md', ...}
         """
         from vaultmem.lifecycle import correct
