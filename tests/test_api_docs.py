@@ -1,4 +1,4 @@
-"""The documented Python API runs as documented: the examples of docs/agents.md as doctests
+"""The documented Python API runs as documented: the examples of README.md as doctests
 (outputs checked), and the examples in `Memory`'s docstrings executed against a copy of the
 sample vault. Real vault, real git, real model."""
 
@@ -13,7 +13,7 @@ from conftest import copy_sample_vault
 from vaultmem import api, export
 from vaultmem.api import Memory
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "agents.md"
+DOC = Path(__file__).resolve().parent.parent / "README.md"
 # The methods the README promises, each with a short example in its docstring.
 DOCUMENTED = ("add", "extract", "search", "context", "history", "rollback", "forget", "export")
 CHAT_MD = ("**Alice:** I prefer window seats on long flights.\n"
@@ -54,7 +54,7 @@ def run_doctest(text: str, name: str, globs: dict) -> doctest.TestResults:
 def test_agents_doc_examples_run_as_doctests(workdir, tmp_path):
     root = tmp_path / "vault"
     api.init(root)
-    results = run_doctest(DOC.read_text(encoding="utf-8"), "docs/agents.md", {"vault": str(root)})
+    results = run_doctest(DOC.read_text(encoding="utf-8"), "README.md", {"vault": str(root)})
     assert results.attempted >= 12
     assert results.failed == 0
 
