@@ -63,7 +63,7 @@ def broken_links(vault, notes) -> list[dict]:
     """Wikilinks in memory notes (body and link properties) that point at nothing."""
     names, by_name = _link_targets(vault)
     memory_root = vault.config.memory_root.strip("/") + "/"
-    broken = []
+    broken, texts = [], {}
     for rel, (_, note) in notes.items():
         if as_text(note.meta.get("type")) == "session":
             continue
@@ -80,7 +80,9 @@ def broken_links(vault, notes) -> list[dict]:
                 broken.append({"path": rel, "link": f"[[{link}]]", "reason": "no such note"})
             elif anchor.startswith("^"):
                 path = by_name.get(target) or by_name.get(memory_root + target)
-                if path and f"^{anchor[1:]}" not in path.read_text(encoding="utf-8", errors="replace"):
+                if path and path not in texts:
+                    texts[path] = path.read_text(encoding="utf-8", errors="replace")
+                if path and f"^{anchor[1:]}" not in texts[path]:
                     broken.append({"path": rel, "link": f"[[{link}]]", "reason": "no such block"})
     return broken
 
@@ -182,7 +184,7 @@ def stats(vault) -> dict:
     index = ChunkIndex(vault.root)
     files = sum(1 for _ in vault.iter_notes())
     info = {"exists": index.exists(), "chunks": 0, "notes": 0, "bytes": 0, "model": None, "dim": None}
-    per_note = None
+    per_note, counted_from = None, "vault"
     if info["exists"]:
         meta = index.meta() or {}
         info.update(model=meta.get("model"), dim=meta.get("dim"), bytes=index.size_bytes())
@@ -190,7 +192,7 @@ def stats(vault) -> dict:
             rows = index.rows(columns=["path", "type", "status"])
             info["chunks"] = len(rows)
             per_note = {r["path"]: (r["type"], r["status"]) for r in rows}
-            info["notes"] = len(per_note)
+            info["notes"], counted_from = len(per_note), "index"
         except (IndexUnavailable, OSError, ValueError, RuntimeError) as exc:
             info["error"] = str(exc)
     if per_note is None:
@@ -199,6 +201,6 @@ def stats(vault) -> dict:
                           as_text(n.meta.get("status")) or "active") for rel, (_, n) in notes.items()}
     by_type = Counter(t for t, _ in per_note.values())
     by_status = Counter(s for _, s in per_note.values())
-    return {"notes": files, "counted_from": "index" if info["notes"] else "vault",
+    return {"notes": files, "counted_from": counted_from,
             "by_type": dict(sorted(by_type.items())), "by_status": dict(sorted(by_status.items())),
             "index": info}

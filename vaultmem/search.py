@@ -272,7 +272,8 @@ def _best_per_note(scored, k) -> list[Hit]:
     """Highest first; a memory note appears once (its best chunk), session turns each."""
     hits, seen = [], set()
     for score, vector, lexical, row in sorted(scored, key=lambda s: -s[0]):
-        key = row["note_id"] if row["type"] != "session" else row["chunk_id"]
+        # A memory shows once (its best chunk); a session once per turn, however split.
+        key = (row["note_id"], tuple(row["source_messages"] or ()) if row["type"] == "session" else ())
         if key in seen:
             continue
         seen.add(key)
@@ -304,16 +305,16 @@ def keyword_search(vault, query: str, k: int, filters: Filters, threshold: float
     Slow on big vaults but needs neither the model nor LanceDB. The threshold is scaled
     like the keyword part of a hybrid score, so a few shared words are enough.
     """
-    from vaultmem.chunking import chunk_note
-    from vaultmem.note import read_note
+    from vaultmem.chunking import chunk_note, read_for_index
 
     qterms = terms(query)
     scored = []
     for path in vault.iter_notes():
         rel = vault.rel(path)
         try:
-            chunks = chunk_note(read_note(path), rel, default_user=vault.config.user)
-        except VaultmemError:
+            note = read_for_index(path.read_bytes(), path)
+            chunks = chunk_note(note, rel, default_user=vault.config.user)
+        except (OSError, VaultmemError):
             continue
         for chunk in chunks:
             row = dict(chunk.__dict__)
