@@ -4,9 +4,12 @@ one-off request, reaction or venting that is not. English and Chinese."""
 from __future__ import annotations
 
 import re
+from datetime import date
 
+from vaultmem.extract.dates import find_date
 from vaultmem.extract.rewrite import has_first_person, is_chinese, second_to_first_person
 
+_SOME_DAY = date(2000, 1, 3)  # any anchor will do to ask "is there a date expression here?"
 _GREETING = re.compile(
     r"^(?:hi|hey|hello|yo|hiya|howdy|good (?:morning|afternoon|evening|night)|bye|goodbye|"
     r"see (?:you|ya)|talk (?:to you )?(?:soon|later)|take care|cheers|nice to (?:meet|see|hear from) you|"
@@ -42,6 +45,8 @@ _IMPLICIT = re.compile(
     r"started|finished|signed up)|(been(?!\s+(?:a|an|the|such|quite|ages|forever|too)\b)))\b", re.I)
 _CATCH_UP = re.compile(r"\bsince (?:we|our) (?:last )?(?:talked|spoke|chatted|chat|talk|caught up)\b|"
                        r"^(?:a lot'?s?|lots|so much|much|some big things) (?:has |have )?(?:been going on|happened)", re.I)
+_ADDRESSING = re.compile(r"\b(?:want(?:ed)?|have|had|need(?:ed)?|got) to tell you\b|\bguess what\b|"
+                         r"\bcheck (?:this|it) out\b|\btake a look\b|\blet you know\b", re.I)
 _REQUEST = re.compile(
     r"^(?:(?:please|pls|hey|ok|okay)[,\s]+)*(?:(?:can|could|would|will) you\b|(?:please|pls)\s+(?!remember)|"
     r"(?:help me|give me|show me|tell me|write|summari[sz]e|translate|explain|list|generate|draft|"
@@ -165,7 +170,7 @@ def first_person_statement(sentence: str, chinese: bool) -> bool:
     speaker_subject = re.search(r"(?<![\w'])(?:I|I'm|I've|I'd|I'll|we|we're|we've|we'll)(?![\w'])", s, re.I)
     if re.search(r"\byou(?:r|'re|'ve|'d|'ll|rself)?\b", s, re.I) and not speaker_subject:
         return False  # "Your words mean a lot to me": about the listener, not the speaker
-    if _CATCH_UP.search(s) and len(s.split()) <= 10:
+    if (_CATCH_UP.search(s) and len(s.split()) <= 10) or _ADDRESSING.search(s):
         return False
     words = re.findall(r"[\w']+", s.lower())
     if _REACTION.search(s) and (re.search(r"\byou(?:r|'re)?\b", s, re.I) or len(words) <= 6):
@@ -182,6 +187,7 @@ def is_context_statement(sentence: str, chinese: bool) -> bool:
     if chinese:
         return "你" not in s and len(s) >= 6
     return (len(s.split()) >= 5 and not _REACTION.search(s) and not _IMPERATIVE.match(s)
+            and not _CATCH_UP.search(s) and not _ADDRESSING.search(s)
             and not re.search(r"\byou(?:r|'re|'ve|'d|'ll|rself)?\b|\by'all\b", s, re.I))
 
 
@@ -193,7 +199,8 @@ def is_informative(sentence: str, chinese: bool) -> bool:
     if chinese:
         return len(sentence) >= 10
     rest = sentence.split(" ", 1)[1] if " " in sentence else ""
-    return bool(len(sentence.split()) >= 9 or re.search(r"\d|\b[A-Z][a-z]+", rest))
+    return bool(len(sentence.split()) >= 9 or re.search(r"\d|\b[A-Z][a-z]+", rest)
+                or find_date(sentence, _SOME_DAY) is not None)
 
 
 def is_reaction(sentence: str) -> bool:

@@ -64,6 +64,10 @@ def extract_offline(turns, session_time: datetime | None = None, user_names=None
     user_speakers = {t.speaker for t in turns if (t.role or "user").lower() == "user"}
     assistant_subject = next(iter(user_speakers)) if len(user_speakers) == 1 else "user"
     vocatives = _vocatives(turns)
+    # "Always ..." between friends is advice, not an instruction to an assistant: standing
+    # instructions exist only where an assistant listens or one person talks.
+    instructions = (any((t.role or "").lower() == "assistant" for t in turns)
+                    or len(user_speakers) <= 1)
     out: list[Candidate] = []
     for turn in turns:
         kind, reason = classify_turn(turn)
@@ -82,7 +86,7 @@ def extract_offline(turns, session_time: datetime | None = None, user_names=None
             speaker = turn.speaker
         images = shared_images(turn.text) if turn.role.lower() == "user" else []
         out.extend(_turn_candidates(turn.id, speaker, names, sentences, anchor, turn.role.lower(),
-                                    vocatives, images))
+                                    vocatives, images, instructions))
     return out
 
 
@@ -110,7 +114,7 @@ def _vocatives(turns) -> set[str]:
 
 
 def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives=frozenset(),
-                     images=()) -> list[Candidate]:
+                     images=(), instructions=True) -> list[Candidate]:
     pieces: list[dict] = []
     pending_correction = False
     for raw in sentences:
@@ -122,7 +126,8 @@ def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives
             pending_correction = True
             continue
         piece = _piece(sentence, name, subject, chinese, anchor,
-                       correction=corrected or pending_correction, context=bool(pieces))
+                       correction=corrected or pending_correction, context=bool(pieces),
+                       instructions=instructions)
         if piece is None:
             continue
         pending_correction = pending_correction and not piece["typed"]
@@ -144,7 +149,8 @@ def _shared_image(caption: str, turn_id: str, speaker: str, names: dict) -> Cand
                      tags=["photo"], speaker=speaker)
 
 
-def _piece(sentence, name, subject, chinese, anchor, correction, context) -> dict | None:
+def _piece(sentence, name, subject, chinese, anchor, correction, context,
+           instructions: bool = True) -> dict | None:
     """One sentence as a memory fragment, or None when it is not memory."""
     if is_reaction(sentence) or re.search(r"[?？]\s*$", sentence):
         return None
@@ -152,9 +158,10 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context) -> dic
     attributed = False
     if remember:
         sentence = rest
-    procedure = procedure_prefix(sentence, chinese)
+    procedure = instructions and procedure_prefix(sentence, chinese)
     if remember and not has_first_person(sentence):
-        procedure = procedure or chinese or not re.match(r"(?i)(?:the|a|an|\w+'s)\b", sentence)
+        procedure = instructions and (procedure or chinese
+                                      or not re.match(r"(?i)(?:the|a|an|\w+'s)\b", sentence))
     if not procedure:
         sentence = strip_discourse(sentence, chinese)
         attributed = not remember and not first_person_statement(sentence, chinese)
