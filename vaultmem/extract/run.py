@@ -7,6 +7,7 @@ session id, and every candidate is then already remembered ("unchanged").
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -165,16 +166,26 @@ def _block_map(vault: Vault, session_rel: str, session: Session) -> dict[str, st
     return _BLOCK_CACHE[key]
 
 
+_ABOUT_A_SECRET = re.compile(
+    r"\b(?:key|token|password|passcode|pin|secret|credentials?|card|id|ssn|phone|number|address)\b|"
+    r"密钥|秘钥|令牌|密码|口令|卡号|身份证|手机|电话|地址", re.IGNORECASE)
 _NOT_MEMORY = {"greeting": "greeting or filler", "filler": "greeting or filler",
                "request": "one-off request, not a standing instruction"}
 
 
 def _turned_down(session: Session, candidates) -> list[Candidate]:
     """User turns no candidate came from that were turned down for a reason worth reporting
-    (a greeting, a one-off request, a secret), so `--dry-run` and the counts show them."""
+    (a greeting, a one-off request, a secret), so `--dry-run` and the counts show them.
+    Candidates about a secret redacted from their turn are marked rejected on the way."""
     from vaultmem.extract.offline import classify_turn
     from vaultmem.policy import screen
 
+    secret_turns = {t.id for t in session.turns if "[REDACTED:" in t.text}
+    for cand in candidates:
+        if (not cand.rejected_reason and secret_turns.intersection(cand.source_messages)
+                and _ABOUT_A_SECRET.search(cand.content)):
+            # "Here is my private key: [REDACTED]" leaves "Here is the user's private key."
+            cand.rejected_reason = "about a secret that was redacted; it stays out of memory"
     used = {m for c in candidates for m in c.source_messages}
     out = []
     for turn in session.turns:
