@@ -1,13 +1,12 @@
 """The daemon, driven as users drive it: a real process on a temporary vault.
 
 Notes are written, edited, renamed and deleted with ordinary file operations; every check
-polls the daemon with a deadline (no sleep is an assertion). Fast unit tests of the lock,
-the query-first gate and the service units come first.
+polls the daemon with a deadline (no sleep is an assertion). Fast unit tests of the lock
+and of the query-first gate come first.
 """
 
 import json
 import os
-import plistlib
 import re
 import signal
 import subprocess
@@ -17,13 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from vaultmem import client
-from vaultmem.cli import cli
 from vaultmem.daemon.lock import DaemonLock, lock_is_held, read_pid, running_pid
-from vaultmem.daemon.service import (install_service, launchd_plist, service_name,
-                                     systemd_unit, uninstall_service)
 from vaultmem.daemon.worker import Gate
 from vaultmem.errors import DaemonError
 
@@ -101,61 +96,6 @@ def test_gate_tells_a_query_the_daemon_is_busy():
         with pytest.raises(DaemonError, match="busy \\(reconciling\\)"):
             with gate.query(timeout=0.01, busy_with="reconciling"):
                 pass
-
-
-# --- service units --------------------------------------------------------------------------
-
-def test_systemd_unit_runs_this_python_on_this_vault(tmp_path, monkeypatch):
-    vault = tmp_path / "My Notes 100%"
-    vault.mkdir()
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    unit = systemd_unit(vault, python="/opt/py/bin/python")
-    escaped = str(vault).replace("%", "%%")  # systemd expands % specifiers
-    assert f'ExecStart="/opt/py/bin/python" "-m" "vaultmem.daemon" "--vault" "{escaped}"' in unit
-    assert "WantedBy=default.target" in unit and "Restart=on-failure" in unit
-
-    result = install_service(vault, platform="linux")
-    path = Path(result["installed"])
-    assert path == tmp_path / "config" / "systemd" / "user" / f"{service_name(vault)}.service"
-    assert path.read_text(encoding="utf-8") == systemd_unit(vault)
-    assert "systemctl --user enable --now" in result["enable"]
-    removed = uninstall_service(vault, platform="linux", manage=False)
-    assert removed["removed"] == str(path) and not path.exists()
-    assert "disable --now" in removed["disable"]
-    assert uninstall_service(vault, platform="linux", manage=False)["removed"] is None
-
-
-def test_launchd_agent(tmp_path, monkeypatch):
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    plist = plistlib.loads(launchd_plist(vault, python="/usr/bin/python3"))
-    assert plist["ProgramArguments"] == ["/usr/bin/python3", "-m", "vaultmem.daemon", "--vault",
-                                         str(vault)]
-    assert plist["RunAtLoad"] is True and plist["Label"].endswith(service_name(vault))
-    result = install_service(vault, platform="darwin")
-    assert Path(result["installed"]).parent == tmp_path / "home" / "Library" / "LaunchAgents"
-    assert result["enable"].startswith("launchctl bootstrap gui/")
-    assert uninstall_service(vault, platform="darwin", manage=False)["removed"]
-
-
-def test_service_names_differ_per_vault(tmp_path):
-    assert service_name(tmp_path / "a" / "notes") != service_name(tmp_path / "b" / "notes")
-    assert service_name(tmp_path / "a" / "notes").startswith("vaultmem-notes-")
-
-
-def test_service_cli(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    vault = tmp_path / "vault"
-    (vault / ".vaultmem").mkdir(parents=True)
-    runner = CliRunner()
-    done = runner.invoke(cli, ["--vault", str(vault), "service", "install", "--json"])
-    assert done.exit_code == 0, done.output
-    installed = Path(json.loads(done.output)["installed"])
-    assert installed.is_file()
-    done = runner.invoke(cli, ["--vault", str(vault), "service", "uninstall"])
-    assert done.exit_code == 0 and f"removed {installed}" in done.output
-    assert not installed.exists()
 
 
 # --- the real daemon ------------------------------------------------------------------------
@@ -362,6 +302,13 @@ def test_cli_search_through_daemon_matches_in_process_and_stays_light(live):
     assert json.loads(done.stderr.strip().splitlines()[-1]) == []
 
 
+def test_a_caller_on_another_clock_is_answered_in_process(live, monkeypatch):
+    assert client.try_request(live, "search", {"query": "tea"}) is not None
+    monkeypatch.setenv("VAULTMEM_NOW", "2030-01-02T03:04:05")
+    assert client.try_request(live, "search", {"query": "tea"}) is None
+    assert client.try_request(live, "status")["running"]
+
+
 def test_context_and_add_through_daemon(live):
     block = client.request(live, "context", {"question": "What does the user drink?"})
     assert "green tea" in block["text"]
@@ -437,8 +384,10 @@ def test_kill_9_mid_indexing_then_restart_leaves_no_drift(tmp_path):
     for n in range(400):
         (facts / f"Bulk {n}.md").write_text(
             note_text(f"01JBULK{n:019d}", f"Bulk note {n}: the user once visited place number {n}."))
-    wait_for(lambda: client.request(root, "status")["notes_indexed"] > 0, 120, "indexing started")
+    busy = wait_for(lambda: (lambda s: s if s["notes_indexed"] else None)(
+        client.request(root, "status")), 120, "indexing started")
     os.kill(pid, signal.SIGKILL)
+    assert busy["notes_indexed"] < 400  # killed with part of the burst still to index
     wait_for(lambda: not lock_is_held(root / ".vaultmem"), 30, "killed daemon gone")
     assert client.try_request(root, "status") is None  # stale socket: callers fall back
 

@@ -170,7 +170,10 @@ def _exchange(vault_root, op: str, args: dict | None, timeout: float):
     with sock:
         sock.settimeout(timeout)
         try:
-            sock.sendall(encode_message({"op": op, "args": args or {}}))
+            message = {"op": op, "args": args or {}}
+            if os.environ.get("VAULTMEM_NOW"):  # a faked clock must match the daemon's
+                message["clock"] = os.environ["VAULTMEM_NOW"]
+            sock.sendall(encode_message(message))
             line = LineReader(sock).read_line()
         except socket.timeout as exc:
             raise DaemonError(f"the daemon did not answer {op!r} within {timeout:g} s; "
@@ -209,7 +212,8 @@ def try_request(vault_root, op: str, args: dict | None = None,
     """The daemon's result for `op`, or None when the caller should do the work in-process.
 
     `vault_root` may be the --vault option as given, or None (found like the API finds it).
-    None means no daemon listens (or it is too old to know `op`); nothing was done. Once a
+    None means no daemon listens, or it cannot answer exactly as the caller would (an older
+    daemon without `op`, or another VAULTMEM_NOW); nothing was done. Once a
     request was sent, failures raise instead, so that an `add` is never done twice:
     `DaemonError` for a broken exchange, the operation's own `VaultmemError` otherwise.
     Set VAULTMEM_NO_DAEMON=1 to always get None.
@@ -222,6 +226,6 @@ def try_request(vault_root, op: str, args: dict | None = None,
         return None
     if response.get("ok"):
         return response.get("result")
-    if response.get("kind") == "UnknownOp":
-        return None
+    if response.get("kind") in ("UnknownOp", "Fallback"):
+        return None  # the daemon cannot answer this exactly as in-process would
     raise _error_from_response(response)

@@ -79,7 +79,9 @@ def _print_status(result):
         click.echo(f"  not answering: {result['last_error']['reason']}")
         return
     click.echo(f"  state: {result['state']}, up {_duration(result['uptime_seconds'])}")
-    click.echo(f"  notes indexed: {result['notes_indexed']}, queue: {result['queue']}")
+    indexed = result["notes_indexed"]
+    click.echo(f"  notes indexed: {'counting' if indexed is None else indexed}, "
+               f"queue: {result['queue']}")
     error = result.get("last_error")
     click.echo(f"  last error: {error['path']}: {error['reason']}" if error else "  last error: none")
     click.echo(f"  log: {result['log']}")

@@ -29,7 +29,11 @@ log = logging.getLogger("vaultmem.daemon")
 IDLE_CONNECTION_TIMEOUT = 300.0
 
 
-class UnknownOp(VaultmemError):
+class Fallback(VaultmemError):
+    """The daemon cannot answer this request as the caller would in-process (it falls back)."""
+
+
+class UnknownOp(Fallback):
     """The daemon does not know the requested operation (the client falls back)."""
 
 
@@ -48,8 +52,9 @@ def peer_allowed(uid: int | None, own_uid: int | None = None) -> bool:
     return uid is None or uid == own_uid
 
 
-def handle_message(line: bytes, dispatch: Callable[[str, dict], object]) -> dict:
-    """Decode one request line, run it through `dispatch(op, args)`, build the response."""
+def handle_message(line: bytes, dispatch: Callable[..., object]) -> dict:
+    """Decode one request line, run it through `dispatch(op, args[, clock=])`, build the
+    response. `clock` (the caller's VAULTMEM_NOW) is passed only when the request has one."""
     try:
         request = json.loads(line)
         if not isinstance(request, dict) or not isinstance(request.get("op"), str):
@@ -59,13 +64,13 @@ def handle_message(line: bytes, dispatch: Callable[[str, dict], object]) -> dict
             raise ValueError("'args' must be an object")
     except ValueError as exc:
         return {"ok": False, "error": f"bad request: {exc}", "kind": "DaemonError"}
+    extra = {"clock": request["clock"]} if request.get("clock") else {}
     try:
-        return {"ok": True, "result": dispatch(request["op"], args)}
+        return {"ok": True, "result": dispatch(request["op"], args, **extra)}
+    except Fallback as exc:
+        return {"ok": False, "error": str(exc), "kind": "Fallback"}
     except VaultmemError as exc:
         return {"ok": False, "error": str(exc), "kind": type(exc).__name__}
-    except TypeError as exc:  # wrong or missing arguments for the operation
-        return {"ok": False, "error": f"bad arguments for {request['op']!r}: {exc}",
-                "kind": "DaemonError"}
     except Exception as exc:  # the daemon must survive any failing request
         log.exception("request %r failed", request.get("op"))
         return {"ok": False, "error": f"{type(exc).__name__}: {exc}", "kind": "DaemonError"}

@@ -8,13 +8,18 @@ is released as one batch after a quiet step, or after a maximum wait if it never
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
 from pathlib import Path
 from typing import Callable
 
+log = logging.getLogger("vaultmem.daemon")
+
 ADDED, MODIFIED, DELETED = "added", "modified", "deleted"
+# Period of the fallback polling observer (only when native watching cannot start).
+POLL_SECONDS = 5.0
 
 # (what is queued, what arrives) -> what stays queued. Only `DELETED` is dropped by a
 # modify; an add followed by a delete is kept as DELETED, because an "added" path may
@@ -161,17 +166,31 @@ def make_handler(root: Path, accept: Callable[[str], bool], sink: Coalescer,
 
 
 def start_observer(root: Path, handler):
-    """A started watchdog observer watching `root` recursively with `handler`."""
+    """A started watchdog observer watching `root` recursively with `handler`.
+
+    The native observer (inotify, FSEvents) blocks on the kernel. If it cannot start
+    (inotify's watch limit on a huge vault), a polling observer with a slow period keeps
+    the daemon useful, and the log says how to raise the limit.
+    """
     from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirMovedEvent,
                                  FileCreatedEvent, FileDeletedEvent, FileModifiedEvent,
                                  FileMovedEvent)
     from watchdog.observers import Observer
+    from watchdog.observers.polling import PollingObserver
 
-    observer = Observer()
-    observer.daemon = True
-    observer.schedule(handler, os.fspath(Path(root).resolve()), recursive=True,
-                      event_filter=[FileCreatedEvent, FileModifiedEvent, FileDeletedEvent,
-                                    FileMovedEvent, DirCreatedEvent, DirDeletedEvent,
-                                    DirMovedEvent])
-    observer.start()
+    kinds = [FileCreatedEvent, FileModifiedEvent, FileDeletedEvent, FileMovedEvent,
+             DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
+    path = os.fspath(Path(root).resolve())
+    try:
+        observer = Observer()
+        observer.daemon = True
+        observer.schedule(handler, path, recursive=True, event_filter=kinds)
+        observer.start()
+    except OSError as exc:
+        log.warning("native file watching failed (%s); polling every %.0f s instead. On Linux, "
+                    "raise fs.inotify.max_user_watches to watch natively", exc, POLL_SECONDS)
+        observer = PollingObserver(timeout=POLL_SECONDS)
+        observer.daemon = True
+        observer.schedule(handler, path, recursive=True, event_filter=kinds)
+        observer.start()
     return observer

@@ -68,6 +68,13 @@ class Gate:
         finally:
             self._release()
 
+    def close(self, timeout: float) -> bool:
+        """Wait for the operation in flight, then hold the gate for good (shutdown)."""
+        with self._cond:
+            done = self._cond.wait_for(lambda: not self._busy, timeout)
+            self._busy = True
+            return done
+
     def _release(self):
         with self._cond:
             self._busy = False
