@@ -29,7 +29,7 @@ _REACTION = re.compile(
     r"i bet|i feel you|i hear you|same here|me too|love (?:that|this|it|those|these|your)|"
     r"miss(?:ed)? you|see you|good luck|take care|know what you mean|know how you feel|"
     r"stoked for you|excited for you|you're right|so true|keep (?:you|ya) posted|"
-    r"love (?:how|what|that) you)\b", re.I)
+    r"love (?:how|what|that) you|(?:we|you)(?:'ve)? got this|have you in my corner)\b", re.I)
 _IMPERATIVE = re.compile(r"^(?:take|look|check|keep|let's|let|have|see|come|go|tell|guess|imagine|"
                          r"here's|here is|this is (?:a|my) (?:pic|photo|picture))\b", re.I)
 _ZH_REACTION = re.compile(r"谢谢|我也是|我同意|为你高兴|我懂|我明白你|祝你")
@@ -39,9 +39,11 @@ totally was be feel feeling it's that's love like awesome amazing cool wow hope 
 don't do as here there thanks thank you much all oh always now i've i'll super pretty did does yes no
 not have has had will would can could""".split())
 _IMPLICIT = re.compile(
-    r"^(?:(?:still|now|also|currently|finally)\s+)?(?:(gonna|going to|planning (?:to|on)|hoping to|trying to|thinking (?:about|of)|researching|"
-    r"working on|looking into|learning|studying|training|saving|heading|getting ready|preparing|"
-    r"volunteering)|(just (?:got|finished|started|went|came|bought|moved|signed|took|made|had)|"
+    r"^(?:(?:still|now|also|currently|finally)\s+)?(?:((?:gonna|going to)(?!\s+be\b)|planning (?:to|on)|hoping to|"
+    r"trying to|thinking (?:about|of)|researching|working on|looking into|learning|studying|training|"
+    r"saving|heading|getting ready|preparing|volunteering|\w+ing(?=\s+(?:up|my|a|an|the|some|on|for|with|out|our)\b))|"
+    r"((?:just )?(?:got|finished|started|went|came|bought|moved|signed|took|made|had|lost|found|met|"
+    r"visited|joined|quit|won|left|sold|booked|adopted|tried|\w+ed)(?=\s+(?:my|a|an|the|some|our|back|up|to|into|over)\b)|"
     r"started|finished|signed up)|(been(?!\s+(?:a|an|the|such|quite|ages|forever|too)\b)))\b", re.I)
 _CATCH_UP = re.compile(r"\bsince (?:we|our) (?:last )?(?:talked|spoke|chatted|chat|talk|caught up)\b|"
                        r"^(?:a lot'?s?|lots|so much|much|some big things) (?:has |have )?(?:been going on|happened)", re.I)
@@ -170,7 +172,8 @@ def first_person_statement(sentence: str, chinese: bool) -> bool:
     speaker_subject = re.search(r"(?<![\w'])(?:I|I'm|I've|I'd|I'll|we|we're|we've|we'll)(?![\w'])", s, re.I)
     if re.search(r"\byou(?:r|'re|'ve|'d|'ll|rself)?\b", s, re.I) and not speaker_subject:
         return False  # "Your words mean a lot to me": about the listener, not the speaker
-    if (_CATCH_UP.search(s) and len(s.split()) <= 10) or _ADDRESSING.search(s):
+    if (_CATCH_UP.search(s) and len(s.split()) <= 10) or _ADDRESSING.search(s) \
+            or re.match(r"let's\b|let us\b", s, re.I):
         return False
     words = re.findall(r"[\w']+", s.lower())
     if _REACTION.search(s) and (re.search(r"\byou(?:r|'re)?\b", s, re.I) or len(words) <= 6):

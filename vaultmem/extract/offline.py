@@ -32,7 +32,8 @@ _GENERIC_SPEAKERS = {"", "user", "human", "me", "you", "customer", "assistant"}
 _LOWER_STARTS = {"it", "the", "this", "that", "there", "a", "an", "these", "those", "they",
                  "their", "going", "everyone", "everything", "some", "lots", "now", "it's", "that's",
                  "there's", "here's", "they're", "they've", "what", "when", "how", "so", "all",
-                 "people", "seeing", "being", "having", "my", "one", "every"}
+                 "people", "seeing", "being", "having", "my", "one", "every", "in", "on",
+                 "around", "during", "since", "after", "before"}
 _BOUND = re.compile(r"(?:\b(?:until|till|through|up to)|到|直到)\s*$", re.I)
 _COPULA = re.compile(r"\b(?:is|was|are|were|be)\s+$|是$", re.I)
 _IN_PLACE = re.compile(r"\b(?:since|before|after|by|from|when|because|that|than)\s+(?:\w+\s+){0,6}$", re.I)
@@ -154,7 +155,7 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
     """One sentence as a memory fragment, or None when it is not memory."""
     if is_reaction(sentence) or re.search(r"[?？]\s*$", sentence):
         return None
-    remember, rest = remember_prefix(sentence, chinese)
+    remember, rest = remember_prefix(sentence, chinese) if instructions else (False, sentence)
     attributed = False
     if remember:
         sentence = rest
@@ -323,11 +324,11 @@ def _entities(group: list[dict], detection: Detection | None) -> list[str]:
             words = m.group(1).split()
             while words and words[0] in _ENTITY_SKIP:
                 words = words[1:]
+            while words and (words[-1] in _ENTITY_SKIP or words[-1] in _months_days()):
+                words = words[:-1]
             at_start = not text[:m.start()].strip(" \"'(")
             if at_start and len(words) == 1 and not words[0].isupper():
                 continue  # a capital that only starts the sentence names nothing
-            while words and (words[-1] in _ENTITY_SKIP or words[-1] in _months_days()):
-                words = words[:-1]
             entity = " ".join(words).rstrip(".")
             if entity and len(entity) > 1:
                 found.append(entity)

@@ -43,7 +43,7 @@ _PRONOUN_OBJECTS = {"it", "that", "this", "them", "you", "him", "her", "these", 
 _CAP = r"[A-Z][\w'&.-]*"
 _PLACE = rf"((?:the )?{_CAP}(?:(?:,? | of | de ){_CAP})*)"
 _ADV = r"(?:\s+(?:really|also|just|still|totally|absolutely|truly|kinda|definitely|especially|actually|now|currently|mostly|mainly|usually|always|genuinely|honestly|so|very))*"
-_STOP_OBJECT = re.compile(r"\s+(?:because|but|when|since|so|and then|while|as|if|though|which|"
+_STOP_OBJECT = re.compile(r"\s+and\s+(?:it|i|that|we|they|he|she|you|this|it's|i'm)\b.*$|\s+(?:because|but|when|since|so|and then|while|as|if|though|which|"
                           r"who|whenever|cause|'cause|over|rather than|instead of)\b.*$|[,.;:!?\u2013\u2014()\[\]].*$|\s+-\s.*$", re.I)
 _ZH_STOP = re.compile(r"[，。！？,.!?；;、].*$|(?:因为|但是|所以|的时候).*$")
 

@@ -135,8 +135,11 @@ def to_third_person(sentence: str, name: str) -> str:
     def dispatch(m: re.Match) -> str:
         return subject(m) if m.group("i") else other(m)
 
+    # casual forms first, so that "I wanna" agrees like "I want to"
+    sentence = re.sub(r"\bwanna\b", "want to", sentence, flags=re.I)
+    sentence = re.sub(r"\bgotta\b", "have to", sentence, flags=re.I)
+    sentence = re.sub(r"\bgonna\b", "going to", sentence, flags=re.I)
     text = _PERSON_TOKENS.sub(dispatch, sentence)
-    text = re.sub(r"\bgonna\b", "going to", text, flags=re.I)
     return capitalise(text)
 
 
