@@ -83,20 +83,22 @@ class Indexer:
         started = time.perf_counter()
         report = SyncReport()
         reason = "--full" if full else self._rebuild_reason()
+        first_write = None
         if reason is not None:
-            embedder = self._embedder_factory()
-            self.index.reset(self.model_name, embedder.dim)
+            dim = self._embedder_factory().dim
             self.state.clear_files()
-            report.rebuilt = reason
-            paths = None
-        indexed = self.index.path_hashes()
+            report.rebuilt, paths, indexed = reason, None, {}
+            # Opening LanceDB (its import alone takes a second) overlaps the first batch.
+            first_write = lambda: self.index.reset(self.model_name, dim)  # noqa: E731
+        else:
+            indexed = self.index.path_hashes()
         known = self.state.files()
         present, gone = self._candidates(paths, indexed, known)
 
         pending, stats = [], []
         for rel, abs_path in present.items():
             self._check(rel, abs_path, indexed, known, report, pending, stats)
-        self._embed_and_write(pending, indexed, report, progress)
+        self._embed_and_write(pending, indexed, report, progress, first_write)
         if gone:
             self.index.delete_paths(gone)
             self.state.delete_files(gone)
@@ -176,19 +178,22 @@ class Indexer:
             return
         pending.append((rel, chunks))
 
-    def _embed_and_write(self, pending, indexed, report, progress):
+    def _embed_and_write(self, pending, indexed, report, progress, first_write=None):
         """Embed queued notes in batches; each batch is written while the next one is
-        being embedded (LanceDB writes and torch both release the GIL)."""
+        being embedded (LanceDB writes and torch both release the GIL). `first_write`
+        runs on the writer before any batch."""
         from concurrent.futures import ThreadPoolExecutor
 
         if not pending:
+            if first_write is not None:
+                first_write()
             return
         total = sum(len(chunks) for _, chunks in pending)
         embedder = self._embedder_factory()
         if progress:
             progress(0, total)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultmem-write") as writer:
-            writing = None
+            writing = writer.submit(first_write) if first_write is not None else None
             for batch in _batches(pending, EMBED_BATCH_CHUNKS):
                 chunks = [chunk for _, note_chunks in batch for chunk in note_chunks]
                 vectors = embedder.encode([chunk.search_text for chunk in chunks])
