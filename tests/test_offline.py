@@ -232,3 +232,47 @@ def test_locomo_conversation_gives_short_single_turn_memories_with_dates():
         c.valid_from == date(2023, 5, 20) for c in cands if c.source_messages == ["D2:1"])
     greetings = [i for i, t in turns_by_id.items() if classify_turn(t)[0] != "memory"]
     assert greetings and not any(c.source_messages[0] in greetings for c in cands)
+
+
+def test_one_sentence_with_two_facts_gives_two_memories():
+    turn = Turn("s", "m-1", None, "user", "user",
+                "Hi! I'm Tom and I work at Acme Corp as a data scientist. My wife and I just moved to Denver last week.")
+    cands = extract_offline([turn], NOW)
+    assert [(c.content, c.attribute, c.value) for c in cands] == [
+        ("The user is Tom.", "name", "Tom"),
+        ("The user works at Acme Corp as a data scientist.", "employer", "Acme Corp"),
+        ("In the week before 2026-11-30, the user and their wife just moved to Denver.", "home", "Denver")]
+    zh = extract_offline([Turn("s", "m-2", None, "user", "user", "你好！我叫李雷，我是一名程序员。最近在学日语。")], NOW)
+    assert [(c.content, c.attribute) for c in zh] == [
+        ("用户叫李雷。", "name"), ("用户是一名程序员。", "job"), ("用户最近在学日语。", "project:学日语")]
+
+
+def test_shared_photos_and_other_peoples_news():
+    turns = [Turn("s", "D11:3", None, "Melanie", "user",
+                  "Thanks, Caroline! It was Matt Patterson, he is so talented! What's up with you?"),
+             Turn("s", "D1:12", None, "Melanie", "user",
+                  "You'd be a great counselor! [shares a photo of a painting of a sunset over a lake]"),
+             Turn("s", "D1:13", None, "Caroline", "user", "Thanks, Melanie! Is this your own painting?")]
+    cands = extract_offline(turns, NOW)
+    assert [(c.content, c.source_messages) for c in cands] == [
+        ("According to Melanie, it was Matt Patterson, he is so talented.", ["D11:3"]),
+        ("Melanie shared a photo of a painting of a sunset over a lake.", ["D1:12"])]
+    assert cands[0].entities == ["Melanie", "Matt Patterson"]
+    assert cands[1].tags == ["photo"] and cands[1].importance < 0.5
+
+
+def test_advice_between_friends_is_not_a_standing_instruction():
+    turns = [Turn("s", "D17:7", None, "Caroline", "user", "Always do your research and find an adoption agency."),
+             Turn("s", "D17:8", None, "Melanie", "user", "I will, thanks!")]
+    assert all(c.type != "procedure" for c in extract_offline(turns, NOW))
+    alone = extract_offline(turns[:1], NOW)  # one person talking to their agent: an instruction
+    assert [c.type for c in alone] == ["procedure"]
+
+
+def test_casual_openers_get_their_subject():
+    c = one("Lost my job as a banker yesterday, so I'm gonna take a shot at starting my own business.",
+            speaker="Jon")
+    assert c.content == ("On 2026-11-29, Jon lost their job as a banker so they are going to take a shot "
+                         "at starting their own business.")
+    assert one("Researching adoption agencies — it's been a dream.", speaker="Caroline").content == \
+        "Caroline is researching adoption agencies — it's been a dream."

@@ -57,7 +57,7 @@ _ZH_REQUEST = re.compile(r"^(?:请|麻烦|帮我|能不能|可以帮|你能|你�
 _PROCEDURE = re.compile(
     r"^(?:(?:please|pls|and|also|ok|okay)[,\s]+)*(?:from now on|going forward|in (?:the )?future|"
     r"always|never|whenever|every time|each time|don't ever|do not ever|make sure (?:to|you))\b"
-    r"(?!\s+(?:been|had|wanted|thought|knew|loved|felt|imagined)\b)", re.I)
+    r"(?!\s+(?:been|had|wanted|thought|knew|loved|felt|imagined|mind)\b)", re.I)
 _ZH_PROCEDURE = re.compile(r"^(?:请|麻烦)?(?:以后|今后|从现在开始|从今以后|往后|每次|永远不要|不要再|一定要|总是|务必)")
 _REMEMBER = re.compile(
     r"^(?:(?:please|pls|and|also|oh|hey)[,\s]+)*(?:remember|note|keep in mind|don't forget|"
@@ -135,14 +135,27 @@ def split_sentences(text: str) -> list[str]:
     """Sentences, with very long ones cut at dashes and semicolons."""
     out = []
     for line in clean_text(text).splitlines():
-        for part in re.split(r"(?<=[.!?。！？；])\s*(?=\S)|(?<=[.!?])\s+", line):
+        for part in re.split(r"(?<=[。！？；])\s*(?=\S)|(?<=[.!?])\s+|(?<=[!?])(?=[\u4e00-\u9fff])", line):
             part = part.strip()
             if not part:
                 continue
             if len(part.split()) > 35:
                 out.extend(p.strip() for p in re.split(r"\s+[-–—]+\s+|;\s+", part) if p.strip())
             else:
-                out.append(part)
+                out.extend(_clauses(part))
+    return out
+
+
+def _clauses(sentence: str) -> list[str]:
+    """"I'm Tom and I work at Acme" holds two facts: split it where a new "I ..." clause
+    starts after a clause that had its own "I" (not in "My wife and I ...")."""
+    parts = re.split(r",?\s+and\s+(?=I\b|I'm\b|I've\b|my\b)|，(?=我)", sentence)
+    out: list[str] = []
+    for part in (p.strip() for p in parts):
+        if out and not re.search(r"(?<![\w'])I(?:'m|'ve)?(?![\w'])|我", out[-1]):
+            out[-1] = f"{out[-1]} and {part}" if not is_chinese(part) else f"{out[-1]}，{part}"
+        elif part:
+            out.append(part)
     return out
 
 
@@ -150,7 +163,10 @@ def strip_discourse(sentence: str, chinese: bool) -> str:
     """Drop leading interjections ("Wow, yeah, ...") and supply the "I" casual chat leaves out
     ("Researching adoption agencies" -> "I'm researching adoption agencies")."""
     if chinese:
-        return _ZH_DISCOURSE.sub("", sentence).strip()
+        s = _ZH_DISCOURSE.sub("", sentence).strip()
+        if re.match(r"(?:最近|刚刚|刚|正在|一直|现在|目前)(?:在|又|也|才)?[\u4e00-\u9fff]", s) and "我" not in s[:4]:
+            s = "我" + s  # casual Chinese drops the 我: "最近在学日语"
+        return s
     s = _DISCOURSE.sub("", sentence).strip()
     s = re.sub(r"^[A-Z][a-z]+,\s+(?=I\b|I'|my\b|we\b)", "", s)  # a name addressed: "Mel, I ..."
     m = _IMPLICIT.match(s)

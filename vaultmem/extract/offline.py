@@ -226,7 +226,8 @@ def _with_date(sentence: str, match: DateMatch | None, name: str, chinese: bool,
         if re.search(r"\b(?:since|before|after|by|from)\s+$", before, re.I):
             phrase = match.label(lang)
         return _finish(to_third_person(before + phrase + after, name), chinese), match.date, None
-    rest = re.sub(r"\s{2,}", " ", (before.rstrip(" ,") + " " + after.lstrip(" ,")).strip())
+    joiner = "" if chinese else " "
+    rest = re.sub(r"\s{2,}", " ", (before.rstrip(" ,") + joiner + after.lstrip(" ,")).strip())
     rest = re.sub(r"\s+([,.!?;])", r"\1", rest).strip(" ,，")
     body = to_third_person(rest, name)
     if chinese:

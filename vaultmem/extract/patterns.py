@@ -223,7 +223,7 @@ _EN_DETECTORS = (_en_name, _en_preference, _en_job, _en_home, _en_family, _en_pe
 
 # --- Chinese ---------------------------------------------------------------------------
 
-_ZH_ADV = r"(?:很|非常|特别|超|真的|一直|也|还|最|挺|蛮|其实|现在|目前)*"
+_ZH_ADV = r"(?:很|非常|特别|超|真的|一直|也|还|最|挺|蛮|其实|现在|目前|更|比较)*"
 
 
 def _zh_preference(s: str) -> Detection | None:
@@ -232,7 +232,7 @@ def _zh_preference(s: str) -> Detection | None:
         value = _zh_object(favorite.group(2))
         if value:
             return Detection("preference", "preference", f"favorite:{favorite.group(1)}", value, 0.6)
-    neg = re.search(rf"我{_ZH_ADV}(?:不喜欢|不爱|讨厌|受不了|不再喜欢|不想再|戒了|在戒|戒掉了)(.+)", s)
+    neg = re.search(rf"我{_ZH_ADV}(?:不太喜欢|不怎么喜欢|不喜欢|不爱|讨厌|受不了|不再喜欢|不想再|戒了|在戒|戒掉了)(.+)", s)
     if neg:
         obj = _zh_object(neg.group(1))
         return _likes(obj, "no") if obj else None

@@ -50,10 +50,14 @@ def has_first_person(sentence: str) -> bool:
     return bool(_FIRST_PERSON.search(sentence.replace("I ", "I ")))
 
 
+_NOT_VERBS = {"and", "or", "but", "too", "alone", "both", "all", "who", "that", "which", "myself",
+              "personally", "only", "either", "neither", "as", "at", "in", "on", "with", "the", "a"}
+
+
 def third_person_verb(verb: str) -> str:
     """'love' -> 'loves', 'go' -> 'goes', 'try' -> 'tries'; past forms and modals unchanged."""
     low = verb.lower()
-    if low in _KEEP or low.endswith("ed") or not low.isalpha():
+    if low in _KEEP or low in _NOT_VERBS or low.endswith("ed") or not low.isalpha():
         return verb
     if low in _IRREGULAR:
         return _IRREGULAR[low]
@@ -98,14 +102,14 @@ def to_third_person(sentence: str, name: str) -> str:
 
     def subject(m: re.Match) -> str:
         rest = m.group(2) or ""
+        # "Sarah and I live": a plural subject keeps the verb as it is
+        joint = bool(re.search(r"\b(?:and|&)\s+$", m.string[:m.start()]))
+        first = not state["named"] and not joint
+        who = name if joint else person(name, "they")
         for pattern, singular, plural in _CONTRACTIONS:
             hit = re.match(pattern, rest)
             if hit:
-                first = not state["named"]
-                who = person(name, "they")
                 return f"{who} {singular if first else plural}" + rest[hit.end():]
-        first = not state["named"]
-        who = person(name, "they")
         words = rest.split(" ")
         # words[0] is "" (rest starts with a space); skip adverbs to reach the verb.
         i = 1
@@ -139,6 +143,7 @@ def to_third_person(sentence: str, name: str) -> str:
     sentence = re.sub(r"\bwanna\b", "want to", sentence, flags=re.I)
     sentence = re.sub(r"\bgotta\b", "have to", sentence, flags=re.I)
     sentence = re.sub(r"\bgonna\b", "going to", sentence, flags=re.I)
+    sentence = re.sub(r"\b[Mm]y ((?:[\w-]+ ){0,2}?[\w-]+) (?:and|&) I\b", r"I and my \1", sentence)
     text = _PERSON_TOKENS.sub(dispatch, sentence)
     return capitalise(text)
 
