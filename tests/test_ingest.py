@@ -122,6 +122,12 @@ def test_session_chunks_are_single_turns_with_neighbours_in_search_text():
         ("D1:3", "Caroline", "It was powerful. " * 40),
     ])
     chunks = chunk_note(note, f"Memory/Sessions/{title}.md", content_hash="h")
+    from vaultmem.chunking import read_for_index
+    from vaultmem.note import render_note
+
+    fast = chunk_note(read_for_index(render_note(note).encode(), None), f"Memory/Sessions/{title}.md",
+                      content_hash="h")
+    assert [c.__dict__ for c in fast] == [c.__dict__ for c in chunks]
     assert [c.source_messages for c in chunks[:2]] == [["D1:1"], ["D1:2"]]
     assert all(c.source_messages == ["D1:3"] for c in chunks[2:]) and len(chunks) > 3
     assert all(len(c.text.split()) <= 61 for c in chunks)              # 60 words + speaker
