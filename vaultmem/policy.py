@@ -169,6 +169,16 @@ class Pool:
         key = (user, subject.lower(), attribute.lower())
         return [e for e in self.entries if e.slot == key]
 
+    def citing(self, user: str, candidate, links=None) -> Existing | None:
+        """An active memory already built from the candidate's messages whose text still holds
+        the candidate's statement: the user added to it by hand, so it is not news again."""
+        text = normalise(candidate.content)
+        for entry in self.entries:
+            if (entry.user == user and text in normalise(entry.text)
+                    and _known_sources(entry, candidate, links, empty=False)):
+                return entry
+        return None
+
     def nearest(self, user: str, type: str, vector, candidate=None) -> tuple[Existing | None, float]:
         """The closest memory of this user and type by cosine; with `candidate`, only those
         that could mean the same thing (see `_may_be_same`)."""
@@ -217,6 +227,10 @@ def decide(candidate, user: str, pool: Pool, vector=None, links=None) -> Decisio
     if old is not None:
         return Decision("unchanged", f"already remembered in {old.rel} (superseded since)", content,
                         ctype, old, candidate=candidate)
+    edited = pool.citing(user, candidate, links)
+    if edited is not None:
+        return Decision("unchanged", f"already remembered in {edited.rel} (edited since)", content,
+                        ctype, edited, candidate=candidate)
     value = (getattr(candidate, "value", None) or "").strip().lower()
     for holder in pool.slot_holders(user, getattr(candidate, "subject", None),
                                     getattr(candidate, "attribute", None)):
