@@ -270,6 +270,11 @@ def test_across_runs_supersede_merge_duplicates_and_keep_the_users_edit(tmp_path
     assert git(root, "rev-list", "--count", "HEAD").strip() == "5"  # init + four runs
     assert "Vaultmem-Source: cross_zh_b.jsonl" in git(root, "log", "-1", "--format=%B")
 
+    before, head = files(root), git(root, "rev-parse", "HEAD")  # merges and supersedes are not redone
+    again = mem.extract([RUNS / "cross_en_a.jsonl", RUNS / "cross_en_b.jsonl"], user="en")
+    assert {d["action"] for d in again["decisions"]} == {"unchanged"}, [(d["action"], d["content"], d["reason"]) for d in again["decisions"]]
+    assert (files(root), git(root, "rev-parse", "HEAD")) == (before, head)
+
 
 # ---- command line: --json, one bad file among good ones ---------------------------------------
 
