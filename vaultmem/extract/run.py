@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultmem import clock
-from vaultmem.errors import TranscriptError
+from vaultmem.errors import TranscriptError, VaultmemError
 from vaultmem.extract.candidate import Candidate
 from vaultmem.extract.importers import Session, load_transcript
 from vaultmem.extract.sessions import message_link, redact_session, render_session
@@ -115,8 +115,13 @@ def extract(memory, paths, *, format: str | None = None, llm: bool = False, user
         if dry_run:
             plan(vault, decision, pool, user=user, sources=sources, vector=vector)
             continue
-        report.notes.extend(apply(vault, decision, pool, user=user, run=report.run, sources=sources,
-                                  vector=vector, now=now, stated=stated))
+        try:
+            report.notes.extend(apply(vault, decision, pool, user=user, run=report.run, sources=sources,
+                                      vector=vector, now=now, stated=stated))
+        except VaultmemError as exc:  # e.g. the user is editing that note right now: skip it,
+            # keep the rest of the run (it is still indexed and committed below)
+            report.errors.append(f"{decision.content[:60]}: {exc}")
+            decision.action, decision.reason = "rejected", f"not written: {exc}"
     if dry_run or not report.notes:
         return report
     memory.indexer.sync([vault.abs(rel) for rel in set(report.notes)])
