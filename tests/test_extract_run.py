@@ -394,3 +394,29 @@ def test_a_model_answering_garbage_twice_falls_back_to_the_offline_extractor(tmp
     assert report["created"] >= 2
     statements = " ".join(memory_notes(root))
     assert "Porto" in statements and "Miso" in statements
+
+
+def test_a_note_broken_by_hand_mid_run_is_left_alone_and_the_rest_goes_through(tmp_path, embedder,
+                                                                                monkeypatch):
+    from vaultmem.extract import run
+
+    root = tmp_path / "vault"
+    mem = open_vault(root, embedder)
+    mem.extract([RUNS / "cross_en_a.jsonl"])
+    tea = memory_notes(root)["The user drinks green tea every morning."].path
+    real_load_pool = run.load_pool
+
+    def user_rewrites_the_note_meanwhile(*args, **kwargs):
+        pool = real_load_pool(*args, **kwargs)
+        tea.write_text("Green tea, every morning. My own notes now.\n", encoding="utf-8")
+        return pool
+
+    monkeypatch.setattr(run, "load_pool", user_rewrites_the_note_meanwhile)
+    report = mem.extract([RUNS / "cross_en_b.jsonl"])
+    (error,) = report["errors"]
+    assert tea.stem in error and "not a vaultmem note" in error
+    assert tea.read_text(encoding="utf-8") == "Green tea, every morning. My own notes now.\n"
+    assert report["superseded"] == 1 and report["updated"] == 1  # the move and the birthday
+    # the run was committed; the user's own rewrite is the one change it left uncommitted
+    assert git(root, "status", "--porcelain", "--", "Memory") == f' M "{tea.relative_to(root).as_posix()}"\n'
+    assert f"Vaultmem-Run: {report['run']}" in git(root, "log", "-1", "--format=%B")
