@@ -24,6 +24,7 @@ from pathlib import Path
 
 from vaultmem import __version__
 from vaultmem.client import LOG_NAME, socket_path, state_dir
+from vaultmem.daemon.chores import Chores
 from vaultmem.daemon.inbox import Inbox
 from vaultmem.daemon.lock import DaemonLock
 from vaultmem.daemon.server import Fallback, SocketServer, UnknownOp
@@ -79,7 +80,7 @@ class Daemon:
                            settle=getattr(config, "inbox_settle_seconds", None))
         self.coalescer = Coalescer(quiet=getattr(config, "debounce_ms", 200) / 1000,
                                    max_wait=getattr(config, "max_wait_ms", 1000) / 1000)
-        self.commit_quiet = float(getattr(config, "commit_quiet_seconds", 5.0))
+        self.chores = Chores(self.memory, self.gate)
         self.lock = DaemonLock(state_dir(self.root))
         self.server = SocketServer(socket_path(self.root), self.dispatch)
         self.state = "starting"
@@ -88,8 +89,6 @@ class Daemon:
         self._stop = threading.Event()
         self._idle = threading.Condition()
         self._applying = False
-        self._edits: dict[str, float] = {}
-        self._logged_messages: set[str] = set()
         self._observer = None
         self._thread: threading.Thread | None = None
 
@@ -162,7 +161,7 @@ class Daemon:
                 if batch is not None:
                     self._apply(*batch)
                 self.inbox.process_due()
-                self._commit_quiet_edits()
+                self.chores.run_due()
             except Exception:
                 log.exception("worker step failed; continuing")
             finally:
@@ -179,45 +178,21 @@ class Daemon:
                 self.inbox.observe(rel, change)
             else:
                 notes.append(rel)
-                self._edits[rel] = time.monotonic()
+        self.chores.edited(notes)
+        before = self.worker.changes
         if rescan:
             self.inbox.scan()
             self.worker.reconcile()
         else:
             self.worker.index_paths(notes)
+        if self.worker.changes != before:
+            self.chores.changed()
         log.debug("applied %d changes (%s)", len(changes),
                   ", ".join(f"{rel}:{c}" for rel, c in list(changes.items())[:5]))
 
     def _next_deadline(self) -> float | None:
-        deadlines = [d for d in (self.inbox.next_due(), self._commit_due_in()) if d is not None]
+        deadlines = [d for d in (self.inbox.next_due(), self.chores.next_due()) if d is not None]
         return min(deadlines) if deadlines else None
-
-    def _commit_due_in(self) -> float | None:
-        if not self._edits:
-            return None
-        return max(0.0, max(self._edits.values()) + self.commit_quiet - time.monotonic())
-
-    def _commit_quiet_edits(self) -> None:
-        due = self._commit_due_in()
-        if due is None or due > 0:
-            return
-        rels = sorted(self._edits)
-        self._edits.clear()
-        try:
-            from vaultmem import history
-        except ImportError:
-            return
-        commit = getattr(history, "commit_user_edits", None)
-        if commit is None:
-            return
-        try:
-            sha = commit(self.vault, rels)
-        except Exception as exc:  # git trouble must never stop indexing
-            self._log_once(f"commit {type(exc).__name__}: {exc}", logging.WARNING,
-                           "could not commit edits to %s: %s", ", ".join(rels[:3]), exc)
-            return
-        if sha:
-            log.info("committed user edits to %d notes (%s)", len(rels), sha[:10])
 
     def _warm(self) -> None:
         # Load the model now so that the first query does not pay for torch.
@@ -230,11 +205,6 @@ class Daemon:
             raise DaemonError("this vaultmem has no extractor (Memory.extract is missing)")
         with self.gate.write():
             return extract(paths)
-
-    def _log_once(self, key: str, level: int, message: str, *args) -> None:
-        if key not in self._logged_messages:
-            self._logged_messages.add(key)
-            log.log(level, message, *args)
 
     def _signal_idle(self) -> None:
         with self._idle:
@@ -262,7 +232,7 @@ class Daemon:
             "notes_indexed": worker.notes_indexed,
             "queue": len(self.coalescer) + worker.in_flight + len(self.inbox),
             "queue_detail": {"events": len(self.coalescer), "indexing": worker.in_flight,
-                             "inbox": len(self.inbox), "edits_to_commit": len(self._edits)},
+                             "inbox": len(self.inbox), "edits_to_commit": self.chores.edits_waiting},
             "progress": list(worker.progress) if worker.progress else None,
             "last_error": worker.last_error, "last_sync": worker.last_sync,
             "model_loaded": getattr(self.memory, "_embedder", None) is not None,

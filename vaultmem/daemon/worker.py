@@ -102,6 +102,7 @@ class IndexWorker:
         self.max_note_bytes = max_note_bytes or int(
             getattr(self.vault.config, "max_note_bytes", DEFAULT_MAX_NOTE_BYTES))
         self.notes_indexed: int | None = None
+        self.changes = 0  # notes added, updated or removed since start
         self.in_flight = 0
         self.last_error: dict | None = None
         self.last_sync: dict | None = None
@@ -208,6 +209,7 @@ class IndexWorker:
                 self._reported.pop(rel, None)
         if self.notes_indexed is not None:
             self.notes_indexed = max(0, self.notes_indexed + report.added - report.removed)
+        self.changes += report.added + report.updated + report.removed
         if report.added or report.updated or report.removed:
             log.info("indexed: %d added, %d updated, %d removed (%.2f s)", report.added,
                      report.updated, report.removed, report.seconds)
