@@ -29,7 +29,8 @@ _REACTION = re.compile(
     r"i bet|i feel you|i hear you|same here|me too|love (?:that|this|it|those|these|your)|"
     r"miss(?:ed)? you|see you|good luck|take care|know what you mean|know how you feel|"
     r"stoked for you|excited for you|you're right|so true|keep (?:you|ya) posted|"
-    r"love (?:how|what|that) you|(?:we|you)(?:'ve)? got this|have you in my corner)\b", re.I)
+    r"love (?:how|what|that) you|(?:we|you)(?:'ve)? got this|have you in my corner|"
+    r"i(?:'m| am) sure you|i know you|glad (?:i|to) (?:could )?help)\b", re.I)
 _IMPERATIVE = re.compile(r"^(?:take|look|check|keep|let's|let|have|see|come|go|tell|guess|imagine|"
                          r"here's|here is|this is (?:a|my) (?:pic|photo|picture))\b", re.I)
 _ZH_REACTION = re.compile(r"谢谢|我也是|我同意|为你高兴|我懂|我明白你|祝你")
@@ -168,6 +169,7 @@ def strip_discourse(sentence: str, chinese: bool) -> str:
             s = "我" + s  # casual Chinese drops the 我: "最近在学日语"
         return s
     s = _DISCOURSE.sub("", sentence).strip()
+    s = re.sub(r"^since (?:we|our) (?:last )?(?:talked|spoke|chatted|chat|talk)\s*,\s*", "", s, flags=re.I)
     s = re.sub(r"^[A-Z][a-z]+,\s+(?=I\b|I'|my\b|we\b)", "", s)  # a name addressed: "Mel, I ..."
     m = _IMPLICIT.match(s)
     if m and not re.search(r"\b(?:is|are|was|were)\b|'s\b", re.split(r"[,\u2013\u2014;]| - ", s)[0]):

@@ -143,7 +143,8 @@ def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives
 def _shared_image(caption: str, turn_id: str, speaker: str, names: dict) -> Candidate:
     """What was in a photo the speaker shared: questions ask about those too."""
     name, _ = display_name(speaker, names, is_chinese(caption))
-    caption = re.sub(r"^(?:an?\s+)?photo(?:graph)?\s+of\s+", "", caption.strip().rstrip("."), flags=re.I)
+    caption = re.sub(r"^(?:an?\s+)?(?:photo(?:graph|graphy)?|picture|pic|image)\s+of\s+", "",
+                     caption.strip().rstrip("."), flags=re.I)
     content = _finish(f"{capitalise(name)} shared a photo of {caption}", False)
     return Candidate(content=content, type="event", importance=0.3, source_messages=[turn_id],
                      entities=_entities([{"name": name, "original": caption}], None),

@@ -103,7 +103,8 @@ def to_third_person(sentence: str, name: str) -> str:
     def subject(m: re.Match) -> str:
         rest = m.group(2) or ""
         # "Sarah and I live": a plural subject keeps the verb as it is
-        joint = bool(re.search(r"\b(?:and|&)\s+$", m.string[:m.start()]))
+        joint = bool(re.search(r"(?:\b[A-Z][a-z]+|\bmy [\w-]+|\b(?:he|she|they|you))\s+(?:and|&)\s+$",
+                               m.string[:m.start()]))
         first = not state["named"] and not joint
         who = name if joint else person(name, "they")
         for pattern, singular, plural in _CONTRACTIONS:
@@ -123,8 +124,10 @@ def to_third_person(sentence: str, name: str) -> str:
         word = m.group(0).lower()
         if word == "myself":
             return "themself"
-        if word in ("my", "mine"):
+        if word == "my":
             return person(f"{name}'s", "their")
+        if word == "mine":
+            return person(f"{name}'s", "theirs")
         if word == "me":
             return person(name, "them")
         if word == "ourselves":
