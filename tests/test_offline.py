@@ -276,3 +276,12 @@ def test_casual_openers_get_their_subject():
                          "at starting their own business.")
     assert one("Researching adoption agencies — it's been a dream.", speaker="Caroline").content == \
         "Caroline is researching adoption agencies — it's been a dream."
+
+
+def test_correction_marker_after_an_interjection_and_in_mixed_language():
+    turns = [Turn("s", "m-3", None, "user", "user",
+                  "From now on, always answer in English. Also, 我说错了，我住在北京。")]
+    cands = extract_offline(turns, NOW)
+    assert [(c.content, c.type, c.correction, c.value) for c in cands] == [
+        ("The user's standing instruction: from now on, always answer in English.", "procedure", False, None),
+        ("用户住在北京。", "fact", True, "北京")]

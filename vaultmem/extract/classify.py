@@ -247,10 +247,11 @@ def is_venting(text: str) -> bool:
 
 def correction_prefix(sentence: str, chinese: bool) -> tuple[str, bool]:
     """(sentence without its correction marker, whether it had one)."""
-    m = (_ZH_CORRECTION if chinese else _CORRECTION).match(sentence.strip())
+    bare = re.sub(r"^(?:also|and|oh|oops|hmm|wait|sorry)[,\s]+", "", sentence.strip(), flags=re.I)
+    m = (_ZH_CORRECTION if chinese else _CORRECTION).match(bare)
     if not m:
         return sentence, False
-    return sentence.strip()[m.end():].strip(), True
+    return bare[m.end():].strip(), True
 
 
 def procedure_prefix(sentence: str, chinese: bool) -> bool:
