@@ -21,8 +21,8 @@ from datetime import datetime
 from vaultmem.extract.candidate import Candidate, make_title
 from vaultmem.extract.classify import (
     assistant_statements, classify_text, correction_prefix, first_person_statement,
-    is_context_statement, is_informative, is_past, is_reaction, shared_images, procedure_prefix, remember_prefix,
-    split_sentences, strip_discourse)
+    is_context_statement, is_informative, is_past, is_reaction, procedure_prefix, remember_prefix,
+    shared_images, split_sentences, strip_discourse)
 from vaultmem.extract.dates import DateMatch, find_date
 from vaultmem.extract.patterns import KNOWN_TOOLS, Detection, detect
 from vaultmem.extract.rewrite import capitalise, has_first_person, is_chinese, to_third_person
@@ -102,8 +102,8 @@ def display_name(speaker: str, names: dict, chinese: bool) -> tuple[str, str]:
 def _strip_vocative(sentence: str, vocatives: set[str]) -> str:
     """"Hey Caroline, since we ..." -> "since we ...": the person addressed is not the topic."""
     for word in vocatives:
-        sentence = re.sub(rf"^(?:(?:hey|hi|oh|wow|yeah|yes|thanks|thank you)\W+)?{re.escape(word)}\w*\s*[,!.\-–—]+\s*", "",
-                          sentence, flags=re.I)
+        lead = r"^(?:(?:hey|hi|oh|wow|yeah|yes|thanks|thank you)\W+)?"
+        sentence = re.sub(rf"{lead}{re.escape(word)}\w*\s*[,!.\-–—]+\s*", "", sentence, flags=re.I)
         sentence = re.sub(rf",\s*{re.escape(word)}\w*(?=\s*[.!?]*$)", "", sentence)
     return sentence
 
