@@ -76,6 +76,9 @@ def extract(memory, paths, *, format: str | None = None, llm: bool = False, user
     if not sessions:
         return report
     now = clock.now()
+    # Oldest first, whatever the file's order (ChatGPT exports list the newest first): a
+    # later statement must supersede an earlier one, never the other way round.
+    sessions.sort(key=lambda pair: (pair[0].start or now).replace(tzinfo=None))
     existing_sessions = find_session_notes(vault)
     plans = []
     for session, source in sessions:
