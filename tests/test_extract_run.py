@@ -46,13 +46,14 @@ def files(root: Path) -> dict:
             if p.is_file() and not {".git", ".vaultmem"} & set(p.relative_to(root).parts)}
 
 
-def memory_notes(root: Path) -> dict:
-    """Statement -> note, for every memory note (any status)."""
+def memory_notes(root: Path, user: str | None = None) -> dict:
+    """Statement -> note, for every memory note (any status) of `user` (None: anyone's)."""
     out = {}
     for folder in MEMORY_FOLDERS:
         for path in (root / "Memory" / folder).glob("*.md"):
             note = read_note(path)
-            out[note.statement()] = note
+            if user is None or note.user == user:
+                out[note.statement()] = note
     return out
 
 
@@ -124,8 +125,8 @@ def test_relative_dates_resolve_against_the_session_not_the_clock(english):
     assert notes["In December 2026, the user is going to Japan."].get("valid_from") == date(2026, 12, 1)
 
 
-def assert_superseded(root, old_text, new_text, day):
-    notes = memory_notes(root)
+def assert_superseded(root, old_text, new_text, day, user=None):
+    notes = memory_notes(root, user)
     old, new = notes[old_text], notes[new_text]
     assert old.path.exists() and new.path.exists()  # nothing deleted
     assert (old.status, new.status) == ("superseded", "active")
@@ -251,7 +252,8 @@ def test_across_runs_supersede_merge_duplicates_and_keep_the_users_edit(tmp_path
     zh = mem.extract([RUNS / "cross_zh_b.jsonl"], user="zh")
 
     assert (en["created"], en["superseded"], en["updated"]) == (0, 1, 2), en["decisions"]
-    assert_superseded(root, "The user lives in Beijing.", "The user moved to Shanghai.", date(2026, 11, 28))
+    assert_superseded(root, "The user lives in Beijing.", "The user moved to Shanghai.", date(2026, 11, 28),
+                      user="en")
     assert zh["superseded"] == 1
     assert_superseded(root, "用户住在北京。", "用户搬到了上海。", date(2026, 11, 28))
 
@@ -269,6 +271,11 @@ def test_across_runs_supersede_merge_duplicates_and_keep_the_users_edit(tmp_path
     assert len(links(edited, "sources")) == 2
     assert git(root, "rev-list", "--count", "HEAD").strip() == "5"  # init + four runs
     assert "Vaultmem-Source: cross_zh_b.jsonl" in git(root, "log", "-1", "--format=%B")
+
+    # a file listing the newest session first (as ChatGPT exports do): the later move still wins
+    mem.extract([RUNS / "newest_first.jsonl"], user="order")
+    assert_superseded(root, "The user lives in Beijing.", "The user moved to Shanghai.", date(2026, 11, 28),
+                      user="order")
 
     before, head = files(root), git(root, "rev-parse", "HEAD")  # merges and supersedes are not redone
     again = mem.extract([RUNS / "cross_en_a.jsonl", RUNS / "cross_en_b.jsonl"], user="en")
