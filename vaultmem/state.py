@@ -8,6 +8,7 @@ Everything here can be deleted; the next `reindex` rebuilds the file stats.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -37,8 +38,8 @@ class FileStat:
 
 
 class State:
-    """The state database of one vault: `State(vault_root)`; safe to open from any thread
-    (each call uses its own short transaction on a connection per State object)."""
+    """The state database of one vault: `State(vault_root)`. One connection per object,
+    shared by threads (the daemon searches while it indexes) under a lock."""
 
     def __init__(self, vault_root: str | Path):
         self.path = Path(vault_root) / ".vaultmem" / "state.db"
@@ -48,6 +49,7 @@ class State:
         # WAL without fsync per commit: losing the last stats on a crash only costs a re-hash.
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.executescript(_SCHEMA)
+        self._lock = threading.Lock()
 
     def close(self) -> None:
         self._conn.close()
@@ -55,29 +57,30 @@ class State:
     # --- file stats --------------------------------------------------------------------
     def files(self) -> dict[str, FileStat]:
         """Every recorded file, by vault-relative path."""
-        rows = self._conn.execute("SELECT path, size, mtime_ns, content_hash FROM files")
+        with self._lock:
+            rows = self._conn.execute("SELECT path, size, mtime_ns, content_hash FROM files").fetchall()
         return {row[0]: FileStat(*row) for row in rows}
 
     def put_files(self, stats: list[FileStat]) -> None:
-        with self._conn:
+        with self._lock, self._conn:
             self._conn.executemany(
                 "INSERT OR REPLACE INTO files (path, size, mtime_ns, content_hash) "
                 "VALUES (?, ?, ?, ?)",
                 [(s.path, s.size, s.mtime_ns, s.content_hash) for s in stats])
 
     def delete_files(self, paths) -> None:
-        with self._conn:
+        with self._lock, self._conn:
             self._conn.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in paths])
 
     def clear_files(self) -> None:
-        with self._conn:
+        with self._lock, self._conn:
             self._conn.execute("DELETE FROM files")
 
     # --- access tracking ---------------------------------------------------------------
     def record_access(self, note_ids, when: datetime | str) -> None:
         """Count one access (a search hit or a context inclusion) for each note id."""
         stamp = when if isinstance(when, str) else when.replace(microsecond=0).isoformat()
-        with self._conn:
+        with self._lock, self._conn:
             self._conn.executemany(
                 "INSERT INTO access (note_id, count, first_access, last_access) "
                 "VALUES (?, 1, ?, ?) ON CONFLICT(note_id) DO UPDATE SET "
@@ -86,16 +89,19 @@ class State:
 
     def access_stats(self, note_id: str) -> dict:
         """`{"count", "first_access", "last_access"}` of a note (count 0 and None if never)."""
-        row = self._conn.execute(
-            "SELECT count, first_access, last_access FROM access WHERE note_id = ?",
-            (note_id,)).fetchone()
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT count, first_access, last_access FROM access WHERE note_id = ?",
+                (note_id,)).fetchone()
         if row is None:
             return {"count": 0, "first_access": None, "last_access": None}
         return {"count": row[0], "first_access": row[1], "last_access": row[2]}
 
     def all_access(self) -> dict[str, dict]:
         """Access stats of every note ever accessed, by note id."""
-        rows = self._conn.execute("SELECT note_id, count, first_access, last_access FROM access")
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT note_id, count, first_access, last_access FROM access").fetchall()
         return {r[0]: {"count": r[1], "first_access": r[2], "last_access": r[3]} for r in rows}
 
 
