@@ -374,6 +374,25 @@ def test_stop_is_graceful_and_restart_catches_up(tmp_path):
     stop(root)
 
 
+def test_foreground_run_stops_cleanly_on_sigterm(tmp_path):
+    root = new_vault(tmp_path)
+    process = subprocess.Popen([VAULTMEM, "--vault", str(root), "daemon", "run"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        status = wait_for(lambda: client.try_request(root, "status"), 60, "daemon answering")
+        assert status["pid"] == process.pid
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=150)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, err
+    assert "daemon stopped" in err  # the foreground run logs to stderr too
+    assert not (root / ".vaultmem" / "daemon.sock").exists()
+    assert not (root / ".vaultmem" / "daemon.pid").exists()
+    assert not lock_is_held(root / ".vaultmem")
+
+
 def test_kill_9_mid_indexing_then_restart_leaves_no_drift(tmp_path):
     from vaultmem.api import Memory
 
