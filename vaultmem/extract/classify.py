@@ -49,7 +49,8 @@ _IMPLICIT = re.compile(
 _CATCH_UP = re.compile(r"\bsince (?:we|our) (?:last )?(?:talked|spoke|chatted|chat|talk|caught up)\b|"
                        r"^(?:a lot'?s?|lots|so much|much|some big things) (?:has |have )?(?:been going on|happened)", re.I)
 _ADDRESSING = re.compile(r"\b(?:want(?:ed)?|have|had|need(?:ed)?|got) to tell you\b|\bguess what\b|"
-                         r"\bcheck (?:this|it) out\b|\btake a look\b|\blet you know\b", re.I)
+                         r"\bcheck (?:this|it) out\b|\btake a look\b|\blet you know\b|\bfill you in\b|"
+                         r"\bcatch you up\b|\bupdate you\b", re.I)
 _REQUEST = re.compile(
     r"^(?:(?:please|pls|hey|ok|okay)[,\s]+)*(?:(?:can|could|would|will) you\b|(?:please|pls)\s+(?!remember)|"
     r"(?:help me|give me|show me|tell me|write|summari[sz]e|translate|explain|list|generate|draft|"

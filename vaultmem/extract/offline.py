@@ -108,6 +108,14 @@ def _strip_vocative(sentence: str, vocatives: set[str]) -> str:
     return sentence
 
 
+def _strip_names(sentence: str, vocatives) -> str:
+    """The sentence without the names people call each other by: "Remember Jon, just do it"
+    is not news about anyone named Jon."""
+    for word in vocatives:
+        sentence = re.sub(rf"\b{re.escape(word)}\w*\b", "", sentence)
+    return sentence
+
+
 def _vocatives(turns) -> set[str]:
     """Speaker names and their short forms ("Mel" for Melanie), as people call each other."""
     names = {t.speaker for t in turns if t.speaker and t.speaker.lower() not in _GENERIC_SPEAKERS}
@@ -128,7 +136,7 @@ def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives
             continue
         piece = _piece(sentence, name, subject, chinese, anchor,
                        correction=corrected or pending_correction, context=bool(pieces),
-                       instructions=instructions)
+                       instructions=instructions, vocatives=vocatives)
         if piece is None:
             continue
         pending_correction = pending_correction and not piece["typed"]
@@ -152,12 +160,12 @@ def _shared_image(caption: str, turn_id: str, speaker: str, names: dict) -> Cand
 
 
 def _piece(sentence, name, subject, chinese, anchor, correction, context,
-           instructions: bool = True) -> dict | None:
+           instructions: bool = True, vocatives=frozenset()) -> dict | None:
     """One sentence as a memory fragment, or None when it is not memory."""
     if is_reaction(sentence) or re.search(r"[?？]\s*$", sentence):
         return None
     remember, rest = remember_prefix(sentence, chinese) if instructions else (False, sentence)
-    attributed = False
+    attributed, informative = False, False
     if remember:
         sentence = rest
     procedure = instructions and procedure_prefix(sentence, chinese)
@@ -167,7 +175,8 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
     if not procedure:
         sentence = strip_discourse(sentence, chinese)
         attributed = not remember and not first_person_statement(sentence, chinese)
-        if attributed and not (is_informative(sentence, chinese)
+        informative = is_informative(_strip_names(sentence, vocatives), chinese)
+        if attributed and not (informative
                                or (context and is_context_statement(sentence, chinese))):
             return None
     detection = None if procedure else detect(sentence, chinese)
@@ -204,7 +213,7 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
             "valid_to": valid_to, "tags": tags, "correction": bool(correction and detection),
             "typed": bool(detection or procedure or remember), "words": words,
             "dated": match is not None, "original": sentence, "name": name, "attributed": attributed,
-            "standalone": (not attributed or is_informative(sentence, chinese)) or remember or procedure}
+            "standalone": not attributed or informative or remember or procedure}
 
 
 def _with_date(sentence: str, match: DateMatch | None, name: str, chinese: bool, procedure: bool):
@@ -255,7 +264,7 @@ def _instruction(text: str, name: str, chinese: bool) -> str:
 
 
 def _finish(text: str, chinese: bool) -> str:
-    text = re.sub(r"\s+", " ", text).strip().strip(",，;:；：")
+    text = re.sub(r"\s+", " ", text).strip().strip(",，;:；：").lstrip("-–—• ")
     text = capitalise(text)
     if chinese:
         return text if re.search(r"[。！？.!?]$", text) else text + "。"
