@@ -319,6 +319,14 @@ def test_context_and_add_through_daemon(live):
     wait_for(hit_for(live, "peanut allergy", added["path"]))
 
 
+def test_writes_and_unknown_ops_through_the_daemon(live):
+    report = client.request(live, "reindex", {})
+    assert report["added"] == 0 and report["updated"] == 0 and report["errors"] == []
+    with pytest.raises(DaemonError, match="bad arguments for 'search'"):
+        client.request(live, "search", {"query": "tea", "colour": "red"})
+    assert client.try_request(live, "list") is None  # not served: the caller works in-process
+
+
 def test_user_edits_are_committed_when_quiet(live):
     note = live / "Memory" / "Facts" / "Garden.md"
     note.write_text(note_text("01JGARDEN0000000000000000A", "The user grows tomatoes."))

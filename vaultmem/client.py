@@ -157,10 +157,10 @@ def resolve_root(vault_root) -> Path:
     return find_vault(vault_root, Path.cwd())
 
 
-def _exchange(vault_root, op: str, args: dict | None, timeout: float):
+def _exchange(vault_root, op: str, args: dict | None, timeout: float | None):
     path = socket_path(resolve_root(vault_root))
     try:
-        sock = connect(path, timeout=min(timeout, 2.0))
+        sock = connect(path, timeout=2.0 if timeout is None else min(timeout, 2.0))
     except (FileNotFoundError, ConnectionRefusedError) as exc:
         raise _NotConnected(str(exc)) from exc
     except OSError as exc:
@@ -176,7 +176,7 @@ def _exchange(vault_root, op: str, args: dict | None, timeout: float):
             sock.sendall(encode_message(message))
             line = LineReader(sock).read_line()
         except socket.timeout as exc:
-            raise DaemonError(f"the daemon did not answer {op!r} within {timeout:g} s; "
+            raise DaemonError(f"the daemon did not answer {op!r} within {timeout} s; "
                               "see .vaultmem/daemon.log or run `vaultmem daemon stop`") from exc
         except OSError as exc:
             raise DaemonError(f"the daemon dropped the connection during {op!r}: {exc}") from exc
@@ -191,8 +191,9 @@ def _exchange(vault_root, op: str, args: dict | None, timeout: float):
     return response
 
 
-def request(vault_root, op: str, args: dict | None = None, timeout: float = DEFAULT_TIMEOUT):
-    """Send one request and return its result.
+def request(vault_root, op: str, args: dict | None = None,
+            timeout: float | None = DEFAULT_TIMEOUT):
+    """Send one request and return its result (`timeout` None: wait as long as it takes).
 
     Raises `DaemonError` when no daemon answers or the exchange fails, and the daemon's own
     `VaultmemError` subclass (e.g. `NoteNotFound`) when the operation itself failed.
@@ -208,7 +209,7 @@ def request(vault_root, op: str, args: dict | None = None, timeout: float = DEFA
 
 
 def try_request(vault_root, op: str, args: dict | None = None,
-                timeout: float = DEFAULT_TIMEOUT):
+                timeout: float | None = DEFAULT_TIMEOUT):
     """The daemon's result for `op`, or None when the caller should do the work in-process.
 
     `vault_root` may be the --vault option as given, or None (found like the API finds it).

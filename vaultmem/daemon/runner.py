@@ -39,7 +39,10 @@ LOG_BACKUPS = 3
 # A stop waits this long for the batch in flight before the process exits anyway; the
 # next start's reconciliation picks up whatever was left.
 STOP_GRACE_SECONDS = 120.0
-QUERY_OPS = ("search", "context", "add")
+# `Memory` methods the daemon runs for its clients. Reads keep the model warm; writes go
+# through here too so that one process writes the index (no two writers racing).
+QUERY_OPS = ("search", "context", "add", "extract", "reindex", "correct", "forget", "rollback",
+             "gc")
 
 
 def setup_logging(vault_root: Path, foreground: bool) -> logging.Handler:
