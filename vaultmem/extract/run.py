@@ -1,8 +1,11 @@
 """An extraction run: transcripts → session notes → candidates → write policy → notes,
 then the index follows and one git commit records the run.
 
-Re-running the same transcript writes nothing new: session notes are found again by their
-session id, and every candidate is then already remembered ("unchanged").
+Sessions are decided oldest first, so a later statement supersedes an earlier one whatever
+the file's order. User turns that yield no memory for a reason worth showing (a greeting, a
+one-off request, a secret) are reported as rejected. Re-running the same transcript writes
+nothing new: session notes are found again by their session id, and every candidate is then
+already remembered ("unchanged"), even one that was superseded or merged since.
 """
 
 from __future__ import annotations
