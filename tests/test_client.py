@@ -6,6 +6,7 @@ import socket
 import stat
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -20,6 +21,9 @@ def _dispatch(op, args):
         return {"args": args, "text": "naïve ☕"}
     if op == "missing":
         raise NoteNotFound(f"no note matches {args.get('ref')!r}")
+    if op == "slow":
+        time.sleep(0.5)
+        return "done"
     if op == "boom":
         raise RuntimeError("bug inside an operation")
     raise UnknownOp(f"unknown operation {op!r}")
@@ -55,6 +59,15 @@ def test_operation_errors_keep_their_class(served):
         client.request(root, "boom")
     # The server survives a failing operation.
     assert client.request(root, "echo")["text"] == "naïve ☕"
+
+
+def test_timeouts(served):
+    root, _ = served
+    with pytest.raises(DaemonError, match="did not answer 'slow' within 0.05 s"):
+        client.try_request(root, "slow", timeout=0.05)  # sent: never silently redone
+    assert client.request(root, "slow", timeout=None) == "done"
+    assert client._timeout_for("extract", client._DEFAULT) is None  # may take minutes
+    assert client._timeout_for("search", client._DEFAULT) == client.DEFAULT_TIMEOUT
 
 
 def test_unknown_op_falls_back(served):

@@ -37,6 +37,16 @@ _MAX_SUN_PATH = 103
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 # Searches may wait for a reindex batch or the first model load in a fresh daemon.
 DEFAULT_TIMEOUT = 60.0
+# Operations that may rightly run for minutes (an LLM extraction, a full reindex): by
+# default the client waits for them, since once sent they cannot be retried in-process.
+LONG_OPS = frozenset({"extract", "reindex", "gc", "rollback", "forget", "correct"})
+_DEFAULT = object()
+
+
+def _timeout_for(op: str, timeout):
+    if timeout is _DEFAULT:
+        return None if op in LONG_OPS else DEFAULT_TIMEOUT
+    return timeout
 
 
 def state_dir(vault_root) -> Path:
@@ -191,15 +201,17 @@ def _exchange(vault_root, op: str, args: dict | None, timeout: float | None):
     return response
 
 
-def request(vault_root, op: str, args: dict | None = None,
-            timeout: float | None = DEFAULT_TIMEOUT):
-    """Send one request and return its result (`timeout` None: wait as long as it takes).
+def request(vault_root, op: str, args: dict | None = None, timeout=_DEFAULT):
+    """Send one request and return its result.
+
+    `timeout` (seconds, None: no limit) defaults to DEFAULT_TIMEOUT, and to no limit for
+    the LONG_OPS.
 
     Raises `DaemonError` when no daemon answers or the exchange fails, and the daemon's own
     `VaultmemError` subclass (e.g. `NoteNotFound`) when the operation itself failed.
     """
     try:
-        response = _exchange(vault_root, op, args, timeout)
+        response = _exchange(vault_root, op, args, _timeout_for(op, timeout))
     except _NotConnected as exc:
         raise DaemonError(f"no daemon is running for {vault_root} ({exc}); "
                           "start one with `vaultmem daemon start`") from exc
@@ -208,8 +220,7 @@ def request(vault_root, op: str, args: dict | None = None,
     raise _error_from_response(response)
 
 
-def try_request(vault_root, op: str, args: dict | None = None,
-                timeout: float | None = DEFAULT_TIMEOUT):
+def try_request(vault_root, op: str, args: dict | None = None, timeout=_DEFAULT):
     """The daemon's result for `op`, or None when the caller should do the work in-process.
 
     `vault_root` may be the --vault option as given, or None (found like the API finds it).
@@ -222,7 +233,7 @@ def try_request(vault_root, op: str, args: dict | None = None,
     if os.environ.get("VAULTMEM_NO_DAEMON"):
         return None
     try:
-        response = _exchange(vault_root, op, args, timeout)
+        response = _exchange(vault_root, op, args, _timeout_for(op, timeout))
     except _NotConnected:
         return None
     if response.get("ok"):
