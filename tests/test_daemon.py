@@ -144,10 +144,29 @@ def new_vault(tmp_path, name="vault"):
     return root
 
 
+_STARTED = set()  # vaults whose daemon a test started: ended at teardown even on failure
+
+
 def start(vault):
+    _STARTED.add(Path(vault))
     result = json.loads(vaultmem("daemon", "start", "--json", vault=vault).stdout)
     assert result["started"], result
     return result["pid"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def no_daemon_left_behind():
+    yield
+    from vaultmem.daemon.control import stop_daemon
+
+    for vault in _STARTED:
+        pid = running_pid(vault / ".vaultmem")
+        try:
+            stop_daemon(vault, timeout=30)
+        except DaemonError:
+            if pid:
+                os.kill(pid, signal.SIGKILL)
+    _STARTED.clear()
 
 
 def stop(vault):

@@ -1,6 +1,7 @@
 """The watcher: change folding, the coalescing queue, and real watchdog events on disk."""
 
 import os
+import shutil
 import threading
 import time
 
@@ -85,6 +86,20 @@ def _drain(sink, until, deadline=10.0):
         if until(merged, rescan):
             break
     return merged, rescan
+
+
+def test_vault_folder_deleted_is_reported(tmp_path):
+    root = tmp_path / "vault"
+    (root / "Memory").mkdir(parents=True)
+    gone = threading.Event()
+    observer = start_observer(root, make_handler(root, lambda rel: True, Coalescer(),
+                                                 on_root_gone=gone.set))
+    try:
+        shutil.rmtree(root)
+        assert gone.wait(10)
+    finally:
+        observer.stop()
+        observer.join()
 
 
 @pytest.fixture

@@ -106,7 +106,8 @@ class Daemon:
                     signal.signal(sig, lambda *_: self.stop())
             self.server.start()
             # Watch before scanning, so nothing changed during the scan is missed.
-            handler = make_handler(self.root, self._accept, self.coalescer)
+            handler = make_handler(self.root, self._accept, self.coalescer,
+                                   on_root_gone=self._vault_gone)
             self._observer = start_observer(self.root, handler)
             self._thread = threading.Thread(target=self._work, name="vaultmem-worker",
                                             daemon=True)
@@ -122,6 +123,10 @@ class Daemon:
         self.worker.stop_requested.set()
         self._stop.set()
         self.coalescer.wake()
+
+    def _vault_gone(self) -> None:
+        log.warning("the vault folder %s was deleted or moved; stopping", self.root)
+        self.stop()
 
     def _shutdown(self) -> None:
         self.state = "stopping"

@@ -114,12 +114,14 @@ class Coalescer:
 
 
 def make_handler(root: Path, accept: Callable[[str], bool], sink: Coalescer,
-                 skip_dirs: tuple[str, ...] = (".vaultmem", ".git")):
+                 skip_dirs: tuple[str, ...] = (".vaultmem", ".git"),
+                 on_root_gone: Callable[[], None] | None = None):
     """A watchdog event handler feeding `sink` with vault-relative POSIX paths.
 
     `accept(rel)` decides which files matter (the vault's ignore rules, note suffixes,
     the inbox); events under `skip_dirs` (vaultmem's own state, git) are dropped first,
-    so the daemon's own log and index writes never wake it up.
+    so the daemon's own log and index writes never wake it up. `on_root_gone()` is called
+    if the vault folder itself is deleted or moved away.
     """
     from watchdog.events import FileSystemEventHandler
 
@@ -141,6 +143,10 @@ def make_handler(root: Path, accept: Callable[[str], bool], sink: Coalescer,
     class VaultEventHandler(FileSystemEventHandler):
         def on_any_event(self, event):
             kind = event.event_type
+            if (event.is_directory and kind in ("deleted", "moved") and on_root_gone
+                    and os.fsdecode(event.src_path).rstrip(os.sep) == root_str):
+                on_root_gone()
+                return
             if event.is_directory:
                 # watchdog reports files inside a folder moved within the vault one by one,
                 # but not those of a folder deleted, moved out, or created in one go.
