@@ -371,6 +371,11 @@ def test_inbox_transcripts_are_extracted(live):
     wait_for(lambda: (inbox / "broken.jsonl.error.txt").is_file(), 60, "error report")
     assert (inbox / "broken.jsonl").is_file()
     assert "broken.jsonl" in (inbox / "broken.jsonl.error.txt").read_text()
+    # Fixed by the agent: retried because it changed; the report goes away.
+    fixed = dict(lines[0], session="inbox-2", id="m-9", text="I started learning Portuguese.")
+    (inbox / "broken.jsonl").write_text(json.dumps(fixed) + "\n")
+    wait_for(lambda: (inbox / "processed" / "broken.jsonl").is_file(), 90, "fixed file processed")
+    assert not (inbox / "broken.jsonl.error.txt").exists()
     wait_for(lambda: any(h["type"] == "session" for h in hits(live, "pastries in Lisbon")),
              what="session searchable")
 
