@@ -29,7 +29,7 @@ from vaultmem.daemon.inbox import Inbox
 from vaultmem.daemon.lock import DaemonLock
 from vaultmem.daemon.server import Fallback, SocketServer, UnknownOp
 from vaultmem.daemon.watcher import Coalescer, make_handler, start_observer
-from vaultmem.daemon.worker import Gate, IndexWorker
+from vaultmem.daemon.worker import QUERY_WAIT_SECONDS, Gate, GateBusy, IndexWorker
 from vaultmem.errors import DaemonError
 
 log = logging.getLogger("vaultmem.daemon")
@@ -41,8 +41,10 @@ LOG_BACKUPS = 3
 STOP_GRACE_SECONDS = 120.0
 # `Memory` methods the daemon runs for its clients. Reads keep the model warm; writes go
 # through here too so that one process writes the index (no two writers racing).
-QUERY_OPS = ("search", "context", "add", "extract", "reindex", "correct", "forget", "rollback",
-             "gc")
+READ_OPS = ("search", "context")
+QUERY_OPS = READ_OPS + ("add", "extract", "reindex", "correct", "forget", "rollback", "gc")
+# How long a search waits for the index while the daemon builds it from scratch.
+READ_WAIT_DURING_BUILD = 3.0
 
 
 def setup_logging(vault_root: Path, foreground: bool) -> logging.Handler:
@@ -242,6 +244,7 @@ class Daemon:
             "queue_detail": {"events": len(self.coalescer), "indexing": worker.in_flight,
                              "inbox": len(self.inbox), "edits_to_commit": self.chores.edits_waiting},
             "progress": list(worker.progress) if worker.progress else None,
+            "rebuilding": worker.rebuilding,
             "last_error": worker.last_error, "last_sync": worker.last_sync,
             "model_loaded": getattr(self.memory, "_embedder", None) is not None,
             "socket": str(self.server.path), "log": str(state_dir(self.root) / LOG_NAME),
@@ -267,8 +270,17 @@ class Daemon:
             inspect.signature(method).bind(**args)
         except TypeError as exc:
             raise DaemonError(f"bad arguments for {op!r}: {exc}") from None
-        with self.gate.query(busy_with=self.state):
-            return method(**args)
+        # A whole-index build holds the index for minutes: readers are better served by
+        # doing the work themselves (they see what is built so far) than by waiting.
+        reading = op in READ_OPS
+        wait = READ_WAIT_DURING_BUILD if reading and self.worker.rebuilding else QUERY_WAIT_SECONDS
+        try:
+            with self.gate.query(timeout=wait, busy_with=self.worker.rebuilding or self.state):
+                return method(**args)
+        except GateBusy as exc:
+            if reading:
+                raise Fallback(str(exc)) from None
+            raise
 
 
 def run_daemon(vault_root, foreground: bool = True) -> None:

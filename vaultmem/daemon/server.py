@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from vaultmem.client import LineReader, _ShortPath, encode_message
+from vaultmem import errors
 from vaultmem.errors import DaemonError, VaultmemError
 
 log = logging.getLogger("vaultmem.daemon")
@@ -52,6 +53,14 @@ def peer_allowed(uid: int | None, own_uid: int | None = None) -> bool:
     return uid is None or uid == own_uid
 
 
+def _public_kind(cls) -> str:
+    """The name of the nearest class the client knows (one defined in vaultmem.errors)."""
+    for klass in cls.__mro__:
+        if getattr(errors, klass.__name__, None) is klass:
+            return klass.__name__
+    return "DaemonError"
+
+
 def handle_message(line: bytes, dispatch: Callable[..., object]) -> dict:
     """Decode one request line, run it through `dispatch(op, args[, clock=])`, build the
     response. `clock` (the caller's VAULTMEM_NOW) is passed only when the request has one."""
@@ -70,7 +79,7 @@ def handle_message(line: bytes, dispatch: Callable[..., object]) -> dict:
     except Fallback as exc:
         return {"ok": False, "error": str(exc), "kind": "Fallback"}
     except VaultmemError as exc:
-        return {"ok": False, "error": str(exc), "kind": type(exc).__name__}
+        return {"ok": False, "error": str(exc), "kind": _public_kind(type(exc))}
     except Exception as exc:  # the daemon must survive any failing request
         log.exception("request %r failed", request.get("op"))
         return {"ok": False, "error": f"{type(exc).__name__}: {exc}", "kind": "DaemonError"}

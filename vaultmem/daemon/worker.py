@@ -28,6 +28,10 @@ DEFAULT_MAX_NOTE_BYTES = 2 * 1024 * 1024
 QUERY_WAIT_SECONDS = 45.0
 
 
+class GateBusy(DaemonError):
+    """A query waited too long for the index (the daemon is building or catching up)."""
+
+
 class Gate:
     """Mutual exclusion around the shared `Memory`, queries first.
 
@@ -50,7 +54,7 @@ class Gate:
             finally:
                 self._queries_waiting -= 1
             if not free:
-                raise DaemonError(f"the daemon is busy ({busy_with}); try again in a moment "
+                raise GateBusy(f"the daemon is busy ({busy_with}); try again in a moment "
                                   "or see `vaultmem daemon status`")
             self._busy = True
         try:
@@ -103,6 +107,7 @@ class IndexWorker:
             getattr(self.vault.config, "max_note_bytes", DEFAULT_MAX_NOTE_BYTES))
         self.notes_indexed: int | None = None
         self.changes = 0  # notes added, updated or removed since start
+        self.rebuilding: str | None = None  # why the whole index is being rebuilt, if it is
         self.in_flight = 0
         self.last_error: dict | None = None
         self.last_sync: dict | None = None
@@ -117,8 +122,12 @@ class IndexWorker:
         rebuild = _rebuild_reason(indexer)
         if rebuild is not None:
             log.info("building the index (%s)", rebuild)
-            with self.gate.write():
-                report = self._sync(None)
+            self.rebuilding = rebuild
+            try:
+                with self.gate.write():
+                    report = self._sync(None)
+            finally:
+                self.rebuilding = None
             self._note_report(report, [])
             self.notes_indexed = len(indexer.index.path_hashes()) if indexer.index.exists() else 0
             return report.added + report.updated + report.removed if report else 0
