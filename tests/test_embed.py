@@ -45,3 +45,8 @@ def test_count_tokens_uses_the_model_tokenizer(embedder):
 def test_unknown_model_is_a_clear_config_error(tmp_path):
     with pytest.raises(ConfigError, match="could not be loaded offline"):
         Embedder(str(tmp_path / "no-such-model"))
+
+
+def test_query_fast_path_matches_batch_encode(embedder):
+    for text in ("coffee", "What is the user trying to give up?", "用户最近在戒咖啡"):
+        assert np.allclose(embedder.encode_query(text), embedder.encode([text])[0], atol=1e-5)
