@@ -27,8 +27,11 @@ OPTIMIZE_AFTER_ROWS = 2000
 
 # Filter columns compared with == or <= on every query; the others stay Python objects.
 SHORT_COLUMNS = {"type", "status", "user", "created", "valid_from", "valid_to"}
+# Held in memory too, so that a hit is built without reading the table again.
+HIT_COLUMNS = ["text", "fts_text", "source_messages", "sources"]
 FILTER_COLUMNS = ["chunk_id", "note_id", "path", "title", "type", "status", "user", "tags",
                   "entities", "created", "updated", "valid_from", "valid_to", "importance"]
+SNAPSHOT_COLUMNS = FILTER_COLUMNS + HIT_COLUMNS
 
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 
@@ -69,7 +72,8 @@ def schema(dim: int):
 
 @dataclass
 class Snapshot:
-    """The filterable columns and vectors of the whole table, held in memory for fast search."""
+    """The filterable and shown columns and the vectors of the whole table, held in memory
+    so that a search reads nothing from disk but the BM25 index."""
 
     version: int
     columns: dict          # column name -> numpy array (object dtype for strings)
@@ -228,12 +232,12 @@ class ChunkIndex:
         version = self.table.version
         if self._snapshot is not None and self._snapshot.version == version:
             return self._snapshot
-        data = self.table.to_lance().to_table(columns=FILTER_COLUMNS + ["vector"])
+        data = self.table.to_lance().to_table(columns=SNAPSHOT_COLUMNS + ["vector"])
         vectors = data.column("vector").combine_chunks()
         dim = vectors.type.list_size
         matrix = vectors.values.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
         matrix = matrix.reshape(-1, dim) if len(data) else np.zeros((0, dim), np.float32)
-        columns = {name: _column(name, data.column(name).to_pylist()) for name in FILTER_COLUMNS}
+        columns = {name: _column(name, data.column(name).to_pylist()) for name in SNAPSHOT_COLUMNS}
         self._snapshot = Snapshot(version=version, columns=columns, vectors=matrix)
         return self._snapshot
 
@@ -267,7 +271,8 @@ def _column(name: str, values: list):
         return np.array(values, dtype=np.float32)
     if name in SHORT_COLUMNS:  # fixed-width strings compare in C, not per object
         return np.array(values, dtype=str) if values else np.array([], dtype="U1")
-    return np.array(values, dtype=object)
+    # fromiter keeps lists (source_messages) as elements instead of a 2-D array.
+    return np.fromiter(values, dtype=object, count=len(values))
 
 
 def _patched(snap: Snapshot, paths, rows: list[dict], version: int) -> Snapshot:
@@ -277,7 +282,7 @@ def _patched(snap: Snapshot, paths, rows: list[dict], version: int) -> Snapshot:
     gone = set(paths)
     keep = np.fromiter((p not in gone for p in snap.columns["path"]), bool, len(snap))
     columns = {name: np.concatenate([snap.columns[name][keep], _column(name, [r[name] for r in rows])])
-               for name in FILTER_COLUMNS}
+               for name in SNAPSHOT_COLUMNS}
     added = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), -1)
     vectors = np.vstack([snap.vectors[keep], added]) if len(rows) else snap.vectors[keep]
     return Snapshot(version=version, columns=columns, vectors=np.ascontiguousarray(vectors))

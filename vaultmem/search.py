@@ -31,8 +31,8 @@ IMPORTANCE_WEIGHT = 0.10
 RECENCY_WEIGHT = 0.05
 RECENCY_HALF_LIFE_DAYS = 180
 CANDIDATES = 60          # per retriever, before fusion
-HIT_COLUMNS = ["note_id", "path", "type", "title", "text", "fts_text", "status", "created",
-               "updated", "source_messages", "sources", "importance", "valid_from", "user"]
+ROW_KEYS = ["chunk_id", "note_id", "path", "type", "title", "text", "status", "created", "updated",
+            "source_messages", "sources", "importance"]
 
 _WORD = re.compile(r"[a-z0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
@@ -246,25 +246,22 @@ class Searcher:
         best = np.argpartition(-sims, top - 1)[:top] if top < len(sims) else np.flatnonzero(mask)
         bm25 = {hit["chunk_id"]: float(hit["_score"]) for hit in keyword_hits.result()}
         order = list(dict.fromkeys([int(i) for i in best] + snap.offsets_of(bm25)))
-        ids = [snap.columns["chunk_id"][i] for i in order]
-        fetched = {r["chunk_id"]: r for r in self.index.fetch(ids, HIT_COLUMNS)}
+        cols = snap.columns
         top_bm25 = max(bm25.values(), default=0.0) or 1.0
         qterms = terms(query)
         today = clock.today()
         scored = []
-        for offset, chunk_id in zip(order, ids):
-            row = fetched.get(chunk_id)
-            if row is None:  # deleted since the snapshot
-                continue
+        for offset in order:
+            chunk_id = cols["chunk_id"][offset]
             vector = float(sims[offset])
             lexical = 0.0
             if chunk_id in bm25:  # BM25 found none of the query's words elsewhere
-                lexical = keyword_coverage(qterms, row["fts_text"])
+                lexical = keyword_coverage(qterms, cols["fts_text"][offset])
                 lexical *= 0.5 + 0.5 * bm25[chunk_id] / top_bm25
             score = (max(vector, 0.0) + KEYWORD_WEIGHT * lexical) * weight(
-                row["importance"], row["updated"] or row["created"], today)
+                cols["importance"][offset], cols["updated"][offset] or cols["created"][offset], today)
             if score >= threshold:
-                scored.append((score, vector, lexical, row))
+                scored.append((score, vector, lexical, {name: cols[name][offset] for name in ROW_KEYS}))
         return Hits(_best_per_note(scored, k))
 
 
@@ -330,7 +327,7 @@ def _row_passes(row: dict, filters: Filters) -> bool:
     """`Filters` applied to one row (the fallback has no table to query)."""
     import numpy as np
 
-    from vaultmem.index import FILTER_COLUMNS, Snapshot
+    from vaultmem.index import FILTER_COLUMNS, Snapshot, _column
 
-    columns = {name: np.array([row[name]], dtype=object) for name in FILTER_COLUMNS}
+    columns = {name: _column(name, [row[name]]) for name in FILTER_COLUMNS}
     return bool(filters.mask(Snapshot(version=0, columns=columns, vectors=np.zeros((1, 1))))[0])
