@@ -185,7 +185,10 @@ def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores
     scores.add_seconds("import+extract", elapsed - indexing[0])
     started = time.perf_counter()
     for question in conv.questions:
-        hits = memory.search(question.text, k=depth)["hits"]
+        result = memory.search(question.text, k=depth)
+        if result.get("warning"):  # a fallback search would make the figures meaningless
+            raise SystemExit(f"search fell back on {conv.sample_id}: {result['warning']}")
+        hits = result["hits"]
         scores.ranked["vaultmem"].append(Ranked([list(h.get("source_messages") or []) for h in hits],
                                                 [word_count(h.get("text", "")) for h in hits]))
     scores.add_seconds("query", time.perf_counter() - started)

@@ -154,6 +154,13 @@ def measure_warm_cli(root: Path, texts: list[str], cold_s: float | None) -> dict
             "warm_speedup": (cold_s / warm) if cold_s else None}
 
 
+def measure_daemon_start(root: Path, daemon: dict) -> dict:
+    """`vaultmem daemon start` (returns once the daemon answers); its pid goes in `daemon`."""
+    wall, result = cli(root, "daemon", "start", "--json")
+    daemon["pid"] = int(result["pid"])
+    return {"daemon_start_s": wall}
+
+
 def measure_edits(root: Path, edits: int, deadline_s: float = 30.0) -> dict:
     """Append a unique word to a note; poll the daemon's search until the note is a hit."""
     import random
@@ -322,15 +329,15 @@ def main(argv=None) -> int:
         run.part("search", measure_search, open_memory(root, embedder), texts, "search")
         run.part("no-change scan", measure_nochange_scan, root)
         cold = run.part("cold search", measure_cold_cli, root, texts[:args.cold_runs])
-        if run.part("daemon start", lambda: {"daemon_start_s": cli(root, "daemon", "start", "--json")[0]}):
-            try:
-                _wall, status = cli(root, "daemon", "status", "--json")
+        try:
+            daemon = {}
+            if run.part("daemon start", measure_daemon_start, root, daemon):
                 run.part("warm search", measure_warm_cli, root, queries(args.warm_runs, seed=8),
                          (cold or {}).get("cold_search_s"))
                 run.part("edit to searchable", measure_edits, root, args.edits)
-                run.part("idle", measure_idle, int(status["pid"]), args.idle_seconds)
-            finally:
-                run.part("daemon stop", lambda: cli(root, "daemon", "stop", "--json") and {})
+                run.part("idle", measure_idle, daemon["pid"], args.idle_seconds)
+        finally:  # also after a start that timed out: never leave a daemon behind
+            run.part("daemon stop", lambda: cli(root, "daemon", "stop", "--json") and {})
         large = run.part("large index", lambda: {"large_chunks": insert_synthetic_chunks(
             root, args.large_chunks, embedder.dim), "large_vectors": "synthetic random unit vectors"})
         if large:
