@@ -88,6 +88,9 @@ def test_own_writes_patch_the_snapshot_to_what_a_reload_would_give(index, tmp_pa
     for name in ("chunk_id", "path", "status", "importance"):
         assert list(patched.columns[name][order[0]]) == list(fresh.columns[name][order[1]])
     assert np.allclose(patched.vectors[order[0]], fresh.vectors[order[1]])
+    index.delete_paths(["p0.md"])                     # a delete alone patches too
+    assert sorted(index.snapshot().columns["path"]) == ["p1.md", "p2.md", "p4.md"]
+    assert index.snapshot().vectors.shape == (3, 4)
 
 
 def test_writes_by_another_handle_are_seen(index, tmp_path):

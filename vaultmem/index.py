@@ -283,6 +283,7 @@ def _patched(snap: Snapshot, paths, rows: list[dict], version: int) -> Snapshot:
     keep = np.fromiter((p not in gone for p in snap.columns["path"]), bool, len(snap))
     columns = {name: np.concatenate([snap.columns[name][keep], _column(name, [r[name] for r in rows])])
                for name in SNAPSHOT_COLUMNS}
-    added = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), -1)
-    vectors = np.vstack([snap.vectors[keep], added]) if len(rows) else snap.vectors[keep]
+    vectors = snap.vectors[keep]
+    if rows:
+        vectors = np.vstack([vectors, np.array([r["vector"] for r in rows], dtype=np.float32)])
     return Snapshot(version=version, columns=columns, vectors=np.ascontiguousarray(vectors))
