@@ -1,8 +1,10 @@
 """`extract`: transcripts -> session notes and memory notes."""
 
+import os
+
 import click
 
-from vaultmem.cli.app import cli, emit_json, pass_ctx
+from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon
 
 FORMATS = ["jsonl", "chatgpt", "claude", "markdown"]
 
@@ -17,7 +19,11 @@ FORMATS = ["jsonl", "chatgpt", "claude", "markdown"]
 @pass_ctx
 def extract(ctx, files, fmt, llm, user, dry_run, as_json):
     """Turn transcripts into session notes and typed memory notes."""
-    report = ctx.memory().extract(list(files), format=fmt, llm=llm, user=user, dry_run=dry_run)
+    # The daemon's working folder is the vault: hand it absolute paths.
+    args = dict(paths=[os.path.abspath(f) for f in files], format=fmt, llm=llm, user=user, dry_run=dry_run)
+    report = via_daemon(ctx, "extract", args)
+    if report is None:
+        report = ctx.memory().extract(**args)
     for error in report["errors"]:
         click.echo(f"Error: {error}", err=True)
     for warning in report["warnings"]:

@@ -2,7 +2,7 @@
 
 import click
 
-from vaultmem.cli.app import cli, emit_json, pass_ctx
+from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon
 
 _json = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 
@@ -50,7 +50,10 @@ def rollback(ctx, note, rev, run, as_json):
     """Restore NOTE to an earlier version, or undo a whole extraction run (new commit)."""
     if (run and (note or rev)) or (not run and not (note and rev)):
         raise click.UsageError("give either NOTE --to REV or --run RUN")
-    result = ctx.memory().rollback(note, to=rev, run=run)
+    args = dict(ref=note, to=rev, run=run)
+    result = via_daemon(ctx, "rollback", args)
+    if result is None:
+        result = ctx.memory().rollback(**args)
     if as_json:
         emit_json(result)
         return
@@ -75,7 +78,10 @@ def forget(ctx, note, purge, force, as_json):
     """Archive NOTE (out of search, kept in history), or --purge it from history too."""
     if force and not purge:
         raise click.UsageError("--force only applies with --purge")
-    result = ctx.memory().forget(note, purge=purge, force=force)
+    args = dict(ref=note, purge=purge, force=force)
+    result = via_daemon(ctx, "forget", args)
+    if result is None:
+        result = ctx.memory().forget(**args)
     if as_json:
         emit_json(result)
         return

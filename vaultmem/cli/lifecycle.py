@@ -2,7 +2,7 @@
 
 import click
 
-from vaultmem.cli.app import cli, emit_json, pass_ctx
+from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon
 
 
 @cli.command()
@@ -12,7 +12,10 @@ from vaultmem.cli.app import cli, emit_json, pass_ctx
 @pass_ctx
 def gc(ctx, dry_run, user, as_json):
     """Archive low-importance memories nobody has recalled for a while (config [gc])."""
-    result = ctx.memory().gc(dry_run=dry_run, user=user)
+    args = dict(dry_run=dry_run, user=user)
+    result = via_daemon(ctx, "gc", args)
+    if result is None:
+        result = ctx.memory().gc(**args)
     if as_json:
         emit_json(result)
         return
@@ -30,7 +33,10 @@ def gc(ctx, dry_run, user, as_json):
 @pass_ctx
 def correct(ctx, note, text, user, as_json):
     """Supersede NOTE with its corrected TEXT (the old version is kept as superseded)."""
-    result = ctx.memory().correct(note, text, user=user)
+    args = dict(ref=note, text=text, user=user)
+    result = via_daemon(ctx, "correct", args)
+    if result is None:
+        result = ctx.memory().correct(**args)
     if as_json:
         emit_json(result)
         return
