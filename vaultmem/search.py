@@ -9,7 +9,8 @@ How a hit is scored (all parts visible in `Hit.parts`):
   one in-memory matrix, so metadata filters apply before top-k, not after).
 - `keyword`: the share of the query's words found in the chunk, weighted by where the
   chunk ranks in LanceDB's BM25 results (filtered by the same conditions inside the query).
-- score = (vector + KEYWORD_WEIGHT * keyword) * (weights for importance and recency).
+- score = (vector + KEYWORD_WEIGHT * keyword) * (weights for importance and recency),
+  times STALE_FACTOR for a memory nobody recalled nor updated for `[gc] stale_after_days`.
 Hits under `min_score` (config `[search] min_score`) are dropped, so an unrelated question
 gets no hits rather than the least bad ones. When the index is missing or unusable, a plain
 keyword scan of the vault answers instead and `hits.warning` says so.
@@ -20,7 +21,7 @@ from __future__ import annotations
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 
 from vaultmem import clock
 from vaultmem.errors import ConfigError, IndexUnavailable, VaultmemError
@@ -30,6 +31,10 @@ KEYWORD_WEIGHT = 0.35
 IMPORTANCE_WEIGHT = 0.10
 RECENCY_WEIGHT = 0.05
 RECENCY_HALF_LIFE_DAYS = 180
+# Memories nobody recalled (nor updated) for `[gc] stale_after_days` rank this much lower.
+STALE_FACTOR = 0.85
+# The access map is re-read from state.db at most this often (other processes record too).
+ACCESS_REFRESH_SECONDS = 60.0
 CANDIDATES = 60          # per retriever, before fusion
 ROW_KEYS = ["chunk_id", "note_id", "path", "type", "title", "text", "status", "created", "updated",
             "source_messages", "sources", "importance"]
@@ -86,6 +91,9 @@ class Filters:
     as_of: str | None = None
     all: bool = False
     also_users: tuple = ()
+    # Memories whose `valid_to` day is before `today` are no longer current: left out
+    # unless `all` or `as_of` asks for the past.
+    today: str | None = None
 
     def sql(self) -> str:
         clauses = []
@@ -108,6 +116,8 @@ class Filters:
                 clauses.append("status <> 'archived'")
         elif not self.all:
             clauses.append("status = 'active'")
+            if self.today:
+                clauses.append(f"(valid_to = '' OR valid_to >= {sql_str(self.today)})")
         return " AND ".join(clauses)
 
     def mask(self, snap):
@@ -137,6 +147,8 @@ class Filters:
                 mask &= cols["status"] != "archived"
         elif not self.all:
             mask &= cols["status"] == "active"
+            if self.today:
+                mask &= (cols["valid_to"] == "") | (cols["valid_to"] >= self.today)
         return mask
 
 
@@ -190,8 +202,14 @@ def weight(importance: float, updated: str, today: date) -> float:
 class Searcher:
     """Search over one vault's index; keep it alive (e.g. in the daemon) to stay warm."""
 
-    def __init__(self, vault, embedder_factory, index: ChunkIndex | None = None):
+    def __init__(self, vault, embedder_factory, index: ChunkIndex | None = None,
+                 access_source=None):
         self.vault = vault
+        # `access_source()` -> {note_id: {"last_access": iso, ...}} (State.all_access); read
+        # once per ACCESS_REFRESH_SECONDS, never per hit.
+        self._access_source = access_source
+        self._access: dict = {}
+        self._access_read_at = None
         # Share the Indexer's ChunkIndex where there is one: its writes then patch the
         # in-memory vectors instead of forcing a reload.
         self.index = index or ChunkIndex(vault.root)
@@ -207,7 +225,7 @@ class Searcher:
         also = ("shared",) if getattr(config, "share_shared", False) and user != "shared" else ()
         filters = Filters(user=user, type=type, tag=(tag or "").lstrip("#") or None,
                           since=normalise_day(since), as_of=normalise_day(as_of), all=all,
-                          also_users=also)
+                          also_users=also, today=clock.today().isoformat())
         threshold = config.min_score if min_score is None else min_score
         try:
             self.index.check_model(config.model)
@@ -216,6 +234,26 @@ class Searcher:
             hits = Hits(keyword_search(self.vault, query, k, filters, threshold))
             hits.warning = f"search index unavailable ({exc}); used a plain keyword scan of the vault"
         return hits
+
+    def note_access(self, note_ids, stamp: str) -> None:
+        """Keep the cached access map current after the caller recorded accesses."""
+        for note_id in note_ids:
+            entry = self._access.setdefault(note_id, {})
+            entry["last_access"] = max(entry.get("last_access") or "", stamp)
+
+    def _last_access(self) -> dict:
+        import time
+
+        if self._access_source is None:
+            return {}
+        now = time.monotonic()
+        if self._access_read_at is None or now - self._access_read_at > ACCESS_REFRESH_SECONDS:
+            try:
+                self._access = self._access_source()
+            except Exception:  # state.db busy or gone: rank without staleness this time
+                self._access = {}
+            self._access_read_at = now
+        return self._access
 
     def _mask(self, snap, filters):
         """The filter mask of a snapshot, cached: most queries repeat the default filters."""
@@ -250,6 +288,9 @@ class Searcher:
         top_bm25 = max(bm25.values(), default=0.0) or 1.0
         qterms = terms(query)
         today = clock.today()
+        access = self._last_access()
+        stale_days = self.vault.config.gc_stale_after_days
+        stale_before = (today - timedelta(days=stale_days)).isoformat() if stale_days > 0 else ""
         scored = []
         for offset in order:
             chunk_id = cols["chunk_id"][offset]
@@ -258,8 +299,13 @@ class Searcher:
             if chunk_id in bm25:  # BM25 found none of the query's words elsewhere
                 lexical = keyword_coverage(qterms, cols["fts_text"][offset])
                 lexical *= 0.5 + 0.5 * bm25[chunk_id] / top_bm25
+            updated = cols["updated"][offset] or cols["created"][offset]
             score = (max(vector, 0.0) + KEYWORD_WEIGHT * lexical) * weight(
-                cols["importance"][offset], cols["updated"][offset] or cols["created"][offset], today)
+                cols["importance"][offset], updated, today)
+            if cols["type"][offset] != "session":  # sessions are records, not recalled memories
+                seen = (access.get(cols["note_id"][offset]) or {}).get("last_access") or ""
+                if max(seen, updated)[:10] < stale_before:
+                    score *= STALE_FACTOR
             if score >= threshold:
                 scored.append((score, vector, lexical, {name: cols[name][offset] for name in ROW_KEYS}))
         return Hits(_best_per_note(scored, k))
