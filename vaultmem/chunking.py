@@ -113,7 +113,8 @@ def read_for_index(data: bytes, path) -> IndexedNote:
     """Parse a note's bytes for indexing, fast. Anything unusual (no or bad frontmatter,
     encoding, size) goes through `note.parse_note_bytes`, so errors read the same
     everywhere. Known difference: duplicate keys, which the round-trip parser rejects."""
-    from vaultmem.note import MAX_NOTE_BYTES, parse_note_bytes
+    from vaultmem.note import (MAX_NOTE_BYTES, check_frontmatter_text, check_frontmatter_values,
+                               parse_note_bytes)
 
     if not data.strip() or len(data) > MAX_NOTE_BYTES or b"\x00" in data[:8192]:
         return parse_note_bytes(data, path)
@@ -124,11 +125,14 @@ def read_for_index(data: bytes, path) -> IndexedNote:
     try:
         text = data.decode("utf-8").lstrip("\ufeff").replace("\r\n", "\n")
         fence = _FENCE.match(text)
+        if fence:  # the same size, depth and alias limits as the round-trip parser
+            check_frontmatter_text(fence.group(1) or "", path)
         meta = yaml.load(fence.group(1) or "", Loader=_string_loader()) if fence else None
-    except (UnicodeDecodeError, yaml.YAMLError):  # the real parser says what is wrong
+    except (UnicodeDecodeError, yaml.YAMLError, RecursionError):  # the real parser says what is wrong
         return parse_note_bytes(data, path)
     if not isinstance(meta, dict):
         return parse_note_bytes(data, path)
+    check_frontmatter_values(meta, path)
     return IndexedNote(meta=meta, body=text[fence.end():])
 
 

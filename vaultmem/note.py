@@ -33,6 +33,12 @@ STATUSES = ("active", "superseded", "archived")
 REQUIRED_KEYS = ("id", "type", "created", "updated", "status", "user")
 LINK_KEYS = ("entities", "sources", "supersedes", "superseded_by")
 MAX_NOTE_BYTES = 5 * 1024 * 1024
+# Hostile frontmatter must be refused fast: ruamel spends seconds failing on a few hundred
+# nested brackets, ~13 s per MB of small keys, and an alias "billion laughs" expands to
+# hundreds of millions of values when chunked or rendered. Real properties stay far below.
+MAX_FRONTMATTER_BYTES = 1024 * 1024
+MAX_FRONTMATTER_DEPTH = 64
+MAX_FRONTMATTER_VALUES = 100_000
 
 _FENCE = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.DOTALL)
 _TAG_OK = re.compile(r"^[^\s#,]+$")
@@ -131,11 +137,13 @@ def parse_note(text: str, path: Path | str | None = None) -> Note:
         return Note(meta={}, body=unix, path=where, newline=newline, bom=bom,
                     had_frontmatter=False, raw=text)
     yaml_text = match.group(1) or ""
+    check_frontmatter_text(yaml_text, where)
     seq_indent = _guess_seq_indent(yaml_text)
     try:
         meta = _yaml(seq_indent).load(yaml_text) if yaml_text.strip() else None
     except Exception as exc:  # ruamel raises many error types; all mean "bad YAML"
         raise NoteParseError(where, _yaml_error_reason(exc)) from None
+    check_frontmatter_values(meta, where)
     if meta is None:
         from ruamel.yaml.comments import CommentedMap
 
@@ -145,6 +153,59 @@ def parse_note(text: str, path: Path | str | None = None) -> Note:
     _keep_spaced_datetimes(meta)
     return Note(meta=meta, body=unix[match.end():], path=where, newline=newline, bom=bom,
                 seq_indent=seq_indent, raw=text)
+
+
+def check_frontmatter_text(yaml_text: str, path=None) -> None:
+    """NoteParseError for a properties block too large or too deeply nested to parse fast.
+    Brackets are counted without regard to quoting: only a value holding dozens of
+    unbalanced `[` or `{` could be refused wrongly."""
+    if len(yaml_text) > MAX_FRONTMATTER_BYTES:
+        raise NoteParseError(path, f"frontmatter is over {MAX_FRONTMATTER_BYTES // 1024} KB — "
+                             "move long text into the note's body")
+    depth = deepest = 0
+    for bracket in _BRACKETS.findall(yaml_text):
+        depth = depth + 1 if bracket in "[{" else max(0, depth - 1)
+        deepest = max(deepest, depth)
+        if deepest > MAX_FRONTMATTER_DEPTH:
+            raise NoteParseError(path, f"frontmatter nests over {MAX_FRONTMATTER_DEPTH} levels deep "
+                                 "— flatten the properties")
+
+
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def check_frontmatter_values(meta, path=None) -> None:
+    """NoteParseError when anchors and aliases expand the properties to more than
+    MAX_FRONTMATTER_VALUES values (a "billion laughs") or make them contain themselves.
+    Shared nodes are counted once per reference without being expanded: linear time."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+
+    def size(node, depth=0) -> int:
+        if not isinstance(node, (dict, list, tuple)):
+            return 1
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if depth > MAX_FRONTMATTER_DEPTH:  # block-style nesting the bracket count missed
+            raise NoteParseError(path, f"frontmatter nests over {MAX_FRONTMATTER_DEPTH} levels deep "
+                                 "— flatten the properties")
+        if key in open_nodes:
+            raise NoteParseError(path, "frontmatter has an alias that contains itself — "
+                                 "remove the YAML anchor (&) and alias (*)")
+        open_nodes.add(key)
+        items = [v for pair in node.items() for v in pair] if isinstance(node, dict) else node
+        total = 1
+        for item in items:
+            total += size(item, depth + 1)
+            if total > MAX_FRONTMATTER_VALUES:
+                raise NoteParseError(path, f"frontmatter expands to over {MAX_FRONTMATTER_VALUES:,} "
+                                     "values (YAML anchors and aliases?) — simplify the properties")
+        open_nodes.discard(key)
+        sizes[key] = total
+        return total
+
+    size(meta)
 
 
 def _yaml_error_reason(exc: Exception) -> str:
