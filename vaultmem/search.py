@@ -111,7 +111,10 @@ class Filters:
             day = sql_str(self.as_of)
             clauses.append(f"((valid_from <> '' AND valid_from <= {day}) OR "
                            f"(valid_from = '' AND substr(created, 1, 10) <= {day}))")
-            clauses.append(f"(valid_to = '' OR valid_to > {day})")
+            # valid_to is the last day a memory holds ("in Tokyo until Friday"), except that
+            # a superseded one ends the day its successor starts (supersede sets it so).
+            clauses.append(f"(valid_to = '' OR valid_to > {day} OR "
+                           f"(substr(valid_to, 1, 10) = {day} AND status <> 'superseded'))")
             if not self.all:
                 clauses.append("status <> 'archived'")
         elif not self.all:
@@ -142,7 +145,8 @@ class Filters:
                                  cols["created"].astype("U10"))
                 snap.cache["start_day"] = start
             mask &= start <= day
-            mask &= (cols["valid_to"] == "") | (cols["valid_to"] > day)
+            ends = cols["valid_to"]
+            mask &= (ends == "") | (ends > day) | ((ends.astype("U10") == day) & (cols["status"] != "superseded"))
             if not self.all:
                 mask &= cols["status"] != "archived"
         elif not self.all:
