@@ -1,0 +1,108 @@
+"""Time-bound memories (issue 8): past its `valid_to` day a memory is no longer current.
+
+It leaves default search, context and the exported hot set, but stays findable with `--all`
+and `--as-of` a day it held. The clock is faked with VAULTMEM_NOW; everything else is real
+(vault, git, LanceDB, the bundled model)."""
+
+import json
+import shutil
+from datetime import date
+
+import pytest
+from click.testing import CliRunner
+
+from vaultmem import api
+from vaultmem.cli import cli
+from vaultmem.memories import write_memory
+from vaultmem.note import as_date, read_note
+
+NOW = "2026-12-10T09:00:00"   # a Thursday
+
+
+@pytest.fixture
+def mem(tmp_path, monkeypatch, embedder):
+    monkeypatch.setenv("VAULTMEM_NOW", NOW)
+    monkeypatch.delenv("VAULTMEM_VAULT", raising=False)
+    monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
+    root = tmp_path / "vault"
+    api.init(root)
+    memory = api.Memory(root)
+    memory._embedder = embedder
+    return memory
+
+
+def write(mem, text, type="event", **dates):
+    path = write_memory(mem.vault, text=text, type=type, user="default", importance=0.7,
+                        valid_from=dates.get("valid_from"), valid_to=dates.get("valid_to"))
+    mem.reindex()
+    return read_note(path).id
+
+
+def ids(result) -> set:
+    return {hit["id"] for hit in result["hits"]}
+
+
+def test_expired_memory_leaves_default_retrieval_but_not_all_or_as_of(mem, tmp_path):
+    tokyo = write(mem, "The user is staying in Tokyo for a conference.",
+                  valid_from=date(2026, 12, 1), valid_to=date(2026, 12, 4))
+    kyoto = write(mem, "The user is staying in Kyoto at a ryokan.",
+                  valid_from=date(2026, 12, 5), valid_to=date(2026, 12, 10))  # last day: today
+    osaka = write(mem, "The user has a flat in Osaka.", type="fact")
+    query = "Where is the user staying in Japan?"
+
+    current = ids(mem.search(query))
+    assert tokyo not in current
+    assert {kyoto, osaka} <= current  # valid_to is the last day it holds
+    assert tokyo in ids(mem.search(query, all=True))
+    assert tokyo in ids(mem.search(query, as_of="2026-12-03"))
+    assert tokyo not in ids(mem.search(query, as_of="2026-12-05"))
+    assert kyoto not in ids(mem.search(query, as_of="2026-12-03"))  # not yet valid then
+
+    block = mem.context(query, budget=400)
+    assert tokyo not in block["ids"] and "Tokyo" not in block["text"]
+    assert kyoto in block["ids"]
+
+    exported = mem.export("claude", out=tmp_path / "CLAUDE.md")
+    assert tokyo not in exported["ids"] and kyoto in exported["ids"]
+    assert "Tokyo" not in (tmp_path / "CLAUDE.md").read_text()
+
+    # The same through the CLI, and in the keyword fallback when the index is gone.
+    def cli_ids(*flags):
+        result = CliRunner().invoke(cli, ["--vault", str(mem.vault.root), "search", query, "--json", *flags])
+        assert result.exit_code == 0, result.output
+        return ids(json.loads(result.output))
+
+    assert tokyo not in cli_ids() and tokyo in cli_ids("--all") and tokyo in cli_ids("--as-of", "2026-12-02")
+    shutil.rmtree(mem.vault.root / ".vaultmem" / "index")
+    fallback = api.Memory(mem.vault.root).search("staying Tokyo conference")
+    assert fallback.get("warning") and tokyo not in ids(fallback)
+    assert tokyo in ids(api.Memory(mem.vault.root).search("staying Tokyo conference", all=True))
+
+
+def test_expiry_follows_the_clock(mem, monkeypatch):
+    trip = write(mem, "The user is visiting their sister in Lisbon.",
+                 valid_from=date(2026, 12, 8), valid_to=date(2026, 12, 12))
+    query = "Who is the user visiting?"
+    assert trip in ids(mem.search(query))
+    monkeypatch.setenv("VAULTMEM_NOW", "2026-12-13T08:00:00")  # the same warm Memory, a later day
+    assert trip not in ids(mem.search(query))
+    assert trip in ids(mem.search(query, as_of="2026-12-12"))
+
+
+def test_until_friday_from_a_transcript_expires_after_friday(mem, monkeypatch, tmp_path):
+    transcript = tmp_path / "trip.jsonl"
+    transcript.write_text(json.dumps({"session": "trip", "id": "m-1", "time": "2026-11-30T09:00:00",
+                                      "role": "user", "speaker": "Alice",
+                                      "text": "I'm in Tokyo until Friday."}) + "\n", encoding="utf-8")
+    monkeypatch.setenv("VAULTMEM_NOW", "2026-11-30T10:00:00")  # a Monday
+    report = mem.extract([transcript])
+    [note_rel] = [p for p in report["notes"] if "Tokyo" in p and p.split("/")[1] in ("Facts", "Events")]
+    note = read_note(mem.vault.abs(note_rel))
+    assert as_date(note.get("valid_to")) == date(2026, 12, 4)
+
+    query = "Where is Alice right now?"
+    assert note.id in ids(mem.search(query, user="default"))
+    monkeypatch.setenv("VAULTMEM_NOW", "2026-12-07T10:00:00")
+    assert note.id not in ids(mem.search(query))
+    assert note.id in ids(mem.search(query, all=True))
+    assert note.id in ids(mem.search(query, as_of="2026-12-02"))
