@@ -25,9 +25,12 @@ STATE_DIR = ".vaultmem"
 GITIGNORE_LINES = (".vaultmem/", ".trash/")
 # Obsidian link syntax and OS path characters that a file name must not hold (SPEC §3).
 _FORBIDDEN = re.compile(r'[#|^:%\[\]/\\<>"?*\x00-\x1f\x7f]')
-_RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(1, 10)),
+_RESERVED = {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", *(f"COM{i}" for i in range(1, 10)),
              *(f"LPT{i}" for i in range(1, 10))}
 MAX_TITLE = 80
+# File systems count bytes (ext4, APFS: 255) or UTF-16 units (NTFS: 255), and 80 emoji are
+# 320 UTF-8 bytes: leave room for unique_path's " 99" and ".md" whatever the script.
+MAX_TITLE_BYTES = 200
 
 
 def find_vault(explicit: str | Path | None = None, cwd: Path | None = None) -> Path:
@@ -55,13 +58,21 @@ def safe_title(text: str, fallback: str = "Untitled") -> str:
     text = unicodedata.normalize("NFC", str(text))
     text = text.replace("%%", " ")
     text = _FORBIDDEN.sub(" ", text)
-    text = " ".join(text.split()).strip(" .")
-    if len(text) > MAX_TITLE:
-        cut = text[:MAX_TITLE]
-        text = (cut.rsplit(" ", 1)[0] if " " in cut[20:] else cut).rstrip(" .,;")
-    if not text or text.split(".")[0].upper() in _RESERVED:
-        text = f"{fallback} {text}".strip() if text else fallback
+    text = _shorten(" ".join(text.split()).strip(" ."))
+    # Windows ignores spaces before the extension: "CON .md" is the console too.
+    if not text or text.split(".")[0].rstrip(" ").upper() in _RESERVED:
+        text = _shorten(f"{fallback} {text}".strip()) if text else fallback
     return text
+
+
+def _shorten(text: str) -> str:
+    """At most MAX_TITLE characters and MAX_TITLE_BYTES UTF-8 bytes, cut at a word boundary."""
+    if len(text) <= MAX_TITLE and len(text.encode("utf-8")) <= MAX_TITLE_BYTES:
+        return text
+    cut = text[:MAX_TITLE]
+    while len(cut.encode("utf-8")) > MAX_TITLE_BYTES:
+        cut = cut[:-1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut[20:] else cut).rstrip(" .,;")
 
 
 def check_title(title: str) -> str:
