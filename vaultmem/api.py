@@ -52,6 +52,9 @@ class Memory:
         root = find_vault(vault, Path.cwd())
         self.vault = Vault(root, load_config(root))
         self.user = user or self.vault.config.user
+        # A Memory opened for one user reads only that namespace; without one, reads that
+        # take no `user` see the whole vault (the vault owner's view).
+        self._scope = user
         self._indexer = None
         self._embedder = None
 
@@ -84,16 +87,25 @@ class Memory:
         from vaultmem import memories
 
         if at:
-            return self.show_at(ref, at)
-        return memories.show(self.vault, ref, user=user)
+            return self.show_at(ref, at, user=user)
+        return memories.show(self.vault, ref, user=self._readers(user))
 
     def list(self, type: str | None = None, user: str | None = None,
              status: str | None = None) -> dict:
         """`{"notes": [summary, ...], "errors": [{"path", "reason"}, ...]}`."""
         from vaultmem import memories
 
-        notes, errors = memories.list_notes(self.vault, type=type, user=user, status=status)
+        notes, errors = memories.list_notes(self.vault, type=type, user=user or self._scope,
+                                            status=status)
         return {"notes": notes, "errors": errors}
+
+    def _readers(self, user: str | None) -> set | None:
+        """Namespaces a read for `user` may see: its own, plus `shared` when configured;
+        None (no limit) when neither the call nor this Memory names a user."""
+        user = user or self._scope
+        if not user:
+            return None
+        return {user} | ({"shared"} if self.vault.config.share_shared else set())
 
     # --- read path: index, search, context, doctor, stats ---------------------------
     @property
@@ -103,7 +115,8 @@ class Memory:
             from vaultmem.search import Searcher
 
             self._searcher = Searcher(self.vault, embedder_factory=lambda: self.embedder,
-                                      index=self.indexer.index)
+                                      index=self.indexer.index,
+                                      access_source=self.indexer.state.all_access)
         return self._searcher
 
     def _search_hits(self, query, k=10, type=None, tag=None, user=None, since=None,
@@ -114,7 +127,9 @@ class Memory:
         if accessed and hits.warning is None:
             from vaultmem import clock
 
-            self.indexer.state.record_access(accessed, clock.now())
+            stamp = clock.iso(clock.now())
+            self.indexer.state.record_access(accessed, stamp)
+            self.searcher.note_access(accessed, stamp)
         return hits
 
     def search(self, query: str, k: int = 10, type: str | None = None, tag: str | None = None,
@@ -244,27 +259,46 @@ class Memory:
                        source=source)
 
     # --- history: git ------------------------------------------------------------------
-    def _note_rel(self, ref: str) -> str:
+    def _note_rel(self, ref: str, user: str | None = None) -> str:
         """NOTE as a vault path; a path that no longer exists on disk (rolled back, deleted)
-        is still accepted, so its history can be read and restored."""
+        is still accepted, so its history can be read and restored. With a `user` (or a
+        Memory opened for one), another namespace's note is "not found"; a note no longer
+        on disk is judged by its last committed version."""
         from vaultmem import history
         from vaultmem.errors import NoteNotFound
+        from vaultmem.memories import resolve_owned
 
+        readers = self._readers(user)
         try:
-            return self.vault.rel(self.vault.resolve(ref))
+            return self.vault.rel(resolve_owned(self.vault, ref, readers))
         except NoteNotFound:
             candidate = ref if ref.endswith(".md") else f"{ref}.md"
             rel = self.vault.rel(self.vault.abs(candidate))
-            if "/" in rel and history.history(self.vault.root, rel):
+            versions = history.history(self.vault.root, rel) if "/" in rel else []
+            if versions and not self.vault.abs(rel).exists() and (
+                    readers is None or self._committed_owner(rel, versions) in readers):
                 return rel
             raise
+
+    def _committed_owner(self, rel: str, versions) -> str | None:
+        """The `user` of the last committed version of a note that is gone from disk."""
+        from vaultmem import history
+        from vaultmem.errors import VaultmemError
+        from vaultmem.note import parse_note
+
+        for version in versions:
+            try:
+                return parse_note(history.show_at(self.vault.root, rel, version["rev"])).user
+            except VaultmemError:
+                continue  # the deletion itself: look further back
+        return None
 
     def _sync_index(self, rels) -> None:
         """The index follows the vault after a history command rewrote files."""
         if rels:
             self.indexer.sync(sorted(set(rels)))
 
-    def history(self, ref: str) -> dict:
+    def history(self, ref: str, user: str | None = None) -> dict:
         """Every committed version of a note, newest first, following renames:
         `{"note", "versions": [{rev, short, date, author, email, action, run, source,
         message, path, change, old_path}, ...]}`.
@@ -274,25 +308,30 @@ class Memory:
         """
         from vaultmem import history
 
-        rel = self._note_rel(ref)
+        rel = self._note_rel(ref, user)
         return {"note": rel, "versions": history.history(self.vault.root, rel)}
 
-    def diff(self, ref: str, rev: str | None = None) -> dict:
+    def diff(self, ref: str, rev: str | None = None, user: str | None = None) -> dict:
         """`{"note", "rev", "diff"}`: REV against the note now, or (no REV) its latest change."""
         from vaultmem import history
 
-        rel = self._note_rel(ref)
+        rel = self._note_rel(ref, user)
         return {"note": rel, "rev": rev, "diff": history.diff(self.vault.root, rel, rev)}
 
-    def show_at(self, ref: str, rev: str) -> dict:
+    def show_at(self, ref: str, rev: str, user: str | None = None) -> dict:
         """The note as it was at `rev`, in `show`'s shape plus `"rev"`."""
         from vaultmem import history
         from vaultmem.memories import plain_meta, summary
         from vaultmem.note import content_hash, parse_note
 
-        rel = self._note_rel(ref)
+        rel = self._note_rel(ref, user)
         text = history.show_at(self.vault.root, rel, rev)
         note = parse_note(text, self.vault.root / rel)
+        readers = self._readers(user)
+        if readers is not None and note.user not in readers:
+            from vaultmem.memories import not_found
+
+            raise not_found(ref)
         out = summary(self.vault, self.vault.root / rel, note)
         out.update(meta=plain_meta(note.meta), body=note.body, hash=content_hash(note.raw), rev=rev)
         return out
@@ -329,8 +368,12 @@ class Memory:
 
         rel = self._note_rel(ref)
         if purge:
+            from vaultmem.lifecycle import purge_subject, record_purge
+
+            subject = purge_subject(self.vault, rel)
             result = forget.purge(self.vault.root, rel, force=force)
             self._sync_index([rel] + result["paths"])
+            record_purge(self.indexer.state, subject, result)
         else:
             result = forget.forget(self.vault, rel)
             self._sync_index([rel, result["note"]])
@@ -355,11 +398,12 @@ class Memory:
 
         return correct(self, ref, text, user=user)
 
-    def log(self, limit: int = 50, run: str | None = None) -> list:
-        """The audit trail, newest first: `[{"date", "action", "what", "run", "message", "paths"}]`."""
+    def log(self, limit: int = 50, run: str | None = None, user: str | None = None) -> list:
+        """The audit trail, newest first: `[{"date", "action", "what", "run", "message", "paths"}]`
+        from git's commits and state.db's events (purges). `user`: only that namespace's notes."""
         from vaultmem.lifecycle import audit_log
 
-        return audit_log(self.vault, limit=limit, run=run)
+        return audit_log(self.vault, limit=limit, run=run, user=user or self._scope)
 
     # --- agents: export ------------------------------------------------------------------
     def export(self, format: str, out=None, user: str | None = None) -> dict:

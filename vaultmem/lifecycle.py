@@ -2,8 +2,9 @@
 
 Decay follows the common practice of agent memory stores: a memory of low importance
 that nobody has recalled for a month is archived (moved to `Memory/Archive/`, kept in
-git); one not recalled for half a year is only ranked lower (see `stale_factor`);
-important memories are never archived automatically.
+git); one not recalled for half a year is only ranked lower (search multiplies its score by
+`search.STALE_FACTOR`); important memories are never archived automatically. "Recalled"
+means returned by search, context or MCP: `Memory._search_hits` counts it in state.db.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from vaultmem import clock
-from vaultmem.errors import NoteNotFound, VaultmemError
+from vaultmem.errors import VaultmemError
 from vaultmem.note import MEMORY_TYPES, as_datetime, read_note
 from vaultmem.vault import Vault
 
@@ -53,15 +54,6 @@ def gc_plan(vault: Vault, state, *, now: datetime | None = None, user: str | Non
     return plan
 
 
-def stale_factor(last_access: str | None, updated: str | None, today, stale_after_days: int) -> float:
-    """Ranking multiplier: 1.0, or 0.85 for memories not recalled (nor updated) for
-    `stale_after_days`."""
-    last = as_datetime(last_access) or as_datetime(updated)
-    if last is None:
-        return 1.0
-    return 0.85 if (today - last.date()).days >= stale_after_days else 1.0
-
-
 def gc(memory, *, dry_run: bool = False, user: str | None = None, now: datetime | None = None) -> dict:
     """Apply the decay policy; each archive is its own git commit. Returns the plan and
     what was done."""
@@ -86,12 +78,10 @@ def correct(memory, ref: str, text: str, *, user: str | None = None) -> dict:
     from vaultmem.policy import Decision, Existing
     from vaultmem.write import apply, load_pool
 
+    from vaultmem.memories import resolve_owned
+
     vault = memory.vault
-    path = vault.resolve(ref)
-    note = read_note(path)
-    if user and note.user != user:
-        raise NoteNotFound(f"no note matches {ref!r} — give a path, a title or an id "
-                           "(`vaultmem list` shows them)")
+    note = read_note(path := resolve_owned(vault, ref, user))
     if note.type not in MEMORY_TYPES or note.type == "entity":
         raise VaultmemError(f"{vault.rel(path)} is a {note.type or 'plain'} note; only memories "
                             "(fact, preference, event, procedure) can be corrected")
@@ -124,14 +114,61 @@ def correct(memory, ref: str, text: str, *, user: str | None = None) -> dict:
             "reason": decision.reason, "superseded": old.rel}
 
 
+def purge_subject(vault: Vault, rel: str) -> tuple:
+    """(id, user) of a note about to be purged: afterwards git no longer knows them."""
+    try:
+        note = read_note(vault.abs(rel))
+        return note.id, note.user
+    except (VaultmemError, OSError):
+        return None, None
+
+
+def record_purge(state, subject: tuple, receipt: dict) -> None:
+    """A purge's receipt as a state.db audit event: the note's id only, never the title or
+    text the purge erased."""
+    note_id, user = subject
+    state.add_event("purge", clock.now(), note_id=note_id, user=user,
+                    detail=f"{len(receipt['rewritten'])} commits rewritten")
+
+
 ACTION_WORDS = {"add": "created", "created": "created", "extract": "created", "updated": "updated",
                 "superseded": "superseded", "correct": "superseded", "archive": "archived",
-                "forget": "forgotten", "purge": "forgotten", "rollback": "rolled back",
+                "forget": "forgotten", "purge": "forgotten (purged)", "rollback": "rolled back",
                 "rollback-run": "rolled back", "user-edit": "edited by the user", "init": "recorded"}
 
 
-def audit_log(vault: Vault, *, limit: int = 200, run: str | None = None) -> list[dict]:
-    """What happened to memories, newest first, from git's commits and their trailers."""
+def audit_log(vault: Vault, *, limit: int = 200, run: str | None = None,
+              user: str | None = None) -> list[dict]:
+    """What happened to memories, newest first: git's commits (their trailers say the action
+    and run) merged with the events state.db keeps because git cannot (a purge rewrites the
+    commits that would tell of it). With `user`, only that namespace's notes are named and
+    events touching none of them are left out."""
+    from vaultmem.state import State
+
+    entries = _git_entries(vault, limit, run)
+    state = State(vault.root)
+    try:
+        events = state.events(limit)
+    finally:
+        state.close()
+    for event in events:
+        if run and event["run"] != run:
+            continue
+        if user and event["user"] != user:
+            continue
+        action = event["action"]
+        entries.append({"commit": None, "date": event["date"], "author": "vaultmem", "action": action,
+                        "what": ACTION_WORDS.get(action, action), "run": event["run"], "source": None,
+                        "message": f"vaultmem: {ACTION_WORDS.get(action, action)} note {event['note_id']}"
+                                   + (f" ({event['detail']})" if event["detail"] else ""),
+                        "paths": [], "note_id": event["note_id"], "user": event["user"]})
+    if user:
+        entries = _only_user(vault, entries, user)
+    entries.sort(key=lambda e: e["date"][:19], reverse=True)
+    return entries[:limit]
+
+
+def _git_entries(vault: Vault, limit: int, run: str | None) -> list[dict]:
     from vaultmem.history import Repo
 
     try:
@@ -142,14 +179,15 @@ def audit_log(vault: Vault, *, limit: int = 200, run: str | None = None) -> list
     with repo_ctx as repo:
         if not repo.head():
             return []
-        sep, rec = "\x1f", "\x1e"
+        # Trailer values end in newlines: an explicit end-of-header mark, not the first "\n".
+        sep, rec, end = "\x1f", "\x1e", "\x1d"
         fmt = rec + sep.join(["%H", "%ad", "%an", "%s", "%(trailers:key=Vaultmem-Action,valueonly)",
                               "%(trailers:key=Vaultmem-Run,valueonly)",
-                              "%(trailers:key=Vaultmem-Source,valueonly)"])
+                              "%(trailers:key=Vaultmem-Source,valueonly)"]) + end
         out = repo.run("log", f"-n{limit}", "--date=iso-strict", f"--format={fmt}", "--name-status",
                        "--", vault.config.memory_root)
         for record in out.split(rec)[1:]:
-            head, _, files = record.partition("\n")
+            head, _, files = record.partition(end)
             fields = head.split(sep)
             if len(fields) < 7:
                 continue
@@ -161,5 +199,41 @@ def audit_log(vault: Vault, *, limit: int = 200, run: str | None = None) -> list
             entries.append({"commit": sha[:12], "date": when, "author": author,
                             "action": action, "what": ACTION_WORDS.get(action, action),
                             "run": run_id or None, "source": source or None,
-                            "message": subject, "paths": paths})
+                            "message": subject, "paths": [repo.to_vault(p) for p in paths]})
     return entries
+
+
+def _only_user(vault: Vault, entries: list[dict], user: str) -> list[dict]:
+    """Entries reduced to the paths of `user`'s notes (judged on disk, else by the version
+    the commit wrote); a commit naming none of them is dropped, and so is its message,
+    which may hold another user's title."""
+    from vaultmem import history
+    from vaultmem.note import parse_note
+
+    owners: dict[tuple, str | None] = {}
+
+    def owner(path: str, commit: str | None) -> str | None:
+        key = (path, None)
+        if key not in owners:
+            try:
+                owners[key] = read_note(vault.abs(path)).user
+            except (VaultmemError, OSError):
+                owners[key] = None
+        if owners[key] is None and commit:
+            key = (path, commit)
+            if key not in owners:
+                try:
+                    owners[key] = parse_note(history.show_at(vault.root, path, commit)).user
+                except VaultmemError:
+                    owners[key] = None
+        return owners[key]
+
+    kept = []
+    for entry in entries:
+        if entry["commit"] is None:  # a state.db event, already filtered by its user
+            kept.append(entry)
+            continue
+        mine = [p for p in entry["paths"] if owner(p, entry["commit"]) == user]
+        if mine:
+            kept.append({**entry, "paths": mine})
+    return kept

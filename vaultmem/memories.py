@@ -162,16 +162,56 @@ def list_notes(vault: Vault, *, type: str | None = None, user: str | None = None
     return notes, errors
 
 
-def show(vault: Vault, ref: str, user: str | None = None) -> dict:
-    """One note in full: summary, properties, body and the file's hash."""
+def not_found(ref: str):
     from vaultmem.errors import NoteNotFound
 
-    path = vault.resolve(ref)
+    return NoteNotFound(f"no note matches {ref!r} — give a path, a title or an id "
+                        "(`vaultmem list` shows them)")
+
+
+def owner_of(path: Path) -> str | None:
+    """The `user` of a note on disk, None when it cannot be read."""
+    try:
+        return read_note(path).user
+    except VaultmemError:
+        return None
+
+
+def resolve_owned(vault: Vault, ref: str, users=None) -> Path:
+    """`vault.resolve(ref)` limited to the notes of `users` (a name or a collection; None:
+    anyone's). Another namespace's note is reported exactly like a missing one, and a title
+    that several users' notes share resolves to the caller's own (no other path is named)."""
+    from vaultmem.errors import AmbiguousNote
+
+    if not users:
+        return vault.resolve(ref)
+    users = {users} if isinstance(users, str) else set(users)
+    try:
+        path = vault.resolve(ref)
+    except AmbiguousNote:
+        path = None
+    if path is not None and owner_of(path) in users:
+        return path
+    # By title or id among the caller's notes only (their other notes never show up).
+    from vaultmem.vault import _frontmatter_id
+
+    title = ref[:-3] if ref.endswith(".md") else ref
+    mine = [p for p in vault.iter_notes()
+            if (p.stem.lower() == title.lower() or _frontmatter_id(p) == ref) and owner_of(p) in users]
+    mine = [p for p in mine if p.stem == title] or mine
+    if not mine:
+        raise not_found(ref)
+    if len(mine) > 1:
+        listing = ", ".join(vault.rel(p) for p in mine[:5])
+        raise AmbiguousNote(f"{ref!r} matches several notes ({listing}) — give the path")
+    return mine[0]
+
+
+def show(vault: Vault, ref: str, user=None) -> dict:
+    """One note in full: summary, properties, body and the file's hash. `user` (a name or a
+    collection of names) limits it to those namespaces' notes."""
+    path = resolve_owned(vault, ref, user)
     note = load(vault, path)
-    if user and note.user != user:
-        # Another namespace's note is reported exactly like a missing one: no leak.
-        raise NoteNotFound(f"no note matches {ref!r} — give a path, a title or an id "
-                           "(`vaultmem list` shows them)")
     out = summary(vault, path, note)
     out["meta"] = plain_meta(note.meta)
     out["body"] = note.body

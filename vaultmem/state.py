@@ -1,7 +1,9 @@
-"""Local bookkeeping in `.vaultmem/state.db` (sqlite): file stats and memory access counts.
+"""Local bookkeeping in `.vaultmem/state.db` (sqlite): file stats, memory access counts and
+audit events git cannot keep.
 
 File stats let a no-change scan of the vault skip reading files: a note whose size and
-mtime match what was indexed is not even hashed. Access counts feed ranking and gc.
+mtime match what was indexed is not even hashed. Access counts feed ranking and gc. Events
+record what git no longer shows (a purge rewrites the commits that would tell of it).
 Everything here can be deleted; the next `reindex` rebuilds the file stats.
 """
 
@@ -25,6 +27,15 @@ CREATE TABLE IF NOT EXISTS access (
     count INTEGER NOT NULL DEFAULT 0,
     first_access TEXT NOT NULL,
     last_access TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    date TEXT NOT NULL,         -- YYYY-MM-DDTHH:MM:SS (vaultmem's clock)
+    action TEXT NOT NULL,       -- e.g. purge
+    note_id TEXT,
+    user TEXT,
+    run TEXT,
+    detail TEXT                 -- never the note's text or title (a purge erased them)
 );
 """
 
@@ -103,6 +114,26 @@ class State:
             rows = self._conn.execute(
                 "SELECT note_id, count, first_access, last_access FROM access").fetchall()
         return {r[0]: {"count": r[1], "first_access": r[2], "last_access": r[3]} for r in rows}
+
+
+    # --- audit events -------------------------------------------------------------------
+    def add_event(self, action: str, when: datetime | str, *, note_id: str | None = None,
+                  user: str | None = None, run: str | None = None, detail: str | None = None) -> None:
+        """Append one event to the audit trail (`vaultmem log` merges them with git's)."""
+        stamp = when if isinstance(when, str) else when.replace(microsecond=0).isoformat()
+        with self._lock, self._conn:
+            self._conn.execute(
+                "INSERT INTO events (date, action, note_id, user, run, detail) VALUES (?, ?, ?, ?, ?, ?)",
+                (stamp, action, note_id, user, run, detail))
+
+    def events(self, limit: int | None = None) -> list[dict]:
+        """Recorded events, newest first: `{"date", "action", "note_id", "user", "run", "detail"}`."""
+        query = "SELECT date, action, note_id, user, run, detail FROM events ORDER BY date DESC, seq DESC"
+        with self._lock:
+            rows = self._conn.execute(query + (" LIMIT ?" if limit else ""),
+                                      (limit,) if limit else ()).fetchall()
+        keys = ("date", "action", "note_id", "user", "run", "detail")
+        return [dict(zip(keys, row)) for row in rows]
 
 
 def record_access(vault_root: str | Path, note_ids, when) -> None:

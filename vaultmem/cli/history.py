@@ -5,15 +5,17 @@ import click
 from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon
 
 _json = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+_user = click.option("--user", help="Only if NOTE belongs to this namespace.")
 
 
 @cli.command()
 @click.argument("note")
+@_user
 @_json
 @pass_ctx
-def history(ctx, note, as_json):
+def history(ctx, note, user, as_json):
     """Every version of NOTE, newest first (renames followed), with author and action."""
-    result = ctx.memory().history(note)
+    result = ctx.memory().history(note, user=user)
     if as_json:
         emit_json(result)
         return
@@ -27,11 +29,12 @@ def history(ctx, note, as_json):
 @cli.command()
 @click.argument("note")
 @click.argument("rev", required=False)
+@_user
 @_json
 @pass_ctx
-def diff(ctx, note, rev, as_json):
+def diff(ctx, note, rev, user, as_json):
     """What changed in NOTE: REV against now, or (without REV) its latest change."""
-    result = ctx.memory().diff(note, rev)
+    result = ctx.memory().diff(note, rev, user=user)
     if as_json:
         emit_json(result)
     elif result["diff"]:

@@ -47,11 +47,12 @@ def correct(ctx, note, text, user, as_json):
 @cli.command()
 @click.option("-n", "--limit", default=50, show_default=True, help="How many events.")
 @click.option("--run", "run_id", help="Only the events of this extraction run.")
+@click.option("--user", help="Only this namespace's notes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the events as JSON.")
 @pass_ctx
-def log(ctx, limit, run_id, as_json):
+def log(ctx, limit, run_id, user, as_json):
     """What happened to memories: created, updated, superseded, archived, forgotten, rolled back."""
-    events = ctx.memory().log(limit=limit, run=run_id)
+    events = ctx.memory().log(limit=limit, run=run_id, user=user)
     if as_json:
         emit_json(events)
         return
