@@ -85,7 +85,7 @@ def sniff_format(path: str | Path, text: str | None = None) -> str:
     if head.startswith("[") or (suffix == ".json" and head.startswith("{")):
         try:
             data = json.loads(text)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # the loader reports the error with its line
             data = None
         if data is not None:
             kind = _json_export_kind(data)
@@ -99,7 +99,7 @@ def sniff_format(path: str | Path, text: str | None = None) -> str:
         try:
             if isinstance(json.loads(first), dict):
                 return "jsonl"
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             pass
     if suffix in (".txt", "") and _markdown_turns(text.splitlines()):
         return "markdown"
@@ -176,10 +176,32 @@ def _json_export_kind(data) -> str | None:
 
 def _load_json(path: Path, text: str):
     try:
-        return json.loads(text)
+        return _no_lone_surrogates(json.loads(text))
     except json.JSONDecodeError as exc:
         raise TranscriptError(path, exc.lineno, f"not valid JSON ({exc.msg}) — fix the file "
                               "or re-export it") from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, 10,000 nested arrays
+        raise TranscriptError(path, None, f"not usable JSON ({_json_problem(exc)}) — fix the file "
+                              "or re-export it") from None
+
+
+def _json_problem(exc: Exception) -> str:
+    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
+
+
+def _no_lone_surrogates(value):
+    """JSON may spell half a UTF-16 pair, which no file can hold as UTF-8: replace each
+    with U+FFFD, as a decoder does with a bad byte."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_no_lone_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_no_lone_surrogates(k): _no_lone_surrogates(v) for k, v in value.items()}
+    return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _line_of(text: str, needle: str) -> int | None:
@@ -191,7 +213,7 @@ def _line_of(text: str, needle: str) -> int | None:
 def _time_or_error(path: Path, line: int | None, value) -> datetime | None:
     try:
         return parse_time(value)
-    except ValueError:
+    except (ValueError, OverflowError, OSError):  # OverflowError/OSError: a year past 9999
         raise TranscriptError(path, line, f"bad time {value!r} — use ISO 8601 "
                               "(2026-11-29T10:29:41) or epoch seconds") from None
 
@@ -205,10 +227,13 @@ def _load_jsonl(path: Path, text: str) -> list[Session]:
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw)
+            record = _no_lone_surrogates(json.loads(raw))
         except json.JSONDecodeError as exc:
             raise TranscriptError(path, number, f"not JSON ({exc.msg}) — each line must be one "
                                   'JSON object like {"id": "m-1", "role": "user", "text": "..."}') from None
+        except (ValueError, RecursionError) as exc:
+            raise TranscriptError(path, number, f"not usable JSON ({_json_problem(exc)}) — each line "
+                                  "must be one message object") from None
         if not isinstance(record, dict):
             raise TranscriptError(path, number, "not a JSON object — each line must be one message object")
         if "text" not in record:
@@ -264,15 +289,19 @@ def _load_chatgpt(path: Path, text: str) -> list[Session]:
 
 def _active_branch(mapping: dict, current: str | None) -> list[dict]:
     """The nodes from the root to `current_node` (the branch the user last saw)."""
+    # Ids are strings; anything else (a list, a number) in an export names no node.
+    current = current if isinstance(current, str) else None
     if current not in mapping:
         # No current node: follow the last child from the root, as the web UI shows it.
         roots = [n for n in mapping.values() if isinstance(n, dict) and not n.get("parent")]
-        node = roots[0] if roots else None
-        while node and node.get("children"):
+        node, seen = (roots[0] if roots else None), set()
+        while node and id(node) not in seen and isinstance(node.get("children"), list) \
+                and node["children"] and isinstance(node["children"][-1], str):
+            seen.add(id(node))
             node = mapping.get(node["children"][-1])
-        current = node.get("id") if node else None
+        current = node.get("id") if isinstance(node, dict) else None
     chain, seen = [], set()
-    while current in mapping and current not in seen:
+    while isinstance(current, str) and current in mapping and current not in seen:
         seen.add(current)
         node = mapping[current]
         if not isinstance(node, dict):
@@ -282,26 +311,32 @@ def _active_branch(mapping: dict, current: str | None) -> list[dict]:
     return list(reversed(chain))
 
 
+def _dict(value) -> dict:
+    """An export's object, or {} where the export holds something else."""
+    return value if isinstance(value, dict) else {}
+
+
 def _chatgpt_turn(path: Path, text: str, sid: str, node: dict) -> Turn | None:
     message = node.get("message")
     if not isinstance(message, dict):
         return None
-    role = (message.get("author") or {}).get("role")
-    meta = message.get("metadata") or {}
-    if role not in ("user", "assistant") or meta.get("is_visually_hidden_from_conversation"):
+    author = _dict(message.get("author"))
+    role = author.get("role")
+    if role not in ("user", "assistant") or _dict(message.get("metadata")).get("is_visually_hidden_from_conversation"):
         return None  # system prompts, tool output and hidden context are not conversation
     if message.get("recipient") not in (None, "all"):
         return None  # an assistant call to a tool, not a reply
-    content = message.get("content") or {}
+    content = _dict(message.get("content"))
     if content.get("content_type", "text") not in ("text", "multimodal_text"):
         return None  # code, browsing, reasoning traces
-    parts = [p for p in content.get("parts") or [] if isinstance(p, str)]
+    parts = content.get("parts")
+    parts = [p for p in parts if isinstance(p, str)] if isinstance(parts, list) else []
     body = "\n".join(parts).strip()
     if not body:
         return None
     message_id = str(message.get("id") or node.get("id"))
     line = _line_of(text, message_id)
-    name = (message.get("author") or {}).get("name")
+    name = author.get("name")
     return Turn(sid, message_id, _time_or_error(path, line, message.get("create_time")),
                 str(name or role), role, body, line or 0)
 
@@ -339,7 +374,8 @@ def _claude_turn(path: Path, text: str, sid: str, number: int, message) -> Turn 
     if role is None:
         raise TranscriptError(path, line, f"unknown sender {sender!r} in conversation {sid} — "
                               "expected human or assistant")
-    blocks = [b.get("text", "") for b in message.get("content") or []
+    content = message.get("content")
+    blocks = [b.get("text", "") for b in (content if isinstance(content, list) else [])
               if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
     body = "\n\n".join(b.strip() for b in blocks if b.strip()) or str(message.get("text") or "").strip()
     if not body:
