@@ -168,8 +168,21 @@ class Memory:
         return result
 
     def reindex(self, full: bool = False, paths=None, progress=None) -> dict:
-        """Bring the index up to date (`full`: rebuild). `progress(done, total)` per batch."""
+        """Bring the index up to date (`full`: rebuild). `progress(done, total)` per batch.
+        A whole-vault pass first clears what a killed vaultmem process left (`recover`)."""
+        if paths is None:
+            self.recover()
         return self.indexer.sync(paths=paths, full=full, progress=progress).to_dict()
+
+    def recover(self) -> dict:
+        """Remove what a vaultmem process killed mid-write left behind: its temp files in the
+        memory folders and its `.git/index.lock` (never another process's lock).
+        `{"temp_files": [paths], "git": [names]}`."""
+        from vaultmem import history
+        from vaultmem.vault import remove_stale_temp_files
+
+        return {"temp_files": remove_stale_temp_files(self.vault),
+                "git": history.clear_stale_locks(self.vault.root)}
 
     def doctor(self) -> dict:
         """Drift between vault and index, unreadable notes, broken links, contradictions."""

@@ -93,6 +93,12 @@ def check_title(title: str) -> str:
     return title
 
 
+TEMP_PREFIX = ".vaultmem-"
+# Temp files name their writer's pid (`.vaultmem-<pid>-...tmp`), so that the leftovers of a
+# killed writer can be told apart from the files of one still writing.
+_TEMP_NAME = re.compile(r"^\.vaultmem-(\d+)-.*\.tmp$")
+
+
 def atomic_write(path: Path, text: str, *, overwrite: bool = True) -> None:
     """Write text so that readers see the old file or the new one, never half of either:
     temp file in the same folder, fsync, rename over, fsync the folder.
@@ -105,7 +111,7 @@ def atomic_write(path: Path, text: str, *, overwrite: bool = True) -> None:
         # Replace the note the link points to, not the user's link.
         path = path.resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".vaultmem-", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
@@ -130,6 +136,43 @@ def atomic_write(path: Path, text: str, *, overwrite: bool = True) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def remove_stale_temp_files(vault: "Vault") -> list[str]:
+    """Delete the temp files of vaultmem writers that died mid-write (SIGKILL, power cut);
+    those of live processes stay. Returns the vault paths removed."""
+    removed = []
+    base = vault.memory_dir
+    if not base.is_dir():
+        return removed
+    for dirpath, _dirnames, filenames in os.walk(base):
+        for name in filenames:
+            match = _TEMP_NAME.match(name)
+            if match and not pid_alive(int(match.group(1))):
+                path = Path(dirpath) / name
+                try:
+                    path.unlink()
+                except FileNotFoundError:
+                    continue
+                removed.append(vault.rel(path))
+    return removed
+
+
+def pid_alive(pid: int) -> bool:
+    """True while process `pid` runs (a zombie, killed but not yet reaped, is dead)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
 
 
 def _link_new(tmp: str, path: Path) -> None:

@@ -153,6 +153,7 @@ class Daemon:
     def _work(self) -> None:
         try:
             self.state = "reconciling"
+            self._recover()
             self.inbox.scan()
             self.worker.reconcile()
             if not self._stop.is_set():
@@ -199,6 +200,19 @@ class Daemon:
             self.chores.changed()
         log.debug("applied %d changes (%s)", len(changes),
                   ", ".join(f"{rel}:{c}" for rel, c in list(changes.items())[:5]))
+
+    def _recover(self) -> None:
+        # A previous daemon or CLI run may have been killed mid-write: its temp files and
+        # git lock would otherwise stay (the lock blocks obsidian-git too).
+        try:
+            with self.gate.write():
+                left = self.memory.recover()
+        except Exception:
+            log.exception("could not clear what a killed run left behind")
+            return
+        if left["temp_files"] or left["git"]:
+            log.warning("removed what a killed vaultmem run left behind: %s",
+                        ", ".join(left["temp_files"] + [f".git/{n}" for n in left["git"]]))
 
     def _next_deadline(self) -> float | None:
         deadlines = [d for d in (self.inbox.next_due(), self.chores.next_due()) if d is not None]
