@@ -49,6 +49,10 @@ class IndexUnavailable(VaultmemError):
     """The LanceDB index is missing, unreadable or built with another model."""
 
 
+class ConcurrentEdit(VaultmemError):
+    """A note changed on disk between vaultmem reading it and writing it back."""
+
+
 class HistoryError(VaultmemError):
     """The vault's git repository is in a state vaultmem cannot safely commit in."""
 

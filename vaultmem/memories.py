@@ -6,15 +6,11 @@ from datetime import date, datetime
 from pathlib import Path
 
 from vaultmem import clock
-from vaultmem.errors import NoteParseError, VaultmemError
+from vaultmem.errors import ConcurrentEdit, NoteParseError, VaultmemError
 from vaultmem.ids import new_id
 from vaultmem.note import (Note, as_list, content_hash, new_memory_meta, read_note, render_note,
                            validate_memory)
 from vaultmem.vault import Vault, atomic_write
-
-
-class ConcurrentEdit(VaultmemError):
-    """A note changed on disk between vaultmem reading it and writing it back."""
 
 
 def title_from_text(text: str, words: int = 9) -> str:
@@ -51,6 +47,10 @@ def load(vault: Vault, path: Path) -> Note:
     return note
 
 
+# Re-reads before giving up on a note that keeps changing under vaultmem (an editor saving).
+UPDATE_ATTEMPTS = 3
+
+
 def update_note(vault: Vault, path: Path, changes: dict, *, expected_raw: str | None = None,
                 body: str | None = None, remove=(), now: datetime | None = None) -> Note:
     """Change some properties of a note, keeping everything else as the user wrote it.
@@ -58,26 +58,30 @@ def update_note(vault: Vault, path: Path, changes: dict, *, expected_raw: str | 
     `expected_raw` is the text vaultmem read before deciding on the change: if the file
     differs now (the user edited it meanwhile), the change is re-applied to the fresh
     text (property changes merge cleanly; the user's body wins) rather than overwriting it.
+    The file is replaced only if it still holds what was just read; an edit landing in
+    between makes vaultmem read and merge again, and ConcurrentEdit is raised (the user's
+    text kept) if the note is still changing after UPDATE_ATTEMPTS tries.
     """
-    note = read_note(path)
-    if not note.meta:
-        raise NoteParseError(vault.rel(path), "no frontmatter: not a vaultmem note; left untouched")
-    user_edited = expected_raw is not None and note.raw != expected_raw
-    for key, value in changes.items():
-        note.meta[key] = value
-    for key in remove:
-        note.meta.pop(key, None)
-    if "updated" not in changes:
-        note.meta["updated"] = now or clock.now()
-    if body is not None and not user_edited:
-        note.body = body
-    text = render_note(note)
-    current = path.read_bytes().decode("utf-8") if path.exists() else None
-    if current is not None and current.lstrip("\ufeff") != note.raw.lstrip("\ufeff"):
-        # Changed again between our read and now: refuse rather than lose the user's text.
-        raise ConcurrentEdit(f"{vault.rel(path)} changed while vaultmem was updating it — run the command again")
-    atomic_write(path, text)
-    return note
+    for _attempt in range(UPDATE_ATTEMPTS):
+        note = read_note(path)
+        if not note.meta:
+            raise NoteParseError(vault.rel(path), "no frontmatter: not a vaultmem note; left untouched")
+        user_edited = expected_raw is not None and note.raw != expected_raw
+        for key, value in changes.items():
+            note.meta[key] = value
+        for key in remove:
+            note.meta.pop(key, None)
+        if "updated" not in changes:
+            note.meta["updated"] = now or clock.now()
+        if body is not None and not user_edited:
+            note.body = body
+        read = (("\ufeff" if note.bom else "") + note.raw).encode("utf-8")
+        try:
+            atomic_write(path, render_note(note), expected=read)
+            return note
+        except ConcurrentEdit:
+            continue
+    raise ConcurrentEdit(f"{vault.rel(path)} changed while vaultmem was updating it — run the command again")
 
 
 def summary(vault: Vault, path: Path, note: Note) -> dict:

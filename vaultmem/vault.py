@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Iterator
 
 from vaultmem.config import DEFAULT_CONFIG_TOML, Config, config_path, load_config
-from vaultmem.errors import AmbiguousNote, NoteNotFound, NoteParseError, UnsafeName, VaultNotFound
+from vaultmem.errors import (AmbiguousNote, ConcurrentEdit, NoteNotFound, NoteParseError, UnsafeName,
+                             VaultNotFound)
 
 TYPE_FOLDERS = {
     "fact": "Facts",
@@ -99,13 +100,18 @@ TEMP_PREFIX = ".vaultmem-"
 _TEMP_NAME = re.compile(r"^\.vaultmem-(\d+)-.*\.tmp$")
 
 
-def atomic_write(path: Path, text: str, *, overwrite: bool = True) -> None:
+def atomic_write(path: Path, text: str, *, overwrite: bool = True, expected: bytes | None = None) -> None:
     """Write text so that readers see the old file or the new one, never half of either:
     temp file in the same folder, fsync, rename over, fsync the folder.
 
     With `overwrite=False` the file must not exist yet: it appears complete or not at all,
     and FileExistsError is raised if another writer (Obsidian, the daemon) took the name
-    first — checking first and renaming after would silently replace that note."""
+    first — checking first and renaming after would silently replace that note.
+
+    With `expected`, the file is replaced only if it still holds exactly those bytes, checked
+    at the last moment (after the slow fsync); an editor that writes in place during the
+    rename itself is noticed and its file put back. ConcurrentEdit is raised either way,
+    and the other writer's text stays."""
     path = Path(path)
     if path.is_symlink():
         # Replace the note the link points to, not the user's link.
@@ -121,7 +127,9 @@ def atomic_write(path: Path, text: str, *, overwrite: bool = True) -> None:
             os.chmod(tmp, path.stat().st_mode & 0o777)
         else:
             os.chmod(tmp, 0o644)
-        if overwrite:
+        if expected is not None:
+            _replace_if_unchanged(tmp, path, expected)
+        elif overwrite:
             os.replace(tmp, path)
         else:
             _link_new(tmp, path)
@@ -136,6 +144,34 @@ def atomic_write(path: Path, text: str, *, overwrite: bool = True) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def _replace_if_unchanged(tmp: str, path: Path, expected: bytes) -> None:
+    """Rename tmp over path if path still holds `expected`. A hard link keeps the old file
+    reachable across the rename, so a write into it at that very moment is not lost."""
+    changed = ConcurrentEdit(f"{path.name} changed while vaultmem was updating it; the other "
+                             "change is kept — run the command again")
+    held = tmp[:-len(".tmp")] + ".held.tmp"
+    try:
+        os.link(path, held)
+    except FileNotFoundError:
+        raise changed from None
+    except OSError:  # no hard links here: check, then rename
+        held = None
+    try:
+        if Path(held or path).read_bytes() != expected:
+            raise changed
+        os.replace(tmp, path)
+        if held is not None and Path(held).read_bytes() != expected:
+            os.replace(held, path)  # an editor wrote into the old file meanwhile: it wins
+            held = None
+            raise changed
+    finally:
+        if held is not None:
+            try:
+                os.unlink(held)
+            except FileNotFoundError:
+                pass
 
 
 def remove_stale_temp_files(vault: "Vault") -> list[str]:
