@@ -11,6 +11,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from vaultmem import clock
+from vaultmem.errors import ConcurrentEdit
 from vaultmem.memories import update_note, write_memory
 from vaultmem.note import as_list, link, link_target, read_note
 from vaultmem.policy import Decision, Existing, Pool
@@ -123,9 +124,15 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, user: str, run: str |
                      source_messages=list(getattr(cand, "source_messages", []) or []), vector=vector,
                      sources=[str(link_target(s)) for s in sources])
     if old is not None:
-        supersede(vault, old, new_rel=rel, until=valid_from, now=now)
-        pool.discard(old)
-        written.append(old.rel)
+        try:
+            supersede(vault, old, new_rel=rel, until=valid_from, now=now)
+        except ConcurrentEdit as exc:
+            # The user keeps editing the old note: it stays as they have it (still active,
+            # which doctor reports); the new memory is written and must be indexed anyway.
+            decision.reason += f"; {old.rel} was left active: {exc}"
+        else:
+            pool.discard(old)
+            written.append(old.rel)
     pool.add(entry)
     decision.path, decision.id = rel, note.id
     return written
