@@ -2,9 +2,10 @@
 # `make demo`: vaultmem's main job on a fresh copy of sample_vault/ (the repo's copy stays clean).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-demo="$here/build/demo-vault"
+# Outside this repository's work tree, so that `init` gives the vault a git repo of its own.
+demo="${VAULTMEM_DEMO_DIR:-${TMPDIR:-/tmp}/vaultmem-demo}/vault"
 rm -rf "$demo"
-mkdir -p "$here/build"
+mkdir -p "$(dirname "$demo")"
 cp -r "$here/sample_vault" "$demo"
 export VAULTMEM_VAULT="$demo"
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
