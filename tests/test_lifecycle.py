@@ -113,6 +113,20 @@ def test_gc_never_archives_important_memories_however_old(mem, monkeypatch):
     assert mem.gc()["archived"] == [] and read_note(mem.vault.abs(vow["path"])).status == "active"
 
 
+def test_gc_counts_an_edit_after_the_last_recall_as_use(mem, monkeypatch):
+    from vaultmem.memories import update_note
+
+    note = add(mem, "The user collects vintage postcards from Lisbon.", 0.3)
+    State(mem.vault.root).record_access([note["id"]], "2026-11-02T09:00:00")
+    monkeypatch.setenv("VAULTMEM_NOW", "2026-12-01T09:00:00")
+    update_note(mem.vault, mem.vault.abs(note["path"]), {"importance": 0.35})  # edited: updated now
+    monkeypatch.setenv("VAULTMEM_NOW", "2026-12-20T09:00:00")  # 48 days after the recall, 19 after the edit
+    assert mem.gc(dry_run=True)["plan"] == []
+    monkeypatch.setenv("VAULTMEM_NOW", "2027-01-05T09:00:00")
+    [item] = mem.gc(dry_run=True)["plan"]
+    assert item["id"] == note["id"] and "last updated 35 days ago" in item["reason"]
+
+
 def test_stale_memories_rank_lower_until_recalled(mem, monkeypatch):
     text = "The user keeps a notebook of bird sightings."
     root = mem.vault.root

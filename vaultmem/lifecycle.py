@@ -36,17 +36,22 @@ def gc_plan(vault: Vault, state, *, now: datetime | None = None, user: str | Non
             continue
         if user and note.user != user:
             continue
-        importance = note.get("importance")
-        importance = 0.5 if importance is None else float(importance)
+        try:
+            importance = float(0.5 if note.get("importance") is None else note.get("importance"))
+        except (TypeError, ValueError):
+            continue  # a hand-written importance gc cannot read: leave the memory alone
         if importance >= cfg.gc_archive_below_importance or importance >= NEVER_ARCHIVE_FROM:
             continue
-        seen = access.get(note.id, {}).get("last_access")
-        last = as_datetime(seen) or as_datetime(note.get("updated")) or as_datetime(note.get("created"))
+        seen = as_datetime(access.get(note.id, {}).get("last_access"))
+        changed = as_datetime(note.get("updated")) or as_datetime(note.get("created"))
+        # Idle since the later of the last recall and the last change (an edit is a use too).
+        last = max((t for t in (seen, changed) if t is not None), default=None)
         if last is None:
             continue
         idle = (now - last).days
         if idle >= cfg.gc_archive_after_days:
-            how = "last recalled" if seen else "never recalled; last updated"
+            how = "last recalled" if seen and last == seen else \
+                "last updated" if seen else "never recalled; last updated"
             plan.append({"path": vault.rel(path), "id": note.id, "title": path.stem,
                          "importance": importance, "idle_days": idle,
                          "reason": f"importance {importance:.2f} < {cfg.gc_archive_below_importance:.2f} "
