@@ -4,7 +4,8 @@ one vault, and another git process (obsidian-git) holding `.git/index.lock`.
 Real vaults, git, LanceDB and the bundled model. The user's edits are ordinary file
 appends; in the deterministic cases they are made at a chosen step of vaultmem's update
 (by wrapping the function vaultmem calls there, which then calls the real one), in the
-random cases from a thread at a random moment of the run.
+random cases from a thread at a random moment of the run (VAULTMEM_RACE_ROUNDS of them,
+6 by default).
 """
 
 import json
