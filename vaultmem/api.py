@@ -95,7 +95,7 @@ class Memory:
         """`{"notes": [summary, ...], "errors": [{"path", "reason"}, ...]}`."""
         from vaultmem import memories
 
-        notes, errors = memories.list_notes(self.vault, type=type, user=user or self._scope,
+        notes, errors = memories.list_notes(self.vault, type=type, user=self._readers(user),
                                             status=status)
         return {"notes": notes, "errors": errors}
 

@@ -143,9 +143,11 @@ def _plain(value):
     return str(value)
 
 
-def list_notes(vault: Vault, *, type: str | None = None, user: str | None = None,
+def list_notes(vault: Vault, *, type: str | None = None, user=None,
                status: str | None = None, include_sessions: bool = False) -> tuple[list[dict], list[dict]]:
-    """Summaries of memory notes matching the filters, and the notes that failed to parse."""
+    """Summaries of memory notes matching the filters, and the notes that failed to parse.
+    `user` is one namespace or a set of them (None: every namespace)."""
+    users = {user} if isinstance(user, str) else (set(user) if user else None)
     notes, errors = [], []
     for path in vault.iter_notes():
         try:
@@ -157,7 +159,7 @@ def list_notes(vault: Vault, *, type: str | None = None, user: str | None = None
             continue
         if type and note.type != type:
             continue
-        if user and note.user != user:
+        if users and note.user not in users:
             continue
         if status and note.status != status:
             continue
