@@ -316,23 +316,34 @@ class Searcher:
 
 
 def _best_per_note(scored, k) -> list[Hit]:
-    """Highest first; a memory note appears once (its best chunk), session turns each."""
-    hits, seen = [], set()
+    """Highest first; a memory note appears once (its best chunk), session turns each.
+
+    Diversity by provenance: a hit whose source messages are all shown by higher hits
+    already (a memory beside the turn it was extracted from, a second memory of the same
+    turn) tells the reader little new, so it waits until the hits that add new turns are
+    placed, and fills the list only when there are too few of those."""
+    hits, repeats, seen, covered = [], [], set(), set()
     for score, vector, lexical, row in sorted(scored, key=lambda s: -s[0]):
         # A memory shows once (its best chunk); a session once per turn, however split.
         key = (row["note_id"], tuple(row["source_messages"] or ()) if row["type"] == "session" else ())
         if key in seen:
             continue
         seen.add(key)
-        hits.append(Hit(id=row["note_id"], path=row["path"], type=row["type"], title=row["title"],
-                        text=row["text"], score=score, status=row["status"],
-                        created=row["created"], updated=row["updated"],
-                        source_messages=row["source_messages"] or [],
-                        sources=row["sources"] or [], importance=row["importance"],
-                        parts={"vector": round(vector, 4), "keyword": round(lexical, 4)}))
+        hit = Hit(id=row["note_id"], path=row["path"], type=row["type"], title=row["title"],
+                  text=row["text"], score=score, status=row["status"],
+                  created=row["created"], updated=row["updated"],
+                  source_messages=row["source_messages"] or [],
+                  sources=row["sources"] or [], importance=row["importance"],
+                  parts={"vector": round(vector, 4), "keyword": round(lexical, 4)})
+        provenance = set(hit.source_messages)
+        if provenance and provenance <= covered:
+            repeats.append(hit)
+            continue
+        covered |= provenance
+        hits.append(hit)
         if len(hits) == k:
             break
-    return hits
+    return hits + repeats[: k - len(hits)]
 
 
 def search(vault, query: str, k: int = 10, type=None, tag=None, user=None, since=None,
