@@ -115,11 +115,12 @@ def session_note(turns):
     return parse_note(rendered.text), rendered.title
 
 
-def test_session_chunks_are_single_turns_with_neighbours_in_search_text():
+def test_session_chunks_pair_turns_that_fit_with_neighbours_in_search_text():
     note, title = session_note([
         ("D1:1", "Caroline", "I went to a LGBTQ support group yesterday."),
         ("D1:2", "Melanie", "Wow, how did it go?"),
         ("D1:3", "Caroline", "It was powerful. " * 40),
+        ("D1:4", "Melanie", "That is great to hear."),
     ])
     chunks = chunk_note(note, f"Memory/Sessions/{title}.md", content_hash="h")
     from vaultmem.chunking import read_for_index
@@ -128,14 +129,18 @@ def test_session_chunks_are_single_turns_with_neighbours_in_search_text():
     fast = chunk_note(read_for_index(render_note(note).encode(), None), f"Memory/Sessions/{title}.md",
                       content_hash="h")
     assert [c.__dict__ for c in fast] == [c.__dict__ for c in chunks]
-    assert [c.source_messages for c in chunks[:2]] == [["D1:1"], ["D1:2"]]
-    assert all(c.source_messages == ["D1:3"] for c in chunks[2:]) and len(chunks) > 3
+    # D1:2 is shown whole by the first pair and D1:3 is too long to pair: no chunk of D1:2 alone.
+    assert chunks[0].source_messages == ["D1:1", "D1:2"]
+    assert all(c.source_messages == ["D1:3"] for c in chunks[1:-1]) and len(chunks) > 3
+    assert chunks[-1].source_messages == ["D1:4"]
     assert all(len(c.text.split()) <= 61 for c in chunks)              # 60 words + speaker
-    middle = chunks[1]
-    assert middle.text == "Melanie: Wow, how did it go?"
-    assert "support group" in middle.search_text and "powerful" in middle.search_text
-    assert "2023-05-08" in middle.keywords
-    assert middle.sources == [f"[[{title}#^D1-2]]"]
+    pair = chunks[0]
+    assert pair.text == "Caroline: I went to a LGBTQ support group yesterday.\nMelanie: Wow, how did it go?"
+    assert "powerful" in pair.search_text                               # the turn after the pair
+    assert "2023-05-08" in pair.keywords
+    assert pair.sources == [f"[[{title}#^D1-1]]", f"[[{title}#^D1-2]]"]
+    last = chunks[-1]
+    assert last.text == "Melanie: That is great to hear." and "powerful" in last.search_text
     assert {c.chunk_id for c in chunks} == {f"01SESSION#{n}" for n in range(len(chunks))}
 
 

