@@ -330,6 +330,11 @@ def main(argv=None) -> int:
                                                 if k == "session_notes"})
         init(root)
         embedder = Embedder()
+        import torch
+
+        # Context for reading the latencies: a busy machine and torch's thread count
+        # (2 OpenMP threads on a 2-core machine with other work ran queries 60x slower here).
+        run.figures.update(torch_threads=torch.get_num_threads(), load_average_start=os.getloadavg()[0])
         embedder.encode(texts[:8])  # load and warm the model before anything is timed
         run.part("index", measure_index, root, embedder, BATCH_SIZE)
         run.part("search", measure_search, open_memory(root, embedder), texts, "search")
@@ -348,6 +353,7 @@ def main(argv=None) -> int:
             root, args.large_chunks, embedder.dim), "large_vectors": "synthetic random unit vectors"})
         if large:
             run.part("large search", measure_search, open_memory(root, embedder), texts, "large_search")
+    run.figures["load_average_end"] = os.getloadavg()[0]
     met = goals(run.figures)
     print_summary(run.figures, run.skipped, met)
     figures = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in run.figures.items()}
