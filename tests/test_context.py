@@ -34,6 +34,15 @@ def test_memories_come_before_session_snippets_with_type_date_score_and_link(emb
     assert (block["memories"], block["snippets"], block["ids"]) == (1, 1, ["01H2", "01H1"])
 
 
+def test_two_turn_snippet_keeps_one_turn_per_line_inside_its_bullet(embedder):
+    pair = hit(3, type="session", text="Alice: Any plans?\nBob: Hiking on Sunday.",
+               sources=["[[2026-11-29 chat#^m-3]]", "[[2026-11-29 chat#^m-4]]"])
+    block = build_context([pair], budget=500, count_tokens=embedder.count_tokens)
+    assert block["text"].splitlines() == ["## Conversation excerpts",
+                                          "- [2026-11-20 · [[2026-11-29 chat#^m-3]]] Alice: Any plans?",
+                                          "  Bob: Hiking on Sunday."]
+
+
 @pytest.mark.parametrize("budget", [5, 20, 40, 80, 200])
 def test_block_never_exceeds_the_budget(embedder, budget):
     hits = [hit(n, text=f"Memory number {n} says something fairly long about tea and coffee.")

@@ -34,7 +34,8 @@ def memory_line(hit) -> str:
 
 def snippet_line(hit) -> str:
     where = hit.sources[0] if hit.sources else f"[[{hit.title}]]"
-    return f"- [{_date(hit)} · {where}] {hit.text}"
+    # A snippet of several turns keeps one turn per line, indented to stay in its bullet.
+    return f"- [{_date(hit)} · {where}] " + "\n  ".join(hit.text.splitlines())
 
 
 def build_context(hits, budget: int, count_tokens) -> dict:
