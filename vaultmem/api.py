@@ -65,7 +65,7 @@ class Memory:
         if self._embedder is None:
             from vaultmem.embed import Embedder
 
-            self._embedder = Embedder(self.vault.config.model)
+            self._embedder = Embedder(self.vault.config.model, threads=self.vault.config.embed_threads)
         return self._embedder
 
     @property

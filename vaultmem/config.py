@@ -28,6 +28,9 @@ share_shared = false
 [embedding]
 # A sentence-transformers model name or a local folder. The default ships with vaultmem.
 model = "all-MiniLM-L6-v2"
+# CPU threads for embedding (0 = half the cores, leaving the rest to Obsidian and the
+# agent; on a busy 2-core machine two threads spin against each other and run slower).
+threads = 0
 
 [search]
 # Hits scoring below this are dropped ("No relevant memories.").
@@ -73,6 +76,7 @@ class Config:
     user: str = "default"
     share_shared: bool = False
     model: str = DEFAULT_MODEL
+    embed_threads: int = 0
     min_score: float = 0.25
     dedup_threshold: float = 0.92
     llm_base_url: str = "http://127.0.0.1:11434/v1"
@@ -94,7 +98,7 @@ class Config:
 
 # TOML section/key -> Config field, for the keys that live in a table.
 _SECTIONS = {
-    "embedding": {"model": "model"},
+    "embedding": {"model": "model", "threads": "embed_threads"},
     "search": {"min_score": "min_score"},
     "policy": {"dedup_threshold": "dedup_threshold"},
     "llm": {"base_url": "llm_base_url", "model": "llm_model", "api_key_env": "llm_api_key_env",
