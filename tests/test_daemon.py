@@ -131,7 +131,14 @@ def hits(vault, query, k=10):
 
 def hit_for(vault, query, path, text=None):
     def check():
-        found = [h for h in hits(vault, query) if h["path"] == path]
+        try:
+            current = hits(vault, query)
+        except DaemonError as exc:
+            # A daemon still building its first index answers "busy": not yet, poll again.
+            if "busy" in str(exc):
+                return None
+            raise
+        found = [h for h in current if h["path"] == path]
         if found and (text is None or text in found[0]["text"]):
             return found[0]
         return None
