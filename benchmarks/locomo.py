@@ -171,8 +171,7 @@ def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores
 
     vault = workdir / conv.sample_id
     init(vault)
-    memory = Memory(vault)
-    memory._embedder = embedder  # one warm model for the whole run
+    memory = Memory(vault, embedder=embedder)  # one warm model for the whole run
     indexing = _time_calls(memory.indexer, "sync")
     transcript = workdir / f"{conv.sample_id}.jsonl"
     write_transcript(conv, transcript)

@@ -75,10 +75,7 @@ def cli(root: Path, *args: str, timeout: float = 300.0, daemon: bool = True) -> 
 def open_memory(root: Path, embedder=None):
     from vaultmem.api import Memory
 
-    memory = Memory(root)
-    if embedder is not None:
-        memory._embedder = embedder  # the warm model of this run, loaded once
-    return memory
+    return Memory(root, embedder=embedder)  # the warm model of this run, loaded once
 
 
 def chunk_texts(memory) -> list[str]:

@@ -48,7 +48,9 @@ def _add_message(decision) -> str:
 class Memory:
     """A vault's memory. `vault` defaults to $VAULTMEM_VAULT or the nearest vault upward."""
 
-    def __init__(self, vault: str | Path | None = None, user: str | None = None):
+    def __init__(self, vault: str | Path | None = None, user: str | None = None, embedder=None):
+        """`embedder`: an already loaded `vaultmem.embed.Embedder` to share (one model for
+        several vaults, as the benchmarks do); loaded on first use otherwise."""
         root = find_vault(vault, Path.cwd())
         self.vault = Vault(root, load_config(root))
         self.user = user or self.vault.config.user
@@ -56,7 +58,7 @@ class Memory:
         # take no `user` see the whole vault (the vault owner's view).
         self._scope = user
         self._indexer = None
-        self._embedder = None
+        self._embedder = embedder
 
     # --- shared lazily-loaded parts -------------------------------------------------
     @property
