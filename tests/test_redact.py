@@ -36,8 +36,8 @@ PRIVATE_KEY = ("-----BEGIN OPENSSH PRIVATE KEY-----\n"
     ("the API密钥是A1b2C3d4E5", "api-key", "A1b2C3d4E5"),
     ("my password is hunter2", "password", "hunter2"),
     ("My password is swordfish.", "password", "swordfish"),
-    ("password: x", "password", "x"),
-    ('wifi passphrase is "correct horse"', "password", "correct"),
+    ("password: x9", "password", "x9"),   # a bare "x" is a placeholder
+    ('wifi passphrase is "correct horse"', "password", "correct horse"),
     ("my PIN is 4821", "password", "4821"),
     ("我的密码是abc123，别告诉别人", "password", "abc123"),
     ("密码：Hunter2", "password", "Hunter2"),

@@ -1,9 +1,19 @@
 """Find and redact secrets and exact personal identifiers before anything is written.
 
-Session notes are redacted before they reach the vault, so secrets never reach git or the
-index. Each detector is a regular expression plus, where numbers could be anything, a
-checksum (Luhn for cards, ISO 7064 for Chinese resident ids) to keep ordinary numbers,
-dates, versions and message ids such as `D1:3` untouched.
+Session notes, memories, entity names, requests to an LLM endpoint and printed output are all
+built from redacted text, so secrets never reach the vault, git or the index. Three sources
+of detectors, in order of precedence where two overlap:
+
+1. token shapes that need no keyword: vaultmem's own (AWS, GitHub, OpenAI, Anthropic, Slack,
+   Google, JWT, PEM private keys) and then gitleaks' maintained rule set (`secret_rules`:
+   ~220 providers, with its keyword, entropy and allowlist checks);
+2. exact personal identifiers, each with a checksum where numbers could be anything (Luhn for
+   cards, ISO 7064 for Chinese resident ids), so that dates, versions and message ids such
+   as `D1:3` stay untouched: card, national id, SSN, phone, street address;
+3. values that a keyword names, in prose and code, English and Chinese (`credentials`):
+   "my password for the clinic portal is …", "我家wifi密码是…", `DB_PASSWORD=…`,
+   `postgres://u:pw@host`, cookies and `Authorization:` headers; placeholders and shell
+   expansions are not secrets.
 
     >>> redact("my password is hunter2, key AKIAIOSFODNN7EXAMPLE")
     ('my password is [REDACTED:password], key [REDACTED:aws-access-key]', ['password', 'aws-access-key'])
@@ -13,9 +23,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
+
+from vaultmem.credentials import credentials, placeholder
+from vaultmem.secret_rules import scan as gitleaks_scan
 
 REDACTED = "[REDACTED:{kind}]"
+_ALREADY = re.compile(r"\[REDACTED:[\w-]+\]")
 
 
 @dataclass(frozen=True)
@@ -26,22 +40,31 @@ class Secret:
 
 
 def find_secrets(text: str) -> list[Secret]:
-    """Every secret in `text`, in order, without overlaps (the more specific kind wins)."""
+    """Every secret in `text`, in order, without overlaps (the earlier detector wins, then
+    the longer span)."""
     found: list[tuple[int, int, int, str]] = []
-    for rank, (kind, pattern, group, check) in enumerate(_DETECTORS):
-        for match in pattern.finditer(text):
-            start, end = match.span(group)
-            value = match.group(group)
-            if start == end or value.startswith("[REDACTED"):
-                continue
-            if check is not None and not check(value, match):
-                continue
-            found.append((rank, start, end, kind if isinstance(kind, str) else kind(match)))
+    done = [m.span() for m in _ALREADY.finditer(text)]
+    for rank, detector in enumerate(_DETECTORS):
+        for kind, start, end in _spans(detector, text):
+            if start < end and not any(s <= start and end <= e for s, e in done):
+                found.append((rank, start, end, kind))
     chosen: list[Secret] = []
     for rank, start, end, kind in sorted(found, key=lambda f: (f[0], f[1] - f[2], f[1])):
         if all(end <= s.start or start >= s.end for s in chosen):
             chosen.append(Secret(kind, start, end))
     return sorted(chosen, key=lambda s: s.start)
+
+
+def _spans(detector, text: str) -> Iterable[tuple[str, int, int]]:
+    if callable(detector):
+        yield from detector(text)
+        return
+    kind, pattern, group, check = detector
+    for match in pattern.finditer(text):
+        start, end = match.span(group)
+        if check is not None and not check(match.group(group), match):
+            continue
+        yield (kind if isinstance(kind, str) else kind(match)), start, end
 
 
 def redact(text: str) -> tuple[str, list[str]]:
@@ -92,39 +115,17 @@ def _mixed(value: str, match) -> bool:
     return bool(re.search(r"[A-Za-z]", value)) and bool(re.search(r"\d", value))
 
 
-def _generic_value_ok(value: str, match) -> bool:
-    if len(value) >= 16 and not re.fullmatch(r"[a-z]+(?:[_-][a-z]+)*", value):
-        return True
-    return len(value) >= 6 and _mixed(value, match)
+def _gitleaks(text: str):
+    """gitleaks' provider rules (its catch-all `generic-api-key` rule runs last, below)."""
+    for finding in gitleaks_scan(text):
+        if finding.rule != "generic-api-key":
+            yield finding.rule, finding.start, finding.end
 
 
-_NOT_PASSWORDS = {
-    "a", "an", "the", "not", "too", "very", "so", "strong", "weak", "required", "wrong",
-    "incorrect", "correct", "long", "short", "expired", "same", "different", "changed",
-    "reset", "secure", "insecure", "empty", "set", "still", "now", "saved", "stored", "my",
-    "your", "his", "her", "their", "our", "in", "on", "at", "for", "of", "to", "and", "or",
-    "hard", "easy", "simple", "complicated", "invalid", "valid", "needed", "missing", "case",
-    "sensitive", "safe", "unsafe", "known", "unknown", "forgotten", "written", "shared",
-    "updated", "old", "new", "good", "bad", "fine", "ok", "okay", "it", "this", "that",
-    "what", "something", "nothing", "hidden", "protected", "encrypted", "hashed", "used",
-}
-
-
-def _password_ok(value: str, match) -> bool:
-    if match.group("key").lower().startswith("pin"):
-        return bool(re.fullmatch(r"\d{4,8}", value))  # a pin on a map is no secret
-    if match.group("sep") and match.group("sep").strip() in (":", "=", "：", "是", "为"):
-        return True
-    return match.group("quote") is not None or value.lower().strip(".,!?") not in _NOT_PASSWORDS
-
-
-def _generic_kind(match) -> str:
-    name = match.group("name").lower()
-    if "token" in name or "bearer" in name or "令牌" in name:
-        return "token"
-    if "api" in name:
-        return "api-key"
-    return "secret"
+def _gitleaks_generic(text: str):
+    for finding in gitleaks_scan(text):
+        if finding.rule == "generic-api-key" and not placeholder(text[finding.start:finding.end]):
+            yield "secret", finding.start, finding.end
 
 
 # ---- detectors: (kind, pattern, group to redact, check); earlier rank wins overlaps -------
@@ -138,7 +139,7 @@ _STREET_WORD = r"(?:[A-Z][A-Za-z'-]*\.?|\d{1,3}(?:st|nd|rd|th))"
 _CJK_NAME = r"(?:(?![在住于是到我你他她的了和去从往搬址家送寄])[\u4e00-\u9fff])"
 _CJK_NUM = r"(?:\d{1,5}|[一二三四五六七八九十百零]{1,5})"
 
-_DETECTORS: list[tuple[str | Callable, re.Pattern, int | str, Callable | None]] = [
+_DETECTORS: list[tuple[str | Callable, re.Pattern, int | str, Callable | None] | Callable] = [
     ("private-key", re.compile(
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
         r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
@@ -154,6 +155,7 @@ _DETECTORS: list[tuple[str | Callable, re.Pattern, int | str, Callable | None]] 
     ("slack-token", re.compile(_B + r"xox[baprs]-[A-Za-z0-9-]{10,}"), 0, None),
     ("google-api-key", re.compile(_B + r"AIza[0-9A-Za-z_-]{35}" + _E), 0, None),
     ("jwt", re.compile(_B + r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}"), 0, None),
+    _gitleaks,
     ("cn-id", re.compile(r"(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])"
                          r"(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9A-Za-z])"), 0, lambda v, m: cn_id_ok(v)),
     # Contiguous 13-16 or 19 digits (17-18 would be ids), or the printed groupings.
@@ -172,16 +174,6 @@ _DETECTORS: list[tuple[str | Callable, re.Pattern, int | str, Callable | None]] 
         r"(?:" + _CJK_NAME + r"{2,6}(?:省|自治区))?(?:" + _CJK_NAME + r"{1,8}?(?:市|区|县|镇)){0,3}"
         + _CJK_NAME + r"{1,10}?(?:路|街|大道|大街|巷|弄|胡同)" + _CJK_NUM + r"(?:号|弄)(?!线)"
         r"(?:" + _CJK_NUM + r"(?:号楼|栋|幢|单元|室|楼))*"), 0, None),
-    ("password", re.compile(
-        r"(?i)\b(?P<key>password|passwd|pwd|passcode|passphrase|pin(?:\s+code)?)\b"
-        r"(?P<sep>\s*[:=：]\s*|\s+(?:is|was|is\s+now|will\s+be)\s+)(?P<quote>[\"'“‘])?(?P<v>[^\s\"'”’]+?)"
-        r"(?=[\"'”’]|[.,;!?。，；！？]?(?:\s|$)|[，。；！？])"), "v", _password_ok),
-    ("password", re.compile(r"(?:密码|口令|支付密码|开机密码)(?P<sep>\s*(?:是|为|[:=：])\s*)(?P<quote>[\"'“‘])?"
-                            r"(?P<v>[!-~]+?)(?=[\"'”’]|[.,;!?]?(?:\s|$)|[，。；！？、）)]|[\u4e00-\u9fff])"), "v", None),
-    (_generic_kind, re.compile(
-        r"(?i)(?P<name>\b(?:[a-z0-9]+[_-])?(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|"
-        r"refresh[_-]?token|token|secret[_-]?key|client[_-]?secret|secret|bearer)\b[\"']?"
-        r"|api\s+key|access\s+token|secret\s+key|authorization:\s*bearer|API\s*密钥|密钥|秘钥|令牌)"
-        r"(?P<sep>\s*[:=：]\s*|\s+(?:is|=)\s+|\s*(?:是|为)\s*|(?<=bearer)\s+)[\"']?(?P<v>[^\s\"',;，。；]{6,})"),
-     "v", _generic_value_ok),
+    credentials,
+    _gitleaks_generic,
 ]
