@@ -64,6 +64,17 @@ def screen_request(text: str) -> str | None:
     return None
 
 
+def _screen_names(candidate) -> str | None:
+    """A secret in what would name or tag the note (its title, entity hubs, tags, slot value)
+    keeps the whole memory out: a file name or a hub is never named after a secret."""
+    fields = [getattr(candidate, "title", None), getattr(candidate, "value", None),
+              *(getattr(candidate, "entities", None) or []), *(getattr(candidate, "tags", None) or [])]
+    text = " \n ".join(str(f) for f in fields if f)
+    if text and ("[REDACTED:" in text or find_secrets(text)):
+        return "its title, tags or entities hold a secret; it stays out of memory"
+    return None
+
+
 def _is_venting(text: str) -> bool:
     marks = text.count("!") + text.count("！")
     letters = [c for c in text if c.isalpha() and c.isascii()]
@@ -208,7 +219,7 @@ def decide(candidate, user: str, pool: Pool, vector=None, links=None) -> Decisio
     content, ctype = candidate.content, candidate.type
     if getattr(candidate, "rejected_reason", None):
         return Decision("rejected", candidate.rejected_reason, content, ctype, candidate=candidate)
-    reason = screen(content)
+    reason = screen(content) or _screen_names(candidate)
     if reason:
         return Decision("rejected", reason, content, ctype, candidate=candidate)
     same = pool.exact(user, content)

@@ -1,7 +1,7 @@
 """The inbox: transcripts agents drop into `Memory/Inbox/` are extracted once they settle.
 
 A file is extracted when its size and mtime stayed the same for `settle` seconds (an agent
-may still be writing it). Success moves it to `Inbox/processed/`; failure leaves it where
+may still be writing it). Success moves it to `Inbox/processed/` (secrets redacted); failure leaves it where
 it is with a sibling `<name>.error.txt` saying why, and it is retried when it changes.
 """
 
@@ -137,8 +137,27 @@ class Inbox:
         while target.exists():
             n += 1
             target = target_dir / f"{path.stem} {n}{path.suffix}"
-        os.replace(path, target)
+        _keep_redacted(path, target)
         return target
+
+
+def _keep_redacted(path: Path, target: Path) -> None:
+    """Keep the extracted transcript in processed/ with its secrets redacted, as its session
+    note has them: the raw file would hold the passwords and keys the notes leave out."""
+    from vaultmem.redact import redact
+
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        os.replace(path, target)  # the importer refused it before; nothing to redact
+        return
+    clean, found = redact(text)
+    if not found:
+        os.replace(path, target)
+        return
+    atomic_write(target, clean)
+    path.unlink()
 
 
 class ExtractFailed(Exception):

@@ -92,12 +92,21 @@ def redact_session(session: Session) -> tuple[Session, list[str]]:
 
     Extractors should read the redacted session, so secrets cannot reach memory notes."""
     kinds: list[str] = []
+
+    def clean(text):
+        if not text:
+            return text
+        text, found = redact(text)
+        kinds.extend(found)
+        return text
+
+    session_id, title = clean(session.id), clean(session.title)  # they name the note's file
     turns = []
     for turn in session.turns:
-        text, found = redact(turn.text)
-        kinds.extend(found)
-        turns.append(replace(turn, text=text) if found else turn)
-    return replace(session, turns=turns), kinds
+        text, speaker = clean(turn.text), clean(turn.speaker)
+        turns.append(replace(turn, text=text, speaker=speaker)
+                     if (text, speaker) != (turn.text, turn.speaker) else turn)
+    return replace(session, id=session_id, title=title, turns=turns), kinds
 
 
 def render_session(session: Session, *, user: str = "default", run: str | None = None,
@@ -129,9 +138,7 @@ def render_session(session: Session, *, user: str = "default", run: str | None =
 
     paragraphs = []
     if session.title and session.title != session.id:
-        title, found = redact(" ".join(session.title.split()))
-        kinds.extend(found)
-        paragraphs.append("# " + title)
+        paragraphs.append("# " + " ".join(session.title.split()))
     paragraphs.extend(_render_turn(turn, block) for turn, block in zip(session.turns, blocks))
     body = "\n\n".join(paragraphs) + "\n"
     text = render_note(Note(meta=meta, body=body))
