@@ -370,11 +370,16 @@ def test_inbox_transcripts_are_extracted(live):
               "speaker": "Alice", "role": "user",
               "text": "I moved to Lisbon last month and I love the pastries here."},
              {"session": "inbox-1", "id": "m-2", "time": "2026-11-29T10:00:05",
-              "role": "assistant", "text": "Lisbon sounds lovely!"}]
+              "role": "assistant", "text": "Lisbon sounds lovely!"},
+             {"session": "inbox-1", "id": "m-3", "time": "2026-11-29T10:00:09",
+              "speaker": "Alice", "role": "user",
+              "text": "The wifi password at the flat is Azulejo&Nata77 if you need it."}]
     (inbox / "chat.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\n")
     (inbox / "broken.jsonl").write_text("{not json\n")
     wait_for(lambda: (inbox / "processed" / "chat.jsonl").is_file(), 90, "transcript processed")
     assert not (inbox / "chat.jsonl").exists()
+    kept = (inbox / "processed" / "chat.jsonl").read_text()  # kept, but as the notes have it
+    assert "Azulejo&Nata77" not in kept and "[REDACTED:password]" in kept and "pastries" in kept
     wait_for(lambda: (inbox / "broken.jsonl.error.txt").is_file(), 60, "error report")
     assert (inbox / "broken.jsonl").is_file()
     assert "broken.jsonl" in (inbox / "broken.jsonl.error.txt").read_text()

@@ -95,3 +95,17 @@ def test_rejected_candidate_keeps_its_reason():
 
 def test_normalise_ignores_case_space_and_final_punctuation():
     assert normalise("  The user  likes tea. ") == normalise("the user likes tea")
+
+
+@pytest.mark.parametrize("field, value", [
+    ("entities", ["sk_live_51HqLyjWDarjtT1zdp7dcXlh3GkT9x"]), ("title", "password is Greyhound!2026"),
+    ("tags", ["ghp_" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Jh1Gf0Ed9Cb8"]), ("entities", ["[REDACTED:password]"]),
+])
+def test_no_note_or_hub_is_named_after_a_secret(field, value):
+    cand = Candidate(content="The user deploys the blog with rsync from the laptop", type="procedure")
+    setattr(cand, field, value)
+    decision = decide(cand, "default", Pool([]))
+    assert decision.action == "rejected" and "secret" in decision.reason
+    clean = Candidate(content="The user deploys the blog with rsync from the laptop", type="procedure",
+                      entities=["Rsync"], title="Deploying the blog")
+    assert decide(clean, "default", Pool([])).action == "created"
