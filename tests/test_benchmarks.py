@@ -90,3 +90,93 @@ def test_perf_harness_smoke(tmp_path):
         assert isinstance(figures.get(key), float) or skipped, key
     assert all(isinstance(reason, str) and reason for reason in skipped.values())
     assert json.loads(report_path.read_text())["figures"]["notes"] == 200
+
+
+MEMQUALITY_TINY = ROOT / "tests" / "data" / "memquality" / "tiny.json"
+MEMQUALITY_KEYS = {"cases", "probes", "pass_rate", "by_kind", "type_ok", "memory_notes",
+                   "secrets_leaked", "hygiene"}
+
+
+def test_memquality_reads_memory_lines_of_a_context_block():
+    from memquality import NOT_CURRENT, memory_entries
+
+    block = ("## Relevant memories\n"
+             "- [fact · 2026-11-20 · score 0.80] The user lives in Lisbon. (source: [[S#^m-3]])\n"
+             "- [procedure · 2026-11-02 · score 0.50] Backups:\n1. plug in the disk\n2. run it\n"
+             "- [fact · 2026-09-01 · until 2026-10-12 · score 0.40] The user lives in Porto.\n"
+             "## Conversation excerpts\n"
+             "- [2026-11-20 · [[S#^m-3]]] user: I live in Lisbon\n  assistant: lovely")
+    entries = memory_entries(block)
+    assert [e.split("] ")[1][:20] for e in entries] == [
+        "The user lives in Li", "Backups:\n1. plug in ", "The user lives in Po"]
+    assert "2. run it" in entries[1]
+    assert [bool(NOT_CURRENT.search(e)) for e in entries] == [False, False, True]
+
+
+def test_memquality_current_and_as_of_verdicts():
+    from memquality import as_of_verdict, current_verdict
+
+    lisbon = "- [fact · 2026-11-20 · score 0.8] The user lives in Lisbon."
+    porto = "- [fact · 2026-09-01 · score 0.9] The user lives in Porto."
+    porto_until = "- [fact · 2026-09-01 · until 2026-11-20 · score 0.9] The user lives in Porto."
+    excerpt = "## Conversation excerpts\n- [2026-09-01 · [[S#^m-1]]] user: I live in Porto"
+    verdict = lambda *lines: current_verdict("\n".join(lines), ["Lisbon"], ["Porto"])[0]  # noqa: E731
+    assert verdict(lisbon, porto_until, excerpt)      # old value labelled, excerpts ignored
+    assert not verdict(lisbon, porto)                  # old value shown as current
+    assert not verdict(porto_until, lisbon)            # the old value comes first
+    assert not verdict(excerpt)                        # no memory line names either
+    hits = [{"type": "session", "path": "S.md", "text": "user: I live in Lisbon"},
+            {"type": "entity", "path": "E.md", "text": "Lisbon"},
+            {"type": "fact", "path": "F.md", "text": "The user lives in Porto."}]
+    assert not as_of_verdict(hits, ["Lisbon"], {})[0]
+    assert as_of_verdict(hits, ["Porto"], {})[0]
+    assert as_of_verdict(hits, ["Douro"], {"F.md": "The user lives in Porto, by the Douro."})[0]
+    assert as_of_verdict(hits[:2], ["Lisbon"], {}) == (False, "no memory hit among 2 hits")
+
+
+def test_memquality_hygiene_heuristics():
+    from vault_audit import broken_fence_reason, content_words, junk_entity_reason
+
+    assert content_words("The user is allergic to penicillin.") == 4
+    assert content_words("The user and others will see.") == 3
+    assert content_words("The wifi password is [REDACTED:password].") == 2
+    assert content_words("用户对芒果过敏") == 4
+    assert [junk_entity_reason(n) is not None for n in ("QA", "SELECT", "REDACTED", "2026",
+                                                        "Noor", "Kestrel Freight", "NASA")] == [
+        True, True, True, True, False, False, False]
+    assert broken_fence_reason("text\n```python\nx = 1\n```\n") is None
+    assert broken_fence_reason("text\n\\```python\nx = 1\n\\```") == "escaped fence \\```"
+    assert broken_fence_reason("```python\nx = 1\n") == "odd number of ``` fences"
+
+
+def test_memquality_harness_smoke(tmp_path):
+    """A tiny case whose outcomes are known: strings never said are in no note and leak
+    nowhere; a word said openly ("Pistachio", probed as a secret) is found in the notes, in
+    git and in command output; a plainly stated fact is remembered and current. No `as_of`
+    probe: each probe command loads the model (~10 s here), and the verdict is tested above."""
+    report_path = tmp_path / "memquality.json"
+    figures, stdout = run_harness(BENCH / "memquality.py", MEMQUALITY_TINY, "--json", report_path,
+                                  timeout=300)
+    assert MEMQUALITY_KEYS <= set(figures)
+    assert set(figures["by_kind"]) == {"memory", "no_memory", "current", "as_of", "secret"}
+    assert figures["cases"] == 1 and figures["probes"] == 6
+    assert isinstance(figures["secrets_leaked"], int) and figures["secrets_leaked"] == 1
+    assert figures["by_kind"]["secret"] == 0.5
+    assert isinstance(figures["memory_notes"], int) and figures["memory_notes"] >= 1
+    assert set(figures["hygiene"]) == {"short_memories", "junk_entities", "uuid_sessions",
+                                       "broken_fences"}
+    assert re.search(r"^tiny\s+\d/2\s+1/1\s+\d/1\s+-\s+1/2\s", stdout, re.MULTILINE), stdout
+    report = json.loads(report_path.read_text())
+    assert report["figures"] == figures
+    outcome = {p["id"]: p for p in report["probes"]}
+    assert not outcome["never-said"]["passed"]
+    assert outcome["never-said-noise"]["passed"]
+    assert outcome["never-said-secret"]["passed"]
+    leak = outcome["not-a-secret"]
+    assert not leak["passed"]
+    for place in ("file Memory/Sessions/", "git log -p --all", "git objects", "output of `"):
+        assert place in leak["found"], place
+    # What the product must get right on a trivial transcript.
+    for probe in ("allergy", "city-now"):
+        assert outcome[probe]["passed"], outcome[probe]
+    assert outcome["allergy"]["type_ok"] is True

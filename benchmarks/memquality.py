@@ -1,0 +1,376 @@
+"""Memory-quality harness (SPEC §7): are the memory notes true, clean, current and secret-free?
+
+    python benchmarks/memquality.py ../shared/eval/memquality/*.json --json report.json
+
+For each CASE file: a fresh temporary vault (`vaultmem init`), the clock at the case's `now`
+(VAULTMEM_NOW), its transcripts through `vaultmem extract` (offline unless --llm), then its
+probes: `memory` and `no_memory` read the notes with vaultmem's own parser, `current` reads
+`vaultmem context QUESTION --budget 400 --json`, `as_of` reads `vaultmem search QUESTION
+--as-of D --json`, and `secret` looks for its text in every file and file name of the vault,
+in git's objects and history, in the index's rows and in the output of every command run.
+Every step is the installed `vaultmem` command in a subprocess, exactly as a user runs it,
+with no daemon. The last stdout line is SPEC §7's JSON object plus `type_ok` and `hygiene`;
+tables come before it, progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
+
+from vault_audit import MEMORY_KINDS, decoded_stores, find_text, hygiene, read_notes  # noqa: E402
+
+KINDS = ("memory", "no_memory", "current", "as_of", "secret")
+CONTEXT_BUDGET = 400
+# A context line that says its memory is no longer current (SPEC §7).
+NOT_CURRENT = re.compile(r"\buntil \d{4}-\d{2}-\d{2}\b|\bsuperseded\b", re.IGNORECASE)
+
+
+@dataclass
+class Case:
+    name: str
+    now: str
+    user: str
+    transcripts: list[tuple[Path, str | None]]  # (path, format)
+    probes: list[dict]
+    path: Path
+
+
+@dataclass
+class Outcome:
+    case: str
+    probe: dict
+    passed: bool
+    found: str  # what the harness saw, for a failure's line and the JSON report
+    type_ok: bool | None = None  # memory probes with a `type` only
+
+    def to_dict(self) -> dict:
+        return {"case": self.case, "id": self.probe["id"], "kind": self.probe["kind"],
+                "passed": self.passed, "type_ok": self.type_ok, "found": self.found,
+                "probe": self.probe}
+
+
+@dataclass
+class CaseRun:
+    """One case's vault and everything its commands printed."""
+    case: Case
+    vault: Path
+    env: dict
+    outputs: dict[str, str] = field(default_factory=dict)
+    extracts: list[dict] = field(default_factory=list)
+
+    def vaultmem(self, *args: str) -> subprocess.CompletedProcess:
+        """Run `vaultmem --vault VAULT ARGS...`; its stdout and stderr are kept for the
+        secret check."""
+        command = [vaultmem_command(), "--vault", str(self.vault), *args]
+        done = subprocess.run(command, capture_output=True, text=True, env=self.env,
+                              cwd=self.vault.parent)
+        label = f"{len(self.outputs) + 1}: vaultmem " + " ".join(args)
+        self.outputs[label] = done.stdout + done.stderr
+        return done
+
+
+def vaultmem_command() -> str:
+    """The `vaultmem` script installed beside this Python, else the one on PATH."""
+    beside = Path(sys.executable).parent / "vaultmem"
+    found = str(beside) if beside.exists() else shutil.which("vaultmem")
+    if not found:
+        raise SystemExit("no `vaultmem` command beside this Python nor on PATH — run `make install`")
+    return found
+
+
+def load_case(path: Path) -> Case:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    transcripts = [((path.parent / t["path"]).resolve(), t.get("format")) for t in data["transcripts"]]
+    unknown = {p.get("kind") for p in data["probes"]} - set(KINDS)
+    if unknown:
+        raise SystemExit(f"{path}: unknown probe kind(s) {sorted(unknown)}; known: {', '.join(KINDS)}")
+    return Case(data["name"], data["now"], data.get("user", "default"), transcripts,
+                data["probes"], path)
+
+
+def build_vault(case: Case, workdir: Path, llm: bool) -> CaseRun:
+    """A fresh vault with the case's transcripts extracted, as a user would build it."""
+    env = dict(os.environ, VAULTMEM_NOW=case.now, VAULTMEM_NO_DAEMON="1",
+               HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    env.pop("VAULTMEM_VAULT", None)
+    run = CaseRun(case, workdir / case.name, env)
+    done = run.vaultmem("init", str(run.vault))
+    if done.returncode:
+        raise SystemExit(f"{case.name}: vaultmem init failed: {done.stderr.strip()}")
+    for transcript, fmt in case.transcripts:
+        args = ["extract", str(transcript), "--user", case.user, "--json"]
+        args += ["--format", fmt] if fmt else []
+        args += ["--llm"] if llm else []
+        done = run.vaultmem(*args)
+        if done.returncode:
+            raise SystemExit(f"{case.name}: vaultmem extract {transcript.name} failed: {done.stderr.strip()}")
+        report = json.loads(done.stdout)
+        run.extracts.append({k: report.get(k) for k in ("run", "sessions", "created", "updated",
+                                                        "superseded", "rejected", "unchanged",
+                                                        "errors", "warnings")})
+        for problem in report.get("errors", []) + report.get("warnings", []):
+            print(f"  {case.name}: {transcript.name}: {problem}", file=sys.stderr)
+    return run
+
+
+# --- probes ------------------------------------------------------------------------------
+
+def _holds(text: str, strings) -> list[str]:
+    low = text.lower()
+    return [s for s in strings if s.lower() in low]
+
+
+def check_memory(probe: dict, notes) -> tuple[bool, str, bool | None]:
+    expect = probe["expect"]
+    active = [n for n in notes if n.is_active_memory]
+    holders = [n for n in active if len(_holds(n.body, expect)) == len(expect)]
+    wanted = probe.get("type")
+    type_ok = None if not wanted else any(n.type == wanted for n in holders)
+    if holders:
+        types = ", ".join(sorted({n.type for n in holders}))
+        found = f"{holders[0].rel} [{types}]" + (f"; type {wanted} wanted" if type_ok is False else "")
+        return True, found, type_ok
+    best = max(active, key=lambda n: len(_holds(n.body, expect)), default=None)
+    parts = [f"no active memory note holds all of {expect}"]
+    if best is not None and _holds(best.body, expect):
+        parts.append(f"closest {best.rel} holds {_holds(best.body, expect)}")
+    elsewhere = [f"{n.rel} ({n.type}, {n.status})" for n in notes
+                 if not n.is_active_memory and len(_holds(n.body, expect)) == len(expect)]
+    if elsewhere:
+        parts.append("all held by " + ", ".join(elsewhere[:3]))
+    return False, "; ".join(parts), type_ok
+
+
+def check_no_memory(probe: dict, notes) -> tuple[bool, str]:
+    holders = [n for n in notes if n.is_active_memory and _holds(n.body, [probe["text"]])]
+    if not holders:
+        return True, "in no active memory note"
+    return False, "held by " + ", ".join(f"{n.rel} [{n.type}]" for n in holders[:4]) + \
+        (f" and {len(holders) - 4} more" if len(holders) > 4 else "")
+
+
+def memory_entries(block: str) -> list[str]:
+    """The memory lines of a context block: bullets `- [meta] text` whose meta names a memory
+    type (session excerpts' meta is a date and a link), each with its continuation lines."""
+    entries: list[tuple[bool, str]] = []
+    for line in block.splitlines():
+        if line.startswith("- ["):
+            meta = line[3:].split("]", 1)[0]
+            is_memory = any(part.strip() in MEMORY_KINDS for part in meta.split("·"))
+            entries.append((is_memory, line))
+        elif line.startswith("#") or not line.strip():
+            entries.append((False, ""))  # a heading or blank line ends the entry
+        elif entries:
+            entries[-1] = (entries[-1][0], entries[-1][1] + "\n" + line)
+    return [text for is_memory, text in entries if is_memory]
+
+
+def check_current(probe: dict, run: CaseRun) -> tuple[bool, str]:
+    done = run.vaultmem("context", probe["question"], "--budget", str(CONTEXT_BUDGET),
+                        "--user", run.case.user, "--json")
+    if done.returncode:
+        return False, f"context failed: {done.stderr.strip()[-300:]}"
+    result = json.loads(done.stdout)
+    passed, found = current_verdict(result["text"], probe["expect"], probe.get("stale", []))
+    return passed, found + (f" (warning: {result['warning']})" if result.get("warning") else "")
+
+
+def current_verdict(block: str, expect: list[str], stale: list[str]) -> tuple[bool, str]:
+    """SPEC §7 `current`: the first memory line naming any `expect` or `stale` string names an
+    `expect` one, and no memory line shown as current names a `stale` one."""
+    entries = memory_entries(block)
+    mentioning = [e for e in entries if _holds(e, expect + stale)]
+    stale_current = [e for e in entries if _holds(e, stale) and not NOT_CURRENT.search(e)]
+    if not mentioning:
+        return False, f"no memory line (of {len(entries)}) mentions {expect + stale}"
+    first_ok = bool(_holds(mentioning[0], expect))
+    if first_ok and not stale_current:
+        return True, _short(mentioning[0])
+    problems = [] if first_ok else [f"first mention is stale: {_short(mentioning[0])}"]
+    problems += [f"stale shown as current: {_short(e)}" for e in stale_current
+                 if first_ok or e is not mentioning[0]]
+    return False, "; ".join(problems)
+
+
+def check_as_of(probe: dict, run: CaseRun, bodies: dict[str, str]) -> tuple[bool, str]:
+    done = run.vaultmem("search", probe["question"], "--as-of", probe["as_of"],
+                        "--user", run.case.user, "--json")
+    if done.returncode:
+        return False, f"search failed: {done.stderr.strip()[-300:]}"
+    result = json.loads(done.stdout)
+    passed, found = as_of_verdict(result["hits"], probe["expect"], bodies)
+    return passed, found + (f" (warning: {result['warning']})" if result.get("warning") else "")
+
+
+def as_of_verdict(hits: list[dict], expect: list[str], bodies: dict[str, str]) -> tuple[bool, str]:
+    """SPEC §7 `as_of`: the top memory hit (session excerpts and entity hubs skipped) holds an
+    `expect` string, in its passage or in its note's body (`bodies`: path -> body)."""
+    top = next((h for h in hits if h.get("type") in MEMORY_KINDS), None)
+    if top is None:
+        return False, f"no memory hit among {len(hits)} hits"
+    held = _holds(top.get("text", "") + "\n" + bodies.get(top.get("path", ""), ""), expect)
+    return bool(held), f"top memory hit {top.get('path')}: {_short(top.get('text', ''))}"
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def run_case(case: Case, workdir: Path, llm: bool) -> tuple[list[Outcome], dict]:
+    """Build the case's vault and score every probe; returns the outcomes and the case's
+    note counts, hygiene findings and extract reports."""
+    print(f"{case.name}: extracting {len(case.transcripts)} transcript(s)", file=sys.stderr, flush=True)
+    run = build_vault(case, workdir, llm)
+    outcomes = []
+    notes, _ = read_notes(run.vault)
+    bodies = {n.rel: n.body for n in notes}
+    for probe in case.probes:  # the commands first: their output counts for the secret check
+        if probe["kind"] == "current":
+            outcomes.append(Outcome(case.name, probe, *check_current(probe, run)))
+        elif probe["kind"] == "as_of":
+            outcomes.append(Outcome(case.name, probe, *check_as_of(probe, run, bodies)))
+    print(f"{case.name}: scanning the vault", file=sys.stderr, flush=True)
+    notes, errors = read_notes(run.vault)
+    stores = decoded_stores(run.vault)
+    for probe in case.probes:
+        if probe["kind"] == "memory":
+            outcomes.append(Outcome(case.name, probe, *check_memory(probe, notes)))
+        elif probe["kind"] == "no_memory":
+            outcomes.append(Outcome(case.name, probe, *check_no_memory(probe, notes)))
+        elif probe["kind"] == "secret":
+            places = find_text(probe["text"], run.vault, run.outputs, stores)
+            outcomes.append(Outcome(case.name, probe, not places,
+                                    "found in: " + "; ".join(places) if places else "nowhere"))
+    order = {p["id"]: i for i, p in enumerate(case.probes)}
+    outcomes.sort(key=lambda o: order[o.probe["id"]])
+    counts = Counter((n.type, n.status) for n in notes)
+    return outcomes, {"notes": {f"{t}/{s}": c for (t, s), c in sorted(counts.items())},
+                      "memory_notes": sum(c for (t, _s), c in counts.items() if t in MEMORY_KINDS),
+                      "unparseable": errors, "hygiene": hygiene(notes), "extract": run.extracts}
+
+
+# --- report ------------------------------------------------------------------------------
+
+def rate(outcomes: list[Outcome]) -> float | None:
+    return sum(o.passed for o in outcomes) / len(outcomes) if outcomes else None
+
+
+def type_rate(outcomes: list[Outcome]) -> tuple[int, int]:
+    typed = [o for o in outcomes if o.type_ok is not None]
+    return sum(o.type_ok for o in typed), len(typed)
+
+
+def print_report(outcomes: list[Outcome], details: dict[str, dict]) -> None:
+    names = list(details)
+    width = max(len("all"), *map(len, names)) + 2
+
+    def cell(rows):
+        return f"{sum(o.passed for o in rows)}/{len(rows)}" if rows else "-"
+
+    print(f"{'case':<{width}}" + "".join(f"{k:>11}" for k in KINDS) + f"{'all':>9}{'type_ok':>9}")
+    for name in names + ["all"]:
+        rows = [o for o in outcomes if name == "all" or o.case == name]
+        ok, typed = type_rate(rows)
+        print(f"{name:<{width}}" + "".join(f"{cell([o for o in rows if o.probe['kind'] == k]):>11}"
+                                           for k in KINDS)
+              + f"{cell(rows):>9}{f'{ok}/{typed}':>9}")
+    print("\nfailures (what was found):")
+    for o in outcomes:
+        if not o.passed or o.type_ok is False:
+            tag = o.probe["kind"] if not o.passed else "type"
+            print(f"  {o.case} {o.probe['id']} [{tag}]: {o.found}")
+    print("\nnotes written (active, +superseded/archived):")
+    kinds = MEMORY_KINDS + ("entity", "session")
+    print(f"{'case':<{width}}" + "".join(f"{k:>12}" for k in kinds) + f"{'memory_notes':>14}")
+    for name in names:
+        notes = details[name]["notes"]
+
+        def count(kind):
+            other = sum(c for key, c in notes.items() if key.startswith(kind + "/") and not key.endswith("/active"))
+            return f"{notes.get(kind + '/active', 0)}" + (f" +{other}" if other else "")
+        print(f"{name:<{width}}" + "".join(f"{count(k):>12}" for k in kinds)
+              + f"{details[name]['memory_notes']:>14}")
+    print("\nhygiene (heuristics in benchmarks/vault_audit.py; flags for a follow-up, not scored):")
+    for name in names:
+        found = details[name]["hygiene"]
+        print(f"  {name}: " + ", ".join(f"{check} {len(items)}" for check, items in found.items()))
+        for check, items in found.items():
+            for item in items[:4]:
+                print(f"    {check}: {item}")
+            if len(items) > 4:
+                print(f"    {check}: ... {len(items) - 4} more")
+        for error in details[name]["unparseable"]:
+            print(f"    unparseable note: {error}")
+
+
+def figures_of(outcomes: list[Outcome], details: dict[str, dict]) -> dict:
+    ok, typed = type_rate(outcomes)
+    totals = Counter()
+    for case in details.values():
+        totals.update({check: len(items) for check, items in case["hygiene"].items()})
+    return {"cases": len(details), "probes": len(outcomes), "pass_rate": rate(outcomes),
+            "by_kind": {k: rate([o for o in outcomes if o.probe["kind"] == k]) for k in KINDS},
+            "type_ok": ok / typed if typed else None,
+            "memory_notes": sum(d["memory_notes"] for d in details.values()),
+            "secrets_leaked": sum(not o.passed for o in outcomes if o.probe["kind"] == "secret"),
+            "hygiene": {check: totals[check] for check in
+                        ("short_memories", "junk_entities", "uuid_sessions", "broken_fences")}}
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("cases", nargs="+", type=Path, help="CASE.json files (SPEC §7)")
+    parser.add_argument("--json", dest="json_out", type=Path, help="write every probe's result here")
+    parser.add_argument("--llm", action="store_true", help="extract with the LLM endpoint of config.toml")
+    parser.add_argument("--keep-vaults", type=Path, help="build the vaults here and keep them")
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    cases = [load_case(p) for p in args.cases]
+    if len({c.name for c in cases}) < len(cases):
+        raise SystemExit("two cases share a name; each case gets a vault named after it")
+    outcomes, details = [], {}
+    with tempfile.TemporaryDirectory(prefix="vaultmem-memquality-") as tmp:
+        workdir = args.keep_vaults or Path(tmp)
+        workdir.mkdir(parents=True, exist_ok=True)
+        for case in cases:
+            if (workdir / case.name).exists():
+                raise SystemExit(f"{workdir / case.name} exists; every case needs a fresh vault")
+            case_outcomes, details[case.name] = run_case(case, workdir, args.llm)
+            outcomes += case_outcomes
+    print_report(outcomes, details)
+    figures = figures_of(outcomes, details)
+    if args.json_out:
+        report = {"cases": {c.name: str(c.path) for c in cases}, "figures": figures,
+                  "commit": _commit(), "llm": args.llm,
+                  "probes": [o.to_dict() for o in outcomes], "details": details}
+        args.json_out.parent.mkdir(parents=True, exist_ok=True)
+        args.json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(json.dumps(figures))
+    return 0
+
+
+def _commit() -> str | None:
+    done = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
+                          capture_output=True, text=True)
+    return done.stdout.strip() or None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
