@@ -100,9 +100,13 @@ class Indexer:
             self._check(rel, abs_path, indexed, known, report, pending, stats)
         self._embed_and_write(pending, indexed, report, progress, first_write)
         if gone:
-            self.index.delete_paths(gone)
+            # Only indexed paths: a delete that matches nothing still writes a LanceDB
+            # version whose transaction file holds the path (a purged note's title).
+            removed = [p for p in gone if p in indexed]
+            if removed:
+                self.index.delete_paths(removed)
             self.state.delete_files(gone)
-            report.removed = len([p for p in gone if p in indexed])
+            report.removed = len(removed)
         self.state.put_files(stats)
         self.index.maintain(force=report.rebuilt is not None)
         report.seconds = time.perf_counter() - started
