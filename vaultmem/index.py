@@ -199,20 +199,53 @@ class ChunkIndex:
 
     def maintain(self, force: bool = False) -> None:
         """Build the FTS index if missing; fold pending rows into it once there are many."""
-        from lancedb.index import FTS
-
         meta = self.meta() or {}
         if self.count() == 0:
             return
         if not meta.get("fts"):
-            self.table.create_index("fts_text", config=FTS(with_position=False), replace=True)
-            # B-trees serve fetch-by-chunk and delete-by-path without a full scan.
-            self.table.create_scalar_index("chunk_id", index_type="BTREE", replace=True)
-            self.table.create_scalar_index("path", index_type="BTREE", replace=True)
-            self._write_meta(fts=True, pending=0)
+            self._build_indexes()
         elif force or int(meta.get("pending", 0)) >= OPTIMIZE_AFTER_ROWS:
             self.table.optimize()
             self._write_meta(pending=0)
+
+    def _build_indexes(self) -> None:
+        from lancedb.index import FTS
+
+        self.table.create_index("fts_text", config=FTS(with_position=False), replace=True)
+        # B-trees serve fetch-by-chunk and delete-by-path without a full scan.
+        self.table.create_scalar_index("chunk_id", index_type="BTREE", replace=True)
+        self.table.create_scalar_index("path", index_type="BTREE", replace=True)
+        self._write_meta(fts=True, pending=0)
+
+    def rewrite(self) -> dict:
+        """Rewrite the table from its live rows alone, rebuild its indexes and delete every
+        older version: data files, deletion files, transaction files (a delete's holds its
+        predicate, i.e. the paths), full-text and B-tree index files. Afterwards no byte of
+        a deleted row is left under `.vaultmem/index/` (a purge's erasure relies on it).
+        Returns `{"rows", "versions_removed", "files_removed"}`."""
+        import warnings
+        from datetime import timedelta
+
+        table = self.table
+        versions = len(table.list_versions())
+        before = {p for p in self.dir.rglob("*") if p.is_file()}
+        # Lance keeps the old fragments until the cleanup below, so the table can be read
+        # while its overwrite is written: the rows stream through, never all in memory.
+        table.add(table.to_lance().scanner().to_reader(), mode="overwrite")
+        rows = table.count_rows()
+        if rows:
+            self._build_indexes()
+        else:
+            self._write_meta(fts=False, pending=0)
+        with warnings.catch_warnings():
+            # LanceDB warns that concurrent readers of old versions fail: the daemon, the
+            # index's one writer, runs this with its queries held back.
+            warnings.simplefilter("ignore", UserWarning)
+            table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        self._snapshot = None
+        after = {p for p in self.dir.rglob("*") if p.is_file()}
+        return {"rows": rows, "versions_removed": max(0, versions - len(table.list_versions())),
+                "files_removed": len(before - after)}
 
     # --- reads -------------------------------------------------------------------------
     def path_hashes(self) -> dict[str, str]:

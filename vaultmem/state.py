@@ -136,6 +136,28 @@ class State:
         return [dict(zip(keys, row)) for row in rows]
 
 
+    # --- erasure --------------------------------------------------------------------------
+    def erase(self, note_ids=(), paths=()) -> dict:
+        """Forget notes for good (a purge): their file stats and access counts are deleted,
+        then the database is rebuilt (VACUUM) and the write-ahead log emptied, so that no
+        freed page of `state.db`, `-wal` or `-journal` still holds their paths.
+        Returns `{"rows_removed", "vacuumed"}`; `vacuumed` is False when another process
+        kept the log busy (its old pages are overwritten by later writes)."""
+        with self._lock:
+            with self._conn:
+                removed = sum(self._conn.execute("DELETE FROM files WHERE path = ?", (p,)).rowcount
+                              for p in paths)
+                removed += sum(self._conn.execute("DELETE FROM access WHERE note_id = ?", (i,)).rowcount
+                               for i in note_ids)
+            self._conn.execute("PRAGMA secure_delete=ON")
+            try:
+                self._conn.execute("VACUUM")
+                busy = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            finally:
+                self._conn.execute("PRAGMA secure_delete=OFF")
+        return {"rows_removed": removed, "vacuumed": busy == 0}
+
+
 def record_access(vault_root: str | Path, note_ids, when) -> None:
     """Module-level shortcut: `record_access(vault.root, ["01J..."], clock.now())`."""
     state = State(vault_root)
