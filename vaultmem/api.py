@@ -48,9 +48,11 @@ def _add_message(decision) -> str:
 class Memory:
     """A vault's memory. `vault` defaults to $VAULTMEM_VAULT or the nearest vault upward."""
 
-    def __init__(self, vault: str | Path | None = None, user: str | None = None, embedder=None):
+    def __init__(self, vault: str | Path | None = None, user: str | None = None, embedder=None,
+                 serving: bool = False):
         """`embedder`: an already loaded `vaultmem.embed.Embedder` to share (one model for
-        several vaults, as the benchmarks do); loaded on first use otherwise."""
+        several vaults, as the benchmarks do); loaded on first use otherwise. `serving`: this
+        is the daemon's own Memory (it never forwards a request to a daemon)."""
         root = find_vault(vault, Path.cwd())
         self.vault = Vault(root, load_config(root))
         self.user = user or self.vault.config.user
@@ -59,6 +61,7 @@ class Memory:
         self._scope = user
         self._indexer = None
         self._embedder = embedder
+        self._serving = serving
 
     # --- shared lazily-loaded parts -------------------------------------------------
     @property
@@ -373,27 +376,30 @@ class Memory:
         return result
 
     def forget(self, ref: str, purge: bool = False, force: bool = False) -> dict:
-        """Archive a memory (out of retrieval, kept in history); `purge` erases it from the
-        vault and every commit instead and returns the receipt of rewritten commits.
+        """Archive a memory (out of retrieval, kept in history); `purge` erases it instead:
+        from the vault, every commit, the index, state.db and logs, with the words of the
+        session turns it came from. Returns the purge's receipt (see `lifecycle.purge`).
+        A purge is sent to the vault's daemon when one runs (the index's one writer).
 
         >>> Memory(vault).forget("Started learning Portuguese")["status"]   # doctest: +SKIP
         'archived'
         """
         from vaultmem import forget
 
+        if purge and not self._serving:
+            from vaultmem.client import try_request
+
+            result = try_request(self.vault.root, "forget", {"ref": ref, "purge": True, "force": force})
+            if result is not None:
+                return result
         rel = self._note_rel(ref)
         if purge:
-            from vaultmem.lifecycle import purge_subject, record_purge
+            from vaultmem.lifecycle import purge as purge_memory
 
-            subject = purge_subject(self.vault, rel)
-            result = forget.purge(self.vault.root, rel, force=force)
-            self._sync_index([rel] + result["paths"])
-            record_purge(self.indexer.state, subject, result)
-        else:
-            result = forget.forget(self.vault, rel)
-            self._sync_index([rel, result["note"]])
+            return purge_memory(self, rel, force=force)
+        result = forget.forget(self.vault, rel)
+        self._sync_index([rel, result["note"]])
         return result
-
 
     # --- lifecycle: gc, correct, log ---------------------------------------------------
     def gc(self, dry_run: bool = False, user: str | None = None) -> dict:

@@ -1,30 +1,29 @@
 """Forgetting a memory: archive it (kept in history), or purge it from git altogether.
 
-`purge` is the one place vaultmem rewrites history. It drops every version of the note
-(each blob the note ever had, at each name it ever had) from every commit of every branch
-and tag, keeps everything else byte for byte (authors, dates, messages; signatures are
-dropped since they no longer match), scrubs the note's quoted title from the messages of
-the commits it rewrites, moves the refs in one transaction, expires reflogs and prunes,
-so that neither `git log -p --all` nor the object store holds the content any more.
-It works on objects and refs only: the working tree and the user's staged changes to
-other files are left as they are.
+`purge` is the one place vaultmem rewrites history (`rewriter.HistoryRewriter`). What it
+erases is planned by `erasure.plan_erasure`: every version of the note (each blob it ever
+had, at each name it ever had) and of the entity hubs only it linked to is dropped from
+every commit of every branch and tag; every version of the session notes it came from has
+the source turns' words redacted; commit messages lose its titles and text and cite
+rewritten commits by their new hashes. Everything else is kept byte for byte. The refs move
+in one transaction, reflogs are expired and unreachable objects pruned, so that neither
+`git log -p --all` nor the object store holds the text any more. In the working tree and
+git's index only the erased notes and the redacted files change; the user's other staged
+and unstaged work stays as it was. `.vaultmem/` (index, state, logs) is
+`lifecycle.purge`'s part.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-from io import BytesIO
 from pathlib import Path
 
-from vaultmem.errors import HistoryError, NoteParseError
+from vaultmem.erasure import MIN_PHRASE, plan_erasure
+from vaultmem.errors import HistoryError
 from vaultmem.history import (VAULTMEM_IDENTITY, IndexLock, Repo, commit_paths, format_message,
-                              note_versions, save_pending_edits)
-
-PURGED_TITLE = "[purged]"
-_TREE_MODE = b"40000"
-_SIGNATURE_HEADERS = (b"gpgsig", b"gpgsig-sha256")
+                              save_pending_edits)
+from vaultmem.rewriter import HistoryRewriter, move_refs
 
 
 def forget(vault, rel_path: str) -> dict:
@@ -59,43 +58,65 @@ def archive_note(vault, rel_path: str, message: str, action: str) -> dict:
         return {"note": new_rel, "from": rel_path, "status": "archived", "commit": new}
 
 
-def purge(vault_root, rel_path: str, force: bool = False, lock_timeout: float | None = None) -> dict:
-    """Erase a note from the working tree, git's index and every commit. Refuses when a
-    remote-tracking branch already holds it (the remote keeps its copy) unless `force`.
-    Returns a receipt: the names erased and each rewritten commit as {old, new}."""
+def purge(vault_root, rel_path: str, force: bool = False, lock_timeout: float | None = None,
+          plan=None) -> dict:
+    """Erase a memory from the working tree, git's index and every commit, with the words of
+    the session turns it came from and the entity hubs only it linked to (see
+    `erasure.plan_erasure`). Refuses when a remote-tracking branch already holds any of it
+    (the remote keeps its copy) unless `force`. Returns a receipt: what was erased, each
+    rewritten commit as {old, new}, the turns redacted. `plan`: one `plan_erasure` made
+    for this note already (the caller scrubs `.vaultmem/` with it)."""
+    from vaultmem.vault import Vault
+
+    vault = Vault(Path(vault_root))
     with Repo(vault_root) as repo:
         repo.check_state("nothing was changed")
-        names, blobs = _versions(repo, rel_path)
-        pushed = _pushed_to(repo, names, blobs)
-        if pushed and not force:
-            raise HistoryError(
-                f"{rel_path} is already in {', '.join(pushed)}: purging here would not erase the "
-                "remote's copy and rewrites history others may have — rerun with --force, then "
-                "force-push (and ask anyone who cloned to re-clone)")
-        mentions = _mentioned_in(repo, rel_path, names)
+        plan = plan or plan_erasure(repo, vault, rel_path)
+        edits = {name: plan.redact_session(session)
+                 for session, names in plan.session_names.items() for name in names}
+        for name in plan.transcripts:
+            edits.setdefault(name, plan.redact_transcript)
         with IndexLock(repo, lock_timeout):
-            rewriter = _Rewriter(repo, names, blobs, titles={Path(n).stem for n in names})
+            rewriter = HistoryRewriter(repo, plan.drop, edits, plan.scrub)
             mapping = rewriter.rewrite_all()
-            refs = _move_refs(repo, mapping)
-            _drop_from_index(repo, [rel_path])
-            on_disk = repo.top / repo.to_repo(rel_path)
-            removed = on_disk.is_file()
-            if removed:
-                on_disk.unlink()
+            pushed = _pushed_to(repo, mapping)
+            if pushed and not force:
+                raise HistoryError(
+                    f"{rel_path} is already in {', '.join(pushed)}: purging here would not erase the "
+                    "remote's copy and rewrites history others may have — rerun with --force, then "
+                    "force-push (and ask anyone who cloned to re-clone)")
+            refs = move_refs(repo, mapping, plan.scrub)
+            _update_index(repo, plan.notes, rewriter)
+            removed = []
+            for rel in plan.notes:
+                on_disk = repo.top / repo.to_repo(rel)
+                if on_disk.is_file():
+                    on_disk.unlink()
+                    removed.append(rel)
+            edited = _edit_files(repo, edits)
         kept_stashes = _expire_and_prune(repo)
+        mentions = _mentioned_in(vault, plan)
         receipt = {
             "note": rel_path,
-            "paths": sorted(repo.to_vault(n) for n in names),
+            "paths": sorted(repo.to_vault(n) for n in plan.own_names),
+            "hubs_removed": plan.notes[1:],
             "rewritten": [{"old": old, "new": new} for old, new in mapping.items() if old != new],
             "refs": refs,
-            "removed_from_disk": removed,
+            "removed_from_disk": rel_path in removed,
+            "turns_redacted": [{"note": session, "turns": blocks} for session, blocks in plan.turns.items()],
+            "files_redacted": edited,
+            "blobs_rewritten": rewriter.edited_blobs(),
+            "messages_rewritten": rewriter.messages,
             "pushed_to": pushed,
             "still_mentioned_in": mentions,
             "warnings": [],
         }
         if mentions:
-            receipt["warnings"].append(f"other notes still link to it or quote it: {', '.join(mentions[:5])}"
-                                       " — edit them (and purge them too if needed)")
+            receipt["warnings"].append(f"other notes still link to it or quote it (or cite a redacted turn): "
+                                       f"{', '.join(mentions[:5])} — edit them (and purge them too if needed)")
+        if plan.missing_sources:
+            receipt["warnings"].append("source turns not found in the vault: "
+                                       + ", ".join(plan.missing_sources[:5]))
         if pushed:
             receipt["warnings"].append(f"{', '.join(pushed)} still hold the note until you force-push")
         if kept_stashes:
@@ -104,38 +125,17 @@ def purge(vault_root, rel_path: str, force: bool = False, lock_timeout: float | 
         return receipt
 
 
-def _versions(repo: Repo, rel_path: str) -> tuple[set[str], set[str]]:
-    """Every repo path the note had and every blob it ever was (on this branch)."""
-    names, blobs = {repo.to_repo(rel_path)}, set()
-    for version in note_versions(repo, rel_path):
-        names.add(repo.to_repo(version["path"]))
-        if version["old_path"]:
-            names.add(repo.to_repo(version["old_path"]))
-        if version["change"] != "D":
-            blob = repo.run("rev-parse", "-q", "--verify",
-                            f"{version['rev']}:{repo.to_repo(version['path'])}", ok_codes=(1, 128)).strip()
-            if blob:
-                blobs.add(blob)
-    return names, blobs
-
-
-def _mentioned_in(repo: Repo, rel_path: str, names: set[str]) -> list[str]:
-    """Notes in the vault that link to the purged note by any of its titles, or quote its
-    statement (a session note holding the turn it came from, a note that superseded it)."""
-    from vaultmem.note import parse_note
-
-    vault_dir = repo.top if repo.prefix == "." else repo.top / repo.prefix
-    note = vault_dir / rel_path
-    text = note.read_text(encoding="utf-8", errors="replace") if note.is_file() else ""
-    try:
-        statement = parse_note(text).statement()
-    except NoteParseError:
-        statement = ""
-    needles = [f"[[{Path(n).stem}" for n in names] + ([statement] if len(statement) >= 12 else [])
+def _mentioned_in(vault, plan) -> list[str]:
+    """Notes left in the vault that link to an erased note by any of its titles, quote its
+    statement (a note that superseded it, the user's own notes) or cite a turn it redacted
+    (another memory drawn from the same words)."""
+    needles = [f"[[{title}" for title in plan.titles]
+    needles += [f"{Path(session).stem}#^{block}]]" for session, blocks in plan.turns.items() for block in blocks]
+    needles += [s for s in plan.statements if len(s) >= MIN_PHRASE]
     found = []
-    for path in sorted(vault_dir.rglob("*.md")):
-        rel = path.relative_to(vault_dir).as_posix()
-        if rel == rel_path or any(part.startswith(".") for part in Path(rel).parts):
+    for path in sorted(vault.root.rglob("*.md")):
+        rel = path.relative_to(vault.root).as_posix()
+        if rel in plan.notes or any(part.startswith(".") for part in Path(rel).parts):
             continue
         content = path.read_text(encoding="utf-8", errors="replace")
         if any(needle in content for needle in needles):
@@ -143,154 +143,67 @@ def _mentioned_in(repo: Repo, rel_path: str, names: set[str]) -> list[str]:
     return found
 
 
-def _pushed_to(repo: Repo, names: set[str], blobs: set[str]) -> list[str]:
-    """Remote-tracking refs from which one of the note's versions is reachable."""
-    remotes = repo.run("for-each-ref", "--format=%(refname)", "refs/remotes").split()
+def _pushed_to(repo: Repo, mapping: dict[str, str]) -> list[str]:
+    """Remote-tracking refs whose history the purge rewrites (the remote holds the text)."""
+    listing = repo.run("for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes")
     pushed = []
-    for ref in remotes:
-        if not repo.run("rev-list", "-1", ref, "--", *sorted(names)).strip():
+    for line in listing.splitlines():
+        sha, _, ref = line.partition(" ")
+        if ref.endswith("/HEAD"):
             continue
-        for line in repo.run("rev-list", "--objects", ref).splitlines():
-            sha, _, path = line.partition(" ")
-            if sha in blobs and path in names:
-                pushed.append(ref[len("refs/remotes/"):])
-                break
+        if mapping.get(sha, sha) != sha:
+            pushed.append(ref[len("refs/remotes/"):])
     return pushed
 
 
-class _Rewriter:
-    """Rewrites trees and commits without the note's blobs, memoising each tree it visits."""
-
-    def __init__(self, repo: Repo, names: set[str], blobs: set[str], titles: set[str]):
-        self.repo, self.odb = repo, repo.repo.odb
-        self.drop = {(name, blob) for name in names for blob in blobs}
-        self.dirs = {"/".join(name.split("/")[:i]) for name in names for i in range(1, name.count("/") + 1)}
-        self.titles = sorted(titles, key=len, reverse=True)
-        self.trees: dict[tuple[str, str], str | None] = {}
-
-    def rewrite_all(self) -> dict[str, str]:
-        order = self.repo.run("rev-list", "--all", "--topo-order", "--reverse").split()
-        mapping: dict[str, str] = {}
-        for sha in order:
-            mapping[sha] = self._commit(sha, mapping)
-        return mapping
-
-    def _read(self, sha: str) -> bytes:
-        return self.odb.stream(bytes.fromhex(sha)).read()
-
-    def _store(self, kind: bytes, data: bytes) -> str:
-        return _store(self.odb, kind, data)
-
-    def _tree(self, sha: str, folder: str) -> str | None:
-        key = (sha, folder)
-        if key not in self.trees:
-            self.trees[key] = self._rewrite_tree(sha, folder)
-        return self.trees[key]
-
-    def _rewrite_tree(self, sha: str, folder: str) -> str | None:
-        data, pos, out, changed = self._read(sha), 0, [], False
-        width = len(sha) // 2
-        while pos < len(data):
-            space = data.index(b" ", pos)
-            nul = data.index(b"\0", space)
-            mode, name = data[pos:space], data[space + 1:nul].decode("utf-8", "surrogateescape")
-            entry_sha = data[nul + 1:nul + 1 + width]
-            pos = nul + 1 + width
-            path = f"{folder}/{name}" if folder else name
-            if mode != _TREE_MODE and (path, entry_sha.hex()) in self.drop:
-                changed = True
-                continue
-            if mode == _TREE_MODE and path in self.dirs:
-                new = self._tree(entry_sha.hex(), path)
-                if new is None:
-                    changed = True
-                    continue
-                if new != entry_sha.hex():
-                    changed, entry_sha = True, bytes.fromhex(new)
-            out.append(mode + b" " + name.encode("utf-8", "surrogateescape") + b"\0" + entry_sha)
-        if not changed:
-            return sha
-        return self._store(b"tree", b"".join(out)) if out else None
-
-    def _commit(self, sha: str, mapping: dict[str, str]) -> str:
-        raw = self._read(sha)
-        head, _, message = raw.partition(b"\n\n")
-        lines = head.split(b"\n")
-        tree = lines[0].split(b" ", 1)[1].decode()
-        parents = [line.split(b" ", 1)[1].decode() for line in lines if line.startswith(b"parent ")]
-        new_tree = self._tree(tree, "") or self._store(b"tree", b"")
-        new_parents = [mapping.get(p, p) for p in parents]
-        if new_tree == tree and new_parents == parents:
-            return sha
-        headers = [b"tree " + new_tree.encode()] + [b"parent " + p.encode() for p in new_parents]
-        skipping = False
-        for line in lines[1:]:
-            if line.startswith(b"parent "):
-                continue
-            if line.startswith(b" ") and skipping:
-                continue
-            skipping = line.split(b" ", 1)[0] in _SIGNATURE_HEADERS
-            if not skipping:
-                headers.append(line)
-        for title in self.titles:
-            message = message.replace(f"'{title}'".encode(), f"'{PURGED_TITLE}'".encode())
-        return self._store(b"commit", b"\n".join(headers) + b"\n\n" + message)
-
-
-def _move_refs(repo: Repo, mapping: dict[str, str]) -> list[str]:
-    """Point every branch, tag and remote-tracking ref (and ORIG_HEAD) at the rewritten
-    commits, in one transaction. Annotated tags get a new tag object (unsigned)."""
-    moved, commands = [], []
-    listing = repo.run("for-each-ref", "--format=%(objectname) %(objecttype) %(refname)")
-    refs = [line.split(" ", 2) for line in listing.splitlines() if line]
-    orig = repo.git_dir / "ORIG_HEAD"
-    if orig.is_file():
-        refs.append([orig.read_text().strip(), "commit", "ORIG_HEAD"])
-    for old, kind, ref in refs:
-        new = None
-        if kind == "commit" and mapping.get(old, old) != old:
-            new = mapping[old]
-        elif kind == "tag":
-            raw = repo.run("cat-file", "tag", old, raw=True)
-            target = raw.split(b"\n", 1)[0].split(b" ", 1)[1].decode()
-            if mapping.get(target, target) != target:
-                new = _retag(repo, raw, target, mapping[target])
-        if new:
-            commands.append(f"update {ref} {new} {old}\n")
-            moved.append(ref)
-    if commands:
-        done = subprocess.run(["git", "update-ref", "--no-deref", "--stdin"], cwd=repo.top, capture_output=True,
-                              input="".join(commands).encode())
-        if done.returncode != 0:
-            raise HistoryError(f"git update-ref failed: {done.stderr.decode(errors='replace').strip()}")
-    return moved
-
-
-def _retag(repo: Repo, raw: bytes, old_target: str, new_target: str) -> str:
-    body = raw.replace(old_target.encode(), new_target.encode(), 1)
-    signature = body.find(b"-----BEGIN PGP SIGNATURE-----")
-    return _store(repo.repo.odb, b"tag", body if signature == -1 else body[:signature])
-
-
-def _store(odb, kind: bytes, data: bytes) -> str:
-    from gitdb import IStream
-
-    return odb.store(IStream(kind, len(data), BytesIO(data))).binsha.hex()
-
-
-def _drop_from_index(repo: Repo, rel_paths) -> None:
-    """Remove the note from git's real index (we hold index.lock) without touching other entries."""
+def _update_index(repo: Repo, removed, rewriter: HistoryRewriter) -> None:
+    """Bring git's real index (we hold index.lock) in line: the erased notes leave it, and a
+    staged version of an edited note becomes its redacted version. Other entries stay."""
     real = repo.git_dir / "index"
     if not real.exists():
         return
     scratch = repo.git_dir / f"vaultmem-{os.getpid()}-purge.index"
+    env = {"GIT_INDEX_FILE": str(scratch)}
     try:
         shutil.copyfile(real, scratch)
         repo.run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--",
-                 *[repo.to_repo(p) for p in rel_paths], env={"GIT_INDEX_FILE": str(scratch)})
+                 *[repo.to_repo(p) for p in removed], env=env)
+        if rewriter.edits:
+            staged = repo.run("ls-files", "-s", "-z", "--", *sorted(rewriter.edits), env=env)
+            for entry in filter(None, staged.split("\0")):
+                info, _, path = entry.partition("\t")
+                mode, sha, stage = info.split()
+                new = rewriter.edit_blob(path, sha)
+                if new != sha and stage == "0":
+                    repo.run("update-index", "--cacheinfo", f"{mode},{new},{path}", env=env)
         os.replace(scratch, real)
     finally:
         scratch.unlink(missing_ok=True)
+
+
+def _edit_files(repo: Repo, edits) -> list[str]:
+    """Apply the edits to the files in the working tree (uncommitted changes included);
+    returns the vault paths changed. An edit racing the user's editor is retried."""
+    from vaultmem.errors import ConcurrentEdit
+    from vaultmem.vault import atomic_write
+
+    changed = []
+    for name, edit in sorted(edits.items()):
+        path = repo.top / name
+        for _attempt in range(5):
+            if not path.is_file():
+                break
+            data = path.read_bytes()
+            new = edit(data)
+            if new == data:
+                break
+            try:
+                atomic_write(path, new.decode("utf-8", "surrogateescape"), expected=data)
+            except ConcurrentEdit:
+                continue
+            changed.append(repo.to_vault(name))
+            break
+    return changed
 
 
 def _expire_and_prune(repo: Repo) -> int:

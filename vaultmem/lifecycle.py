@@ -119,13 +119,49 @@ def correct(memory, ref: str, text: str, *, user: str | None = None) -> dict:
             "reason": decision.reason, "superseded": old.rel}
 
 
-def purge_subject(vault: Vault, rel: str) -> tuple:
-    """(id, user) of a note about to be purged: afterwards git no longer knows them."""
-    try:
-        note = read_note(vault.abs(rel))
-        return note.id, note.user
-    except (VaultmemError, OSError):
-        return None, None
+def purge(memory, rel: str, *, force: bool = False) -> dict:
+    """Erase a memory everywhere vaultmem wrote it: git history and the working tree
+    (`forget.purge`: the note, its orphan hubs, the words of its source turns), then the
+    index (rows removed, table rewritten, old versions deleted), state.db (rows deleted,
+    vacuumed) and vaultmem's logs under `.vaultmem/` (phrases scrubbed). Returns the
+    receipt of `forget.purge` plus `"index"`, `"state"` and `"logs_scrubbed"`."""
+    from vaultmem import forget
+    from vaultmem.erasure import plan_erasure
+    from vaultmem.history import Repo
+
+    vault, indexer = memory.vault, memory.indexer
+    with Repo(vault.root) as repo:
+        plan = plan_erasure(repo, vault, rel)
+    receipt = forget.purge(vault.root, rel, force=force, plan=plan)
+    gone = sorted(set(plan.notes) | set(receipt["paths"]))
+    receipt["state"] = indexer.state.erase(plan.ids, gone)
+    report = indexer.sync(gone + [r for r in receipt["files_redacted"] if vault.is_memory_path(r)])
+    receipt["index"] = {"notes_removed": report.removed, "notes_reindexed": report.updated,
+                        **indexer.index.rewrite()}
+    receipt["logs_scrubbed"] = _scrub_files(vault.state_dir, plan.scrub, vault.root)
+    record_purge(indexer.state, (plan.ids[0] if plan.ids else None, plan.user), receipt)
+    return receipt
+
+
+def _scrub_files(folder: Path, scrub, root: Path) -> list[str]:
+    """Scrub vaultmem's own files under `.vaultmem/` (logs, service output) in place, so a
+    log handler that holds one open keeps writing to it. The index and state.db have their
+    own erasure; sockets and the like are not files."""
+    changed = []
+    for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+        rel = path.relative_to(folder)
+        if rel.parts[0] == "index" or rel.name.startswith("state.db") or not path.is_file() \
+                or path.is_symlink():
+            continue
+        with open(path, "r+b") as handle:
+            data = handle.read()
+            new = scrub(data)
+            if new != data:
+                handle.seek(0)
+                handle.write(new)
+                handle.truncate()
+                changed.append(path.relative_to(root).as_posix())
+    return changed
 
 
 def record_purge(state, subject: tuple, receipt: dict) -> None:

@@ -92,8 +92,16 @@ def forget(ctx, note, purge, force, as_json):
         click.echo(f"Archived {result['from']} -> {result['note']}")
         return
     click.echo(f"Purged {result['note']} (also known as: {', '.join(result['paths'])})")
+    for hub in result.get("hubs_removed", []):
+        click.echo(f"  with its entity hub {hub} (nothing else links to it)")
+    for turns in result.get("turns_redacted", []):
+        click.echo(f"Redacted the source turns {', '.join(turns['turns'])} of {turns['note']}")
     click.echo(f"Rewrote {len(result['rewritten'])} commits; moved {', '.join(result['refs']) or 'no refs'}:")
     for pair in result["rewritten"]:
         click.echo(f"  {pair['old'][:12]} -> {pair['new'][:12]}")
+    if "index" in result:
+        click.echo(f"Index rewritten: {result['index']['versions_removed']} old versions and "
+                   f"{result['index']['files_removed']} files deleted; state.db: "
+                   f"{result['state']['rows_removed']} rows deleted, vacuumed")
     for warning in result["warnings"]:
         click.echo(f"warning: {warning}", err=True)

@@ -74,7 +74,7 @@ class Daemon:
     def __init__(self, vault_root, foreground: bool = False):
         from vaultmem.api import Memory
 
-        self.memory = Memory(vault_root)
+        self.memory = Memory(vault_root, serving=True)
         self.vault = self.memory.vault
         self.root = self.vault.root
         self.foreground = foreground

@@ -1,0 +1,316 @@
+"""`forget --purge` erases every byte vaultmem wrote of a memory (issue 13).
+
+A memory is planted through a transcript (so a session turn holds its words) and another
+through `add`; further commits edit, archive, correct and roll back (a message citing a
+hash), searches touch the full-text index and state.db. After the purge and `git gc`,
+every file under the vault is read as raw bytes (loose git objects inflated, Lance files
+decoded, every git object through `git cat-file`) and none holds a word of either memory.
+The same with a real daemon running, the transcript dropped into its inbox.
+
+Real vault, git, LanceDB and the bundled model throughout.
+"""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from vaultmem import api, client, history
+from vaultmem.cli import cli
+from vaultmem.erasure import REDACTED, redact_turns
+from vaultmem.note import read_note
+
+VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
+TURN = "I'm allergic to Macadamia nuts since my trip to Quetzaltenango."
+TURN_WORDS = ("macadamia", "quetzaltenango", "allergic")
+NICKNAME = "The user's childhood nickname was Snickerdoodle."
+NICKNAME_WORDS = ("snickerdoodle", "nickname")
+CELLO = "I play the cello in a community orchestra on Tuesdays."
+_HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{7,40}(?![0-9A-Za-z])")
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    config = home / ".gitconfig"
+    config.write_text("[user]\n\tname = Ada\n\temail = ada@example.org\n[init]\n\tdefaultBranch = main\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("VAULTMEM_NOW", raising=False)
+    monkeypatch.delenv("VAULTMEM_VAULT", raising=False)
+
+
+def git(root, *args, raw=False):
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, check=True)
+    return done.stdout if raw else done.stdout.decode("utf-8", "replace")
+
+
+def write_transcript(path: Path) -> Path:
+    turns = [("m-1", "user", "Alice", "Good morning!"),
+             ("m-2", "assistant", "Assistant", "Good morning, how can I help?"),
+             ("m-3", "user", "Alice", TURN),
+             ("m-4", "assistant", "Assistant", "Noted, I will keep that in mind."),
+             ("m-5", "user", "Alice", CELLO)]
+    path.write_text("".join(json.dumps({"session": "chat-7", "id": mid, "role": role, "speaker": who,
+                                        "time": f"2026-11-29T10:0{i}:00", "text": text}) + "\n"
+                            for i, (mid, role, who, text) in enumerate(turns)), encoding="utf-8")
+    return path
+
+
+# --- what is left under the vault -------------------------------------------------------------
+
+def collect_garbage(root: Path) -> None:
+    """What a user would run to be sure: expire every reflog, repack, prune everything."""
+    git(root, "reflog", "expire", "--expire=now", "--all")
+    git(root, "gc", "--prune=now", "--aggressive", "--quiet")
+
+
+def occurrences(root: Path, words) -> tuple[dict, int, int]:
+    """Where any of `words` (case-insensitive) is left under `root`: a file's name, its raw
+    bytes, its zlib-inflated bytes (loose git objects), the decoded columns of a Lance file
+    (Lance may compress strings), and every git object as git inflates it (packs included).
+    Returns ({place: [words]}, files read, git objects read)."""
+    from lance.file import LanceFileReader
+
+    words = [w.lower().encode() for w in words]
+    hits, files = {}, 0
+
+    def check(place, data: bytes):
+        found = [w.decode() for w in words if w in data.lower()]
+        if found:
+            hits.setdefault(place, []).extend(found)
+
+    for dirpath, _dirs, names in os.walk(root):
+        for name in names:
+            path = Path(dirpath) / name
+            if path.is_symlink() or not path.is_file():
+                continue  # the daemon's socket
+            files += 1
+            rel = path.relative_to(root).as_posix()
+            data = path.read_bytes()
+            check(f"name {rel}", rel.encode())
+            check(rel, data)
+            try:
+                check(f"{rel} (inflated)", zlib.decompress(data))
+            except zlib.error:
+                pass
+            if name.endswith(".lance"):
+                table = LanceFileReader(str(path)).read_all().to_table()
+                check(f"{rel} (decoded)", repr(table.to_pylist()).encode())
+    objects = git(root, "cat-file", "--batch-all-objects", "--batch", raw=True)
+    check("git cat-file --batch-all-objects", objects)
+    check("git log -p --all", git(root, "log", "-p", "--all", raw=True))
+    count = len(git(root, "cat-file", "--batch-all-objects", "--batch-check").splitlines())
+    return hits, files, count
+
+
+def index_files(root: Path) -> set[str]:
+    lance = root / ".vaultmem" / "index" / "chunks.lance"
+    return {p.relative_to(lance).as_posix() for p in lance.rglob("*")
+            if p.is_file() and p.name != "latest_version_hint.json"}
+
+
+def assert_messages_cite_live_commits(root: Path, receipts) -> None:
+    """No commit message cites a rewritten hash: each hash it cites is a commit that exists."""
+    old = {pair["old"] for receipt in receipts for pair in receipt["rewritten"]}
+    messages = git(root, "log", "--all", "--format=%B%x00").split("\0")
+    cited = [token for message in messages for token in _HEX.findall(message)]
+    for token in cited:
+        assert not any(sha.startswith(token) for sha in old), f"{token} is a rewritten commit"
+        assert git(root, "cat-file", "-t", token).strip() == "commit", token
+
+
+def assert_session_redacted(root: Path, session: str) -> None:
+    text = (root / session).read_text(encoding="utf-8")
+    assert f"{REDACTED} ^m-3" in text and CELLO in text, text
+    assert "Good morning, how can I help? ^m-2" in text
+
+
+# --- in-process: API and CLI -----------------------------------------------------------------
+
+@pytest.fixture
+def mem(tmp_path, monkeypatch, embedder):
+    monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
+    root = tmp_path / "vault"
+    api.init(root)
+    return api.Memory(root, embedder=embedder)
+
+
+def created_from(run: dict, message_id: str) -> str:
+    return next(d["path"] for d in run["decisions"]
+                if d["action"] == "created" and d["source_messages"] == [message_id])
+
+
+def test_purge_leaves_no_byte_of_the_memory_or_of_its_turn(mem, tmp_path):
+    root = mem.vault.root
+    run = mem.extract([write_transcript(tmp_path / "chat.jsonl")])
+    allergy, cello = created_from(run, "m-3"), created_from(run, "m-5")
+    session = next(p for p in run["notes"] if p.startswith("Memory/Sessions/"))
+    nickname = mem.add(NICKNAME, type="fact")["path"]
+    assert mem.search("what is the user allergic to?")["hits"]
+    # The user edits the memory (committed as theirs), then more history piles up.
+    note = root / allergy
+    note.write_text(note.read_text(encoding="utf-8") + "She carries an EpiPen for the macadamia allergy.\n",
+                    encoding="utf-8")
+    history.commit_user_edits(root, [allergy])
+    first = mem.history(cello)["versions"][-1]["rev"]
+    mem.correct(cello, "Alice plays the viola in a community orchestra on Tuesdays.")
+    rolled = mem.rollback(cello, to=first)  # its message cites the extraction's commit
+    archived = mem.forget(allergy)["note"]
+    mem.reindex(full=True)
+    assert mem.search("Quetzaltenango")["hits"]
+    log = root / ".vaultmem" / "daemon.log"  # a line the daemon writes for a note it skipped
+    log.write_text(f"2026-11-29 10:00:00 WARNING vaultmem-worker skipped {archived}: demo\n")
+    before = index_files(root)
+
+    result = CliRunner().invoke(cli, ["--vault", str(root), "forget", archived, "--purge", "--json"])
+    assert result.exit_code == 0, result.output
+    receipt = json.loads(result.stdout)
+    second = mem.forget(nickname, purge=True)
+
+    assert receipt["paths"] == sorted([allergy, archived]) and receipt["removed_from_disk"]
+    assert receipt["turns_redacted"] == [{"note": session, "turns": ["m-3"]}]
+    assert {"Memory/Entities/Macadamia.md", "Memory/Entities/Quetzaltenango.md"} <= set(receipt["hubs_removed"])
+    assert "Memory/Entities/Alice.md" not in receipt["hubs_removed"]  # the cello memory links it
+    assert receipt["files_redacted"] == [session] and receipt["blobs_rewritten"] >= 1
+    assert receipt["messages_rewritten"] >= 3 and len(receipt["rewritten"]) >= 6
+    assert receipt["index"]["versions_removed"] >= 1 and receipt["index"]["files_removed"] >= 1
+    assert receipt["state"]["rows_removed"] >= 1 and receipt["state"]["vacuumed"]
+    assert receipt["logs_scrubbed"] == [".vaultmem/daemon.log"]
+    assert second["index"]["versions_removed"] >= 1 and second["rewritten"]
+    assert_session_redacted(root, session)
+    assert not (root / archived).exists() and not (root / "Memory/Entities/Macadamia.md").exists()
+    assert (root / cello).is_file() and (root / "Memory/Entities/Alice.md").is_file()
+
+    collect_garbage(root)
+    words = TURN_WORDS + NICKNAME_WORDS
+    hits, files, objects = occurrences(root, words)
+    assert hits == {}, hits
+    print(f"\npurge, in-process: 0 occurrences of {len(words)} words in {files} files and "
+          f"{objects} git objects")
+    # Every index file was written after the purge: no old full-text page survives (its
+    # token dictionary is compressed, so this is checked by file, not only by grep).
+    assert index_files(root).isdisjoint(before - {"_versions/latest_version_hint.json"})
+    assert_messages_cite_live_commits(root, [receipt, second])
+    rollback_message = git(root, "log", "--all", "--grep=roll back", "--format=%s").strip()
+    cited = _HEX.findall(rollback_message)
+    assert cited and cited != [rolled["rev"][:8]], rollback_message  # the new hash of that commit
+
+    # Search finds nothing of it, and the vault keeps working.
+    for query in ("Macadamia nuts allergy", "Quetzaltenango", "childhood nickname Snickerdoodle"):
+        shown = json.dumps(mem.search(query, all=True)["hits"]).lower()
+        assert not any(word in shown for word in words), shown
+    assert mem.indexer.index.fts("quetzaltenango") == []
+    assert mem.add("The user bakes sourdough bread on Sundays.", type="fact")["action"] == "created"
+    assert mem.search("what does the user bake?")["hits"][0]["title"].startswith("The user bakes sourdough")
+    assert mem.search("who plays in an orchestra?")["hits"]
+    doctor = mem.doctor()
+    assert not any(doctor["drift"].values()) and doctor["index_error"] is None, doctor
+    assert git(root, "fsck", "--full", "--strict", "--no-dangling").strip() == ""
+
+
+def test_redact_turns_keeps_everything_but_the_words():
+    note = ("---\r\nid: s1\r\ntype: session\r\n---\r\n**Alice** · 2026-11-29 10:02\r\nSome line\r\n"
+            "\\- a listed line ^m-3\r\n\r\n**Bob** · 2026-11-29 10:03\r\nA reply ^m-4\r\n")
+    out = redact_turns(note, {"m-3"})
+    assert out == note.replace("Some line\r\n\\- a listed line ^m-3", f"{REDACTED} ^m-3")
+    assert redact_turns(out, {"m-3"}) == out  # already redacted: unchanged
+    assert redact_turns(note, {"m-9"}) == note
+
+
+# --- with the daemon running -----------------------------------------------------------------
+
+def vaultmem(root, *args, check=True):
+    done = subprocess.run([VAULTMEM, "--vault", str(root), *args], capture_output=True, text=True,
+                          timeout=300)
+    if check and done.returncode != 0:
+        raise AssertionError(f"vaultmem {' '.join(args)}: {done.stderr}")
+    return done
+
+
+def wait_for(predicate, what: str, deadline: float = 120.0):
+    end, last = time.monotonic() + deadline, None
+    while time.monotonic() < end:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
+
+
+@pytest.fixture
+def daemon_vault(tmp_path):
+    root = tmp_path / "vault"
+    vaultmem(root, "init", str(root))
+    config = root / ".vaultmem" / "config.toml"
+    config.write_text(config.read_text().replace("commit_quiet_seconds = 5", "commit_quiet_seconds = 1"))
+    started = json.loads(vaultmem(root, "daemon", "start", "--json").stdout)
+    assert started["started"], started
+    try:
+        wait_for(lambda: client.request(root, "status")["state"] == "watching", "the daemon to watch")
+        yield root
+    finally:
+        from vaultmem.daemon.control import stop_daemon
+
+        try:
+            stop_daemon(root, timeout=60)
+        except Exception:
+            os.kill(started["pid"], signal.SIGKILL)
+
+
+def settled(root: Path) -> bool:
+    """The daemon has indexed every event and has no user edit left to commit."""
+    status = client.request(root, "flush", {"timeout": 30})
+    return status["idle"] and status["queue_detail"]["edits_to_commit"] == 0
+
+
+def test_purge_with_the_daemon_running(daemon_vault):
+    root = daemon_vault
+    inbox = root / "Memory" / "Inbox"
+    write_transcript(inbox / "chat.jsonl")  # the daemon extracts it and keeps it in processed/
+    kept = inbox / "processed" / "chat.jsonl"
+    wait_for(lambda: kept.is_file() and list((root / "Memory" / "Facts").glob("*Macadamia*")), "the inbox run")
+    allergy = next((root / "Memory" / "Facts").glob("*Macadamia*")).relative_to(root).as_posix()
+    session = next((root / "Memory" / "Sessions").glob("*.md")).relative_to(root).as_posix()
+    vaultmem(root, "add", NICKNAME, "--type", "fact")
+    assert "Quetzaltenango" in vaultmem(root, "search", "Quetzaltenango").stdout
+    note = root / allergy
+    note.write_text(note.read_text(encoding="utf-8") + "She carries an EpiPen for the macadamia allergy.\n",
+                    encoding="utf-8")
+    wait_for(lambda: "Edit '" in git(root, "log", "-1", "--format=%s"), "the daemon to commit the edit")
+    wait_for(lambda: settled(root), "the daemon to settle")
+
+    receipt = json.loads(vaultmem(root, "forget", allergy, "--purge", "--json").stdout)
+    title = Path(next(p for p in (root / "Memory" / "Facts").glob("*Snickerdoodle*"))).stem
+    second = json.loads(vaultmem(root, "forget", title, "--purge", "--json").stdout)
+    assert receipt["turns_redacted"] == [{"note": session, "turns": ["m-3"]}]
+    assert sorted(receipt["files_redacted"]) == sorted([session, kept.relative_to(root).as_posix()])
+    assert receipt["index"]["versions_removed"] >= 1 and second["index"]["versions_removed"] >= 1
+    assert REDACTED in kept.read_text(encoding="utf-8") and "Macadamia" not in kept.read_text(encoding="utf-8")
+    assert_session_redacted(root, session)
+    wait_for(lambda: settled(root), "the daemon to settle after the purge")
+    assert client.request(root, "status")["running"]
+
+    collect_garbage(root)
+    words = TURN_WORDS + NICKNAME_WORDS
+    hits, files, objects = occurrences(root, words)
+    assert hits == {}, hits
+    print(f"\npurge, daemon running: 0 occurrences of {len(words)} words in {files} files and "
+          f"{objects} git objects")
+    assert_messages_cite_live_commits(root, [receipt, second])
+    found = client.request(root, "search", {"query": "Macadamia Quetzaltenango allergy", "k": 10})
+    assert not any(word in json.dumps(found["hits"]).lower() for word in words)
+    vaultmem(root, "add", "The user bakes sourdough bread on Sundays.", "--type", "fact")
+    hits_after = client.request(root, "search", {"query": "what does the user bake?", "k": 3})["hits"]
+    assert hits_after and hits_after[0]["title"].startswith("The user bakes sourdough")
+    assert read_note(root / session).type == "session"
