@@ -138,7 +138,8 @@ def check_memory(probe: dict, notes) -> tuple[bool, str, bool | None]:
     active = [n for n in notes if n.is_active_memory]
     holders = [n for n in active if len(_holds(n.body, expect)) == len(expect)]
     wanted = probe.get("type")
-    type_ok = None if not wanted else any(n.type == wanted for n in holders)
+    # Scored apart: is a memory that was found of the right type (None when not found).
+    type_ok = any(n.type == wanted for n in holders) if wanted and holders else None
     if holders:
         types = ", ".join(sorted({n.type for n in holders}))
         found = f"{holders[0].rel} [{types}]" + (f"; type {wanted} wanted" if type_ok is False else "")
