@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.transcripts import write_chatgpt, write_claude, write_jsonl, write_markdown
+
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 
 
@@ -79,32 +81,12 @@ def sentences():
 
 def write_transcripts(folder: Path) -> list[Path]:
     folder.mkdir()
-    texts = sentences()
-    jsonl = folder / "secrets.jsonl"
-    jsonl.write_text("\n".join(json.dumps({"session": "leak-jsonl", "id": f"j-{n}", "role": "user",
-                                           "time": f"2026-12-01T10:{n:02d}:00", "text": text})
-                               for n, text in enumerate(texts)) + "\n", encoding="utf-8")
-    mapping, parent = {}, None
-    for n, text in enumerate(texts):
-        mapping[f"g-{n}"] = {"id": f"g-{n}", "parent": parent, "children": [f"g-{n + 1}"] if n + 1 < len(texts) else [],
-                             "message": {"id": f"g-{n}", "author": {"role": "user"}, "create_time": 1796119200 + n,
-                                         "content": {"content_type": "text", "parts": [text]}}}
-        parent = f"g-{n}"
-    chatgpt = folder / "chatgpt.json"
-    chatgpt.write_text(json.dumps([{"id": "leak-chatgpt", "title": "Call me on +44 20 7946 0958",
-                                    "create_time": 1796119200, "mapping": mapping,
-                                    "current_node": parent}]), encoding="utf-8")
-    claude = folder / "claude.json"
-    claude.write_text(json.dumps([{"uuid": "leak-claude", "name": "Keys and numbers",
-                                   "created_at": "2026-12-01T11:00:00", "chat_messages": [
-                                       {"uuid": f"c-{n}", "sender": "human", "created_at": "2026-12-01T11:00:00",
-                                        "content": [{"type": "text", "text": text}]} for n, text in enumerate(texts)]}]),
-                      encoding="utf-8")
-    markdown = folder / "chat.md"
-    markdown.write_text("---\nsession: leak-markdown\ndate: 2026-12-01\n---\n\n"
-                        + "\n\n".join(f"**Alice:** {text}\n\n**Assistant:** Noted." for text in texts) + "\n",
-                        encoding="utf-8")
-    return [jsonl, chatgpt, claude, markdown]
+    turns = [("user", text) for text in sentences()]
+    acknowledged = [turn for text in sentences() for turn in (("user", text), ("assistant", "Noted."))]
+    return [write_jsonl(folder / "secrets.jsonl", "leak-jsonl", turns),
+            write_chatgpt(folder / "chatgpt.json", "leak-chatgpt", "Call me on +44 20 7946 0958", turns),
+            write_claude(folder / "claude.json", "leak-claude", "Keys and numbers", turns),
+            write_markdown(folder / "chat.md", "leak-markdown", acknowledged)]
 
 
 @pytest.fixture(scope="module")
