@@ -32,13 +32,21 @@ Span = tuple[str, int, int]
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:x+|\*+|•+|\.+|-+|_+|#+|\?+|0+|"
     r"test(?:ing)?|example|sample|dummy|fake|foo|bar|baz|placeholder|changeme|change[_-]?me|"
-    r"redacted|hidden|secret|password|passwd|pass|token|key|apikey|api[_-]?key|none|null|nil|"
+    r"redacted|hidden|secret|password|passwd|pass|token|key|apikey|api[_-]?key|none|null|nil|todo|tbd|fixme|"
+    r"bearer|basic|"
     r"true|false|undefined|str|string|bytes|int|bool|any|optional\[.*\]|secretstr|required|"
     r"your[_ -].*|my[_-].*|<.*>|\{.*\}|\[.*\]|\(.*\)|.*[_-]here|.*[_-]goes[_-]here|"
-    r"(?:x{3,}|\*{3,}).*|.*(?:x{4,}|\*{3,}))$")
+    r"(?:x{3,}|\*{3,}).*|.*(?:x{4,}|\*{3,}|\.{3}|…))$")
 _REFERENCE = re.compile(
     r"^(?:\$|%[A-Za-z_]|@[A-Za-z_]|\{\{|<|os\.|env\.|process\.env|secrets\.|settings\.|config\.|"
-    r"self\.|this\.|ENV\[|getenv|input\(|getpass|\[REDACTED)|\($|\)\W*$|[(){}]")
+    r"self\.|this\.|ENV\[|getenv|input\(|getpass|\[REDACTED)|\($|\)\W*$|[(){}]|^[a-z][a-z0-9+.-]*://")
+_NOT_VALUE = re.compile(
+    r"(?i)^(?:[a-z][a-z0-9+.-]*://\S*|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:localhost|(?:[\w-]+\.)+[a-z]{2,})(?::\d+)?(?:/\S*)?|"
+    r"[A-Za-z_]\w{0,23}(?:\.[A-Za-z_]\w{0,23})+|\d+-[a-z]+(?:-[a-z]+)*|"
+    r"[~.]?/\S*|[a-z]:\\\S*|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?|\d{4}-\d{2}-\d{2}\S*|\d{1,2}:\d{2}(?::\d{2})?|"
+    r"v?\d+(?:\.\d+)+\S*|\$\w+|%\w+%|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:[_-][a-z]+)+)|\w+\.(?:json|ya?ml|"
+    r"toml|ini|env|txt|md|py|js|ts|sh|conf|cfg|jks|p12|pem|key|pdf|csv|log)|\d+(?:st|nd|rd|th|px|ms|s|"
+    r"mb|gb|kb|k|%)|\d+[+x]|\d+[.,]\d+|https?:\S*)$")
 _ENGLISH_WORDS = {
     "a", "an", "the", "not", "too", "very", "so", "strong", "weak", "required", "wrong",
     "incorrect", "correct", "long", "short", "expired", "same", "different", "changed", "gone",
@@ -58,22 +66,25 @@ _ENGLISH_WORDS = {
     "what's", "whatever", "wrong.", "expiring", "due", "rotated", "different", "compromised",
     "leaked", "correct.", "no", "yes", "true", "false", "unique", "special", "tricky", "all",
     "lowercase", "uppercase", "numeric", "numbers", "digits", "letters", "characters", "chars",
+    # where passwords are kept, named in the same breath
+    "1password", "bitwarden", "lastpass", "keepass", "keepassxc", "dashlane", "keychain", "authy",
+    "yubikey", "vaultwarden", "proton", "okta", "doppler",
 }
 _STOP_SUFFIX = re.compile(r"(?i)^[a-z]+(?:ed|ing|ly|able|ible|ful|less|ous|ive)$")
 
 
 def placeholder(value: str) -> bool:
-    """A value that stands for a secret without being one (or refers to one elsewhere)."""
+    """A value that stands for a secret without being one (or refers to one elsewhere), or
+    is something else a sentence about secrets holds: a URL, an address, a path, a date."""
     value = value.strip().strip("\"'`“”‘’")
     return (len(value) < 2 or bool(_PLACEHOLDER.match(value)) or bool(_REFERENCE.search(value))
-            or len(set(value.lower())) == 1)
+            or len(set(value.lower())) == 1 or bool(_NOT_VALUE.match(value)))
 
 
 def _has_shape(value: str) -> bool:
     """Looks made up rather than a word: digits with letters, a symbol, or inner capitals."""
     letters = re.search(r"[A-Za-z]", value)
-    return bool((letters and re.search(r"\d", value)) or re.search(r"[^\w\s]", value.strip(".,!?"))
-                or re.search(r"[a-z][A-Z]", value))
+    return bool((letters and re.search(r"\d", value)) or re.search(r"[!@#$%^&*+=~?|]", value.strip(".,!?")))
 
 
 def _word_value_ok(value: str, follows: str) -> bool:
@@ -99,7 +110,9 @@ def _token_value_ok(value: str) -> bool:
 
 # ---- prose: a keyword, a few words, a copula, the value ---------------------------------------
 
-_PW_KEY = (r"(?:pass(?:word|wd|code|phrase)s?|pwd|pw|pin(?:\s*(?:code|number|no\.?|#))?|"
+_NOT_THE_SECRET = (r"(?!\s*(?:managers?|resets?|polic(?:y|ies)|fields?|hints?|strength|rules?|requirements?|"
+                   r"hash(?:es|ing)?|length|prompts?|box|input|protected|change|expir\w+|less)\b)")
+_PW_KEY = (r"(?:pass(?:word|wd|code|phrase)s?(?!-)|pwd|pw|pin(?:\s*(?:code|number|no\.?|#))?|"
            r"wi-?fi\s+(?:key|pass)|network\s+key|wpa2?\s+key|"
            r"(?:door|gate|alarm|lockbox|garage|safe|locker|keypad|entry|building|padlock)\s+code)")
 _TOKEN_KEY = (r"(?:api[\s_-]?key|access[\s_-]?(?:token|key)|auth[\s_-]?token|refresh[\s_-]?token|"
@@ -112,12 +125,12 @@ _COPULA = (r"(?P<sep>\s*(?:[:=：]|->|=>)\s*|(?:'s|’s)\s+|\s+(?:is|was|are|wer
 _VALUE = (r"(?:(?P<q>[\"“‘'`])(?P<qv>[^\"”’'`\n]{2,64})[\"”’'`]"
           r"|(?P<v>[^\s\"'“”‘’`<>]+?)(?=[.,;!?)]*(?:\s|$)|[\"”’'`]))")
 
-_PROSE = re.compile(r"(?i)\b(?P<key>" + _PW_KEY + "|" + _TOKEN_KEY + r")\b" + _GAP + _COPULA + _VALUE)
+_PROSE = re.compile(r"(?i)\b(?P<key>" + _PW_KEY + "|" + _TOKEN_KEY + r")\b" + _NOT_THE_SECRET + _GAP + _COPULA + _VALUE)
 _REVERSED = re.compile(
     r"(?i)(?<![\w@./-])(?P<v>[^\s\"'“”‘’`<>]{6,64}?)[.,]?\s+(?:is|was|as|=)\s+(?:(?:my|the|our|his|her|their|"
     r"your|a|new|old|current)\s+)+(?:[\w'’-]+\s+){0,3}?(?P<key>" + _PW_KEY + "|" + _TOKEN_KEY + r")\b")
 
-_ZH_KEY = (r"(?P<key>密码|密碼|口令|暗码|PIN\s*码|pin\s*码|门禁码|开锁码|密钥|秘钥|令牌|访问令牌|"
+_ZH_KEY = (r"(?P<key>(?:密码|密碼)(?!管理|学|强度|提示|规则|框|输入框|长度|错误)|口令|暗码|PIN\s*码|pin\s*码|门禁码|开锁码|密钥|秘钥|令牌|访问令牌|"
            r"API\s*密钥|api\s*key|token|Token|TOKEN)")
 _ZH = re.compile(
     _ZH_KEY + r"(?P<gap>[^\n。！？；!?;，,]{0,12}?)"
@@ -142,7 +155,12 @@ def _prose(text: str) -> Iterator[Span]:
 
 def _prose_value_ok(m: re.Match, value: str, follows: str) -> bool:
     key = m.group("key").lower()
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    if m.re is _ZH and not cjk.search(key + m.group("gap") + m.group("sep")):
+        return False  # "token: …" in English text is the English pattern's to judge
     if m.group("qv"):
+        if m.group("q") == "`" and " " in value.strip():
+            return False  # a command in backticks, not a value
         return not placeholder(value) and value.lower() not in _ENGLISH_WORDS
     if key.startswith("pin") or key.endswith(" code") or key in ("门禁码", "开锁码"):
         return bool(re.fullmatch(r"\d{4,10}|[A-Za-z]?\d{3,10}[A-Za-z#*]?", value)) and not placeholder(value)
@@ -150,7 +168,7 @@ def _prose_value_ok(m: re.Match, value: str, follows: str) -> bool:
         return _token_value_ok(value)
     if m.group("sep").strip() in (":", "=", "：", "->", "=>") and not m.group("gap"):
         return not placeholder(value) and value.lower() not in _ENGLISH_WORDS
-    if re.search(r"[\u4e00-\u9fff]", key):
+    if cjk.search(key):
         return not placeholder(value) and (len(value) >= 4 or value.isdigit())
     return _word_value_ok(value, follows)
 
@@ -169,10 +187,10 @@ def _kind(key: str) -> str:
 # ---- code and config --------------------------------------------------------------------------
 
 _SECRET_NAME = (r"[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|"
-                r"private[_-]?key|access[_-]?key|credentials?|cookie|session[_-]?(?:id|key)|sessid|"
+                r"private[_-]?key|access[_-]?key|[_-]key|credentials?|session|sessid|psk|"
                 r"dsn|salt|auth)[A-Za-z0-9_.-]*")
 _ASSIGN = re.compile(
-    r"(?im)(?P<lead>^[ \t]*(?:export[ \t]+|set[ \t]+|-[ \t]+)?|[\s{,(\"'])"
+    r"(?im)(?P<lead>^[ \t]*(?:export[ \t]+|set[ \t]+|-[ \t]+)?|[\s{,(\"'?&])"
     r"(?P<name>" + _SECRET_NAME + r")[\"']?[ \t]*(?P<sep>:=|=>|=(?!=)|:(?![:/]))[ \t]*"
     r"(?:(?P<q>[\"'`])(?P<qv>[^\"'`\n]{1,200})(?P=q)|(?P<v>[^\s\"'`;,)}\]]{1,200}))")
 _HEADER = re.compile(r"(?im)\b(?:authorization|x-api-key|x-auth-token|api-key|private-token)[\"']?\s*[:=]\s*"
@@ -180,15 +198,35 @@ _HEADER = re.compile(r"(?im)\b(?:authorization|x-api-key|x-auth-token|api-key|pr
 _COOKIE_LINE = re.compile(r"(?im)\b(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?(?P<body>[^\n\"']+)")
 _COOKIE_PAIR = re.compile(r"(?:^|;)\s*(?P<name>[\w.-]+)=(?P<v>[^;\s]+)")
 _COOKIE_ATTRS = {"path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority"}
-_URL_CREDS = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://(?P<user>[^\s:/@\"'<>]*):(?P<v>[^\s/@\"'<>]+)@[\w\[.-]")
+_URL_CREDS = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://(?P<user>[^\s:/@\"'<>]*):(?P<v>[^\s/\"'<>]+)@[\w\[.-]")
+_URL_TOKEN = re.compile(r"(?i)https?://\S*?/(?:api/)?webhooks?/\d+/(?P<v>[\w-]{30,})")
+_CLI = re.compile(
+    r"(?i)(?:\b(?:mysql|mariadb|mysqldump|mysqladmin)\b[^\n|;`]*?\s-p(?P<a>[^\s'\"-][^\s'\"`]*)"
+    r"|\b(?:sshpass|(?:docker|podman|nerdctl|helm\s+registry)\s+login|mongo\w*|psql)\b[^\n|;`]*?\s-p\s+"
+    r"(?P<q1>['\"]?)(?P<b>[^\s'\"`]+)(?P=q1)"
+    r"|\bredis-cli\b[^\n|;`]*?\s-a\s+(?P<q2>['\"]?)(?P<c>[^\s'\"`]+)(?P=q2)"
+    r"|(?<!\S)(?:--password|--passwd|--pass|--passphrase|--token|--auth-token|--api-key|-storepass|-keypass|"
+    r"-srcstorepass|-deststorepass|-srckeypass|-destkeypass|-passin\s+pass:|-passout\s+pass:)(?:[ =]|(?<=pass:))"
+    r"(?P<q3>['\"]?)(?P<d>[^\s'\"`]+)(?P=q3)"
+    r"|\becho\s+(?P<q4>['\"]?)(?P<e>[^\s'\"|]+)(?P=q4)\s*\|\s*sudo\s+-S"
+    r"|\bnet\s+use\b[^\n]*?/user:\S+\s+(?P<f>[^\s/]+)"
+    r"|(?m:^[ \t]*[\w.-]+:(?:\d+|\*):[\w*.-]+:[\w.@-]+:(?P<g>\S+))"  # a ~/.pgpass line
+    r"|(?<![\w/])[\w.@-]{2,32} / (?P<h>(?=\S*[A-Za-z])(?=\S*\d)(?=\S*[!@#$%^&*+=~?])[^\s/,，]{6,64}))")
 _CONN = re.compile(r"(?i)(?:^|[;\s\"'])(?:password|pwd|passwd)\s*=\s*(?P<v>[^;\"'\s]+)")
+
+
+_SETTING_NAME = re.compile(
+    r"(?i)(?:^|[_.-])(?:timeout|ttl|length|len|size|min|max|count|expir\w*|age|type|name|id|file|path|dir|"
+    r"url|uri|host|port|user|username|header|field|prefix|endpoint|enabled|required|policy|hasher|"
+    r"algorithm|format|mode|validators?|reset\w*)$")
 
 
 def _code(text: str) -> Iterator[Span]:
     for m in _ASSIGN.finditer(text):
         group = "qv" if m.group("qv") is not None else "v"
         value = m.group(group)
-        if placeholder(value) or value.lower() in _ENGLISH_WORDS:
+        if (placeholder(value) or value.lower() in _ENGLISH_WORDS or m.group("q") == "`"
+                or _SETTING_NAME.search(m.group("name"))):
             continue
         env_line = m.group("name").isupper() and m.group("lead").strip() in ("", "export", "set", "-")
         quoted = group == "qv"
@@ -202,10 +240,16 @@ def _code(text: str) -> Iterator[Span]:
     for line in _COOKIE_LINE.finditer(text):
         for m in _COOKIE_PAIR.finditer(line.group("body")):
             value = m.group("v")
-            if m.group("name").lower() in _COOKIE_ATTRS or placeholder(value) or len(value) < 6:
+            if m.group("name").lower() in _COOKIE_ATTRS or not _looks_made_up(value, "tok"):
                 continue
             offset = line.start("body")
             yield "cookie", offset + m.start("v"), offset + m.end("v")
+    for m in _CLI.finditer(text):
+        group = next(g for g in "abcdefgh" if m.group(g))
+        if not placeholder(m.group(group)) and _has_shape(m.group(group)):
+            yield "password", m.start(group), m.end(group)
+    for m in _URL_TOKEN.finditer(text):
+        yield "token", m.start("v"), m.end("v")
     for pattern, kind in ((_URL_CREDS, "url-credential"), (_CONN, "password")):
         for m in pattern.finditer(text):
             if not placeholder(m.group("v")) and m.group("v").lower() not in ("pass", "pw", "pwd"):
@@ -226,6 +270,108 @@ def _name_kind(name: str) -> str:
 def credentials(text: str) -> Iterator[Span]:
     """Every keyword-named credential value in `text` (spans may overlap; the caller picks)."""
     masked = [m.span() for m in re.finditer(r"\$\{[^}\n]*\}|\$\([^)\n]*\)|`[^`\n]*\$[^`\n]*`", text)]
-    for kind, start, end in (*_code(text), *_prose(text)):
+    for kind, start, end in (*_code(text), *_prose(text), *_near_keyword(text)):
         if start < end and not any(s < end and start < e for s, e in masked):
             yield kind, start, end
+
+
+# ---- near a keyword: a made-up looking value in the same clause ---------------------------------
+# People put the value anywhere after the word ("I use the same password everywhere, X, which
+# I know is bad"; "密码还是老样子，X，你别再问了"). A value there is redacted when it looks made up
+# (letters with digits or symbols, a long random string, digits for a PIN or lock code) and is
+# none of the things a clause about passwords also holds: URLs, e-mail addresses, host names,
+# paths, dates, versions, variable names, plain words.
+
+_NEAR_PW = (r"pas+w(?:or|ro|r|o)?d|passphrase|passcode|(?:ssh|pg|store|key|src|dest)pass|"
+            r"(?<![\w-])(?:pass|pw|pwd|psk|login|creds?|credentials|p(?=\s*[:=]))(?![\w-])|"
+            r"wi-?fi|hotspot|recovery\s+(?:key|phrase|code)|seed\s+phrase|mnemonic")
+_NEAR_PIN = (r"(?<![\w-])pin(?![\w-])|combo|combination|"
+             r"(?:alarm|door|gate|lock\s?box|garage|safe|locker|keypad|padlock|disarm|unlock)"
+             r"(?:\W+\w+){0,5}?\W+code(?![\w-])")
+_NEAR_TOKEN = (r"token|secret|api[\s_-]?key|apikey|(?<![\w-])(?:key|auth)(?![\w-])|private\s+key|"
+               r"cookie|session|credential|授权码|密钥|秘钥|私钥|令牌")
+_NEAR_ZH_PW = r"(?:密码|密碼)(?!管理|学|强度|提示|规则|框|输入框|长度|错误)|口令"
+_NEAR = re.compile(r"(?i)(?:(?P<pin>" + _NEAR_PIN + r")|(?P<pw>" + _NEAR_PW + "|" + _NEAR_ZH_PW + r")|(?P<tok>"
+                   + _NEAR_TOKEN + "))" + _NOT_THE_SECRET)
+_CLAUSE_END = re.compile(r"\n|(?:[。！？]|[.!?](?=\s|$))(?=[^。！？.!?\n]*(?:[。！？\n]|[.!?](?:\s|$)))")
+_CANDIDATE = re.compile(r"(?P<app>(?<![\w-])[a-z]{4}(?: [a-z]{4}){3}(?![\w-]))"  # app passwords
+                        r"|(?P<q>[\"“‘'「『`])(?P<qv>[^\"”’'」』`\n]{2,80})[\"”’'」』`]"
+                        r"|(?P<v>[^\s\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]+)")
+_OPENERS = "([{<>'\"“‘,=:@`"
+_BASE64_LINE = re.compile(r"\n[ \t]*[A-Za-z0-9+/]{16,}={0,2}[ \t]*(?=\n|$)")
+_COMMON4 = set("that this with when what have will your from they been some take like just them then "
+               "than were here there also only into over very much more most make said each".split())
+
+
+def _app_password(value: str) -> bool:
+    """Four groups of four letters, as Google and Apple print app passwords."""
+    from vaultmem.secret_rules import shannon_entropy
+    words = value.split()
+    return not any(w in _COMMON4 for w in words) and shannon_entropy(value.replace(" ", "")) >= 3.4
+
+
+def _looks_made_up(value: str, family: str) -> bool:
+    if placeholder(value) or _NOT_VALUE.match(value) or value.lower() in _ENGLISH_WORDS:
+        return family == "pin" and bool(re.fullmatch(r"\d{4,10}", value))
+    if family == "pin" or (family == "pw" and re.fullmatch(r"\d+#?", value)):
+        return bool(re.fullmatch(r"\d{4,10}#?|\d{1,3}(?:-\d{1,3}){2,5}", value))
+    if re.fullmatch(r"\d{4,8}(?:-\d{4,8}){3,}", value):  # recovery keys in groups of digits
+        return True
+    letters, digits = re.search(r"[A-Za-z]", value), re.search(r"\d", value)
+    symbol = re.search(r"[!@#$%^&*+=~?|<>]", value[:-1])  # inside, not a final "!" or "?"
+    if letters and (digits or symbol) and len(value) >= 6:
+        return True
+    from vaultmem.secret_rules import shannon_entropy
+    return len(value) >= 12 and shannon_entropy(value) >= (3.5 if value.isalpha() else 3.3)
+
+
+def _quoted_made_up(value: str, family: str) -> bool:
+    if placeholder(value) or value.lower() in _ENGLISH_WORDS:
+        return False
+    words = value.split()
+    if value != value.strip():
+        return False
+    if len(words) == 1:
+        return _looks_made_up(value, family)
+    return family == "pw" and (_has_shape(value) or len(words) >= 3) and len(words) <= 24
+
+
+def _near_keyword(text: str) -> Iterator[Span]:
+    for key in _NEAR.finditer(text):
+        family = key.lastgroup
+        ident = re.match(r"[\w.-]*", text[key.start():]).group(0)
+        if _SETTING_NAME.search(ident):  # PASSWORD_RESET_TIMEOUT = 259200: a setting, no secret
+            continue
+        start = key.end()
+        end_match = _CLAUSE_END.search(text, start)
+        end = end_match.start() if end_match else len(text)
+        while True:  # a key body on the lines that follow
+            more = _BASE64_LINE.match(text, end)
+            if not more:
+                break
+            end = more.end()
+        window = text[start:end]
+        kind = "password" if family in ("pw", "pin") else "token"
+        words = 0
+        for m in _CANDIDATE.finditer(window):
+            words += 1
+            if words > 18:
+                break
+            if m.group("app") is not None:
+                if _app_password(m.group("app")):
+                    yield kind, start + m.start("app"), start + m.end("app")
+                continue
+            if m.group("qv") is not None:
+                if _quoted_made_up(m.group("qv"), family):
+                    yield kind, start + m.start("qv"), start + m.end("qv")
+                continue
+            raw = m.group("v")
+            lead = len(raw) - len(raw.lstrip(_OPENERS))
+            value = raw[lead:]
+            name, _, rest = value.partition("=")
+            if rest and re.fullmatch(r"[A-Za-z_][\w.-]{0,31}", name) and not _looks_made_up(name, family):
+                lead += len(name) + 1 + len(rest) - len(rest.lstrip(_OPENERS))
+                value = rest.lstrip(_OPENERS)
+            value = value.rstrip(".,;:)]}>'\"”’")
+            if value and "[REDACTED" not in value and _looks_made_up(value, family):
+                yield kind, start + m.start("v") + lead, start + m.start("v") + lead + len(value)

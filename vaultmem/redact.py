@@ -30,6 +30,8 @@ from vaultmem.secret_rules import scan as gitleaks_scan
 
 REDACTED = "[REDACTED:{kind}]"
 _ALREADY = re.compile(r"\[REDACTED:[\w-]+\]")
+# A token's shape filled in with a placeholder run ("AKIAXXXXXXXXXXXXXXXX", "sk_test_...").
+_SHAPE_ONLY = re.compile(r"(?i)x{8,}|\*{4,}|\.{3}$|…$|<[^>]*>")
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,8 @@ def find_secrets(text: str) -> list[Secret]:
     done = [m.span() for m in _ALREADY.finditer(text)]
     for rank, detector in enumerate(_DETECTORS):
         for kind, start, end in _spans(detector, text):
-            if start < end and not any(s <= start and end <= e for s, e in done):
+            if (start < end and not any(s <= start and end <= e for s, e in done)
+                    and not _SHAPE_ONLY.search(text[start:end])):
                 found.append((rank, start, end, kind))
     chosen: list[Secret] = []
     for rank, start, end, kind in sorted(found, key=lambda f: (f[0], f[1] - f[2], f[1])):
@@ -153,6 +156,7 @@ _DETECTORS: list[tuple[str | Callable, re.Pattern, int | str, Callable | None] |
      0, lambda v, m: _mixed(m.group("v"), m)),
     ("github-token", re.compile(_B + r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})" + _E), 0, None),
     ("slack-token", re.compile(_B + r"xox[baprs]-[A-Za-z0-9-]{10,}"), 0, None),
+    ("telegram-bot-token", re.compile(r"(?<![\w:])\d{8,10}:AA[A-Za-z0-9_-]{30,}" + _E), 0, None),
     ("google-api-key", re.compile(_B + r"AIza[0-9A-Za-z_-]{35}" + _E), 0, None),
     ("jwt", re.compile(_B + r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}"), 0, None),
     _gitleaks,

@@ -143,21 +143,48 @@ class Inbox:
 
 def _keep_redacted(path: Path, target: Path) -> None:
     """Keep the extracted transcript in processed/ with its secrets redacted, as its session
-    note has them: the raw file would hold the passwords and keys the notes leave out."""
-    from vaultmem.redact import redact
-
-    raw = path.read_bytes()
+    note has them: the raw file would hold the passwords and keys the notes leave out.
+    JSON is redacted value by value (a key such as "session" is no keyword for its value)."""
     try:
-        text = raw.decode("utf-8")
+        text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
         os.replace(path, target)  # the importer refused it before; nothing to redact
         return
-    clean, found = redact(text)
-    if not found:
+    clean = _redacted_json(text, path.suffix.lower())
+    if clean is None:
+        from vaultmem.redact import redact
+        clean = redact(text)[0]
+    if clean == text:
         os.replace(path, target)
         return
     atomic_write(target, clean)
     path.unlink()
+
+
+def _redacted_json(text: str, suffix: str) -> str | None:
+    """The JSON or JSON-lines text with every string value redacted, or None if not JSON."""
+    import json
+
+    from vaultmem.redact import redact
+
+    def walk(value):
+        if isinstance(value, str):
+            return redact(value)[0]
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        return value
+
+    try:
+        if suffix == ".jsonl":
+            return "".join(json.dumps(walk(json.loads(line)), ensure_ascii=False) + "\n" if line.strip()
+                           else line + "\n" for line in text.splitlines())
+        if suffix == ".json":
+            return json.dumps(walk(json.loads(text)), ensure_ascii=False, indent=1) + "\n"
+    except ValueError:
+        return None
+    return None
 
 
 class ExtractFailed(Exception):
