@@ -228,6 +228,48 @@ def test_redact_turns_keeps_everything_but_the_words():
     assert redact_turns(note, {"m-9"}) == note
 
 
+def test_purge_redacts_every_version_of_its_turn_and_keeps_the_users_work(tmp_path):
+    """On git alone (no index): two versions of the session note, a staged and an unstaged
+    edit of it, another memory drawn from the same turn, a message citing a hash."""
+    from vaultmem import forget
+
+    root = tmp_path / "vault"
+    api.init(root)
+    session = "Memory/Sessions/2026-11-29 chat-7.md"
+    fact, sibling = "Memory/Facts/Allergic to macadamia.md", "Memory/Facts/Visited Quetzaltenango.md"
+    turn = f"**Alice** · 2026-11-29 10:02\n{TURN} ^m-3\n"
+    (root / "Memory/Sessions").mkdir(parents=True, exist_ok=True)
+    (root / session).write_text(f"---\nid: s1\ntype: session\n---\n{turn}", encoding="utf-8")
+    for rel, body in ((fact, "Alice is allergic to Macadamia nuts."), (sibling, "Alice visited Quetzaltenango.")):
+        (root / rel).write_text(f"---\nid: {Path(rel).stem[:3]}\ntype: fact\nsources:\n"
+                                f'  - "[[Sessions/2026-11-29 chat-7#^m-3]]"\n---\n{body}\n', encoding="utf-8")
+    first = history.commit(root, [session, fact, sibling], "vaultmem: extract", "extract")
+    (root / session).write_text((root / session).read_text() + "\n**Bob** · 2026-11-29 10:05\nHello ^m-4\n")
+    history.commit(root, [session], "vaultmem: append a turn", "extract")
+    (root / sibling).write_text((root / sibling).read_text() + "In 2019.\n")
+    history.commit(root, [sibling], f"vaultmem: roll back 'Visited Quetzaltenango' to {first[:8]}", "rollback")
+    (root / session).write_text((root / session).read_text() + "\nMy note: she said it twice.\n")
+    git(root, "add", session)
+    (root / session).write_text((root / session).read_text() + "\nUnstaged thought.\n")
+
+    receipt = forget.purge(root, fact)
+    assert receipt["turns_redacted"] == [{"note": session, "turns": ["m-3"]}]
+    assert receipt["still_mentioned_in"] == [sibling] and receipt["blobs_rewritten"] >= 2
+    text = (root / session).read_text()
+    assert f"{REDACTED} ^m-3" in text and text.endswith("My note: she said it twice.\n\nUnstaged thought.\n")
+    assert git(root, "diff", "--cached", "--name-only").splitlines() == [session]
+    assert git(root, "diff", "--name-only").splitlines() == [session]
+    staged = git(root, "show", f":{session}")
+    assert f"{REDACTED} ^m-3" in staged and "she said it twice" in staged and "Unstaged" not in staged
+    for word in ("macadamia", "i'm allergic"):
+        assert word not in git(root, "log", "-p", "--all").lower()
+        assert word.encode() not in git(root, "cat-file", "--batch-all-objects", "--batch", raw=True).lower()
+    subject = git(root, "log", "-1", "--format=%s").strip()
+    cited = _HEX.findall(subject)[0]
+    assert subject == f"vaultmem: roll back 'Visited Quetzaltenango' to {cited}" and cited != first[:8]
+    assert git(root, "log", "-1", "--format=%s", cited).strip() == "vaultmem: extract"
+
+
 # --- with the daemon running -----------------------------------------------------------------
 
 def vaultmem(root, *args, check=True):

@@ -9,6 +9,7 @@ means returned by search, context or MCP: `Memory._search_hits` counts it in sta
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime
 from pathlib import Path
 
@@ -133,11 +134,26 @@ def purge(memory, rel: str, *, force: bool = False) -> dict:
     with Repo(vault.root) as repo:
         plan = plan_erasure(repo, vault, rel)
     receipt = forget.purge(vault.root, rel, force=force, plan=plan)
+    # History is rewritten now: a later step that fails must not lose the receipt, so it is
+    # reported with the command that finishes the erasure.
     gone = sorted(set(plan.notes) | set(receipt["paths"]))
-    receipt["state"] = indexer.state.erase(plan.ids, gone)
-    report = indexer.sync(gone + [r for r in receipt["files_redacted"] if vault.is_memory_path(r)])
-    receipt["index"] = {"notes_removed": report.removed, "notes_reindexed": report.updated,
-                        **indexer.index.rewrite()}
+    try:
+        receipt["state"] = indexer.state.erase(plan.ids, gone)
+    except sqlite3.Error as exc:
+        receipt["state"] = {"rows_removed": 0, "vacuumed": False}
+        receipt["warnings"].append(f"state.db could not be cleaned ({exc})")
+    if not receipt["state"]["vacuumed"]:
+        receipt["warnings"].append("state.db was busy and is not vacuumed: its free pages may hold the "
+                                   "note's paths — delete .vaultmem/state.db (vaultmem rebuilds it)")
+    try:
+        report = indexer.sync(gone + [r for r in receipt["files_redacted"] if vault.is_memory_path(r)])
+        receipt["index"] = {"notes_removed": report.removed, "notes_reindexed": report.updated,
+                            **indexer.index.rewrite()}
+    except Exception as exc:  # LanceDB raises many kinds of error; the index is a cache
+        receipt["index"] = {"notes_removed": 0, "notes_reindexed": 0, "rows": None,
+                            "versions_removed": 0, "files_removed": 0}
+        receipt["warnings"].append(f"the index could not be rewritten ({type(exc).__name__}: {exc}) — run "
+                                   "`vaultmem reindex --full`, which rebuilds it from the vault")
     receipt["logs_scrubbed"] = _scrub_files(vault.state_dir, plan.scrub, vault.root)
     record_purge(indexer.state, (plan.ids[0] if plan.ids else None, plan.user), receipt)
     return receipt

@@ -153,6 +153,8 @@ class State:
             try:
                 self._conn.execute("VACUUM")
                 busy = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            except sqlite3.OperationalError:  # another process holds the database
+                busy = 1
             finally:
                 self._conn.execute("PRAGMA secure_delete=OFF")
         return {"rows_removed": removed, "vacuumed": busy == 0}
