@@ -8,6 +8,19 @@ import pytest
 SAMPLE_VAULT = Path(__file__).resolve().parent.parent / "sample_vault"
 
 
+@pytest.fixture
+def git_identity(tmp_path, monkeypatch):
+    """A git config of the test's own (HOME too): the user is 'Ada <ada@example.org>'."""
+    home = tmp_path / "home"
+    home.mkdir()
+    config = home / ".gitconfig"
+    config.write_text("[user]\n\tname = Ada\n\temail = ada@example.org\n[init]\n\tdefaultBranch = main\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    return config
+
+
 @pytest.fixture(scope="session")
 def embedder():
     """The real all-MiniLM-L6-v2 from the bundled package, shared by every test."""

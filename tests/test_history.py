@@ -22,17 +22,10 @@ def git(root, *args, check=True):
 
 
 @pytest.fixture(autouse=True)
-def isolated_git(tmp_path, monkeypatch):
+def isolated_git(git_identity, monkeypatch):
     """A git config of the test's own: the user's identity is 'Ada <ada@example.org>'."""
-    home = tmp_path / "home"
-    home.mkdir()
-    config = home / ".gitconfig"
-    config.write_text("[user]\n\tname = Ada\n\temail = ada@example.org\n[init]\n\tdefaultBranch = main\n")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("VAULTMEM_GIT_LOCK_TIMEOUT", "2")
-    return config
+    return git_identity
 
 
 def note_text(status="active", body="The user lives in Beijing.", note_id="01AAA"):

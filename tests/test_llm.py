@@ -1,13 +1,12 @@
 """The LLM extractor against a real HTTP server on loopback that plays canned chat completions."""
 
 import json
-import threading
 from dataclasses import dataclass
 from datetime import date, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from tests.helpers.llm_endpoint import LoopbackLLM, completion
 from vaultmem.errors import LLMError
 from vaultmem.extract.llm import (
     LLMSettings, extract_llm, extract_with_fallback, parse_memory_items, render_turns)
@@ -40,52 +39,15 @@ VALID = {"memory_items": [
 ]}
 
 
-def completion(content: str) -> dict:
-    return {"id": "c1", "object": "chat.completion", "model": "test",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                         "finish_reason": "stop"}]}
-
-
-class CannedLLM:
-    """Serves queued (status, body) responses on 127.0.0.1 and records every request."""
+class CannedLLM(LoopbackLLM):
+    """Serves queued (status, body) responses and records every request."""
 
     def __init__(self, responses):
+        super().__init__()
         self.responses = list(responses)
-        self.requests = []
-        owner = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                length = int(self.headers.get("Content-Length", 0))
-                owner.requests.append({"path": self.path, "headers": dict(self.headers),
-                                       "body": json.loads(self.rfile.read(length))})
-                status, body = owner.responses.pop(0)
-                data = json.dumps(body).encode() if not isinstance(body, bytes) else body
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def settings(self) -> dict:
-        host, port = self.server.server_address
-        return {"base_url": f"http://{host}:{port}/v1", "model": "test-model",
-                "api_key_env": "VAULTMEM_TEST_LLM_KEY", "timeout": 5}
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+    def answer(self, body):
+        return self.responses.pop(0)
 
 
 def test_valid_reply_becomes_candidates_and_sends_the_key(monkeypatch):

@@ -38,14 +38,7 @@ _HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{7,40}(?![0-9A-Za-z])")
 
 
 @pytest.fixture(autouse=True)
-def isolated_git(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    home.mkdir()
-    config = home / ".gitconfig"
-    config.write_text("[user]\n\tname = Ada\n\temail = ada@example.org\n[init]\n\tdefaultBranch = main\n")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+def isolated_git(git_identity, monkeypatch):
     monkeypatch.delenv("VAULTMEM_NOW", raising=False)
     monkeypatch.delenv("VAULTMEM_VAULT", raising=False)
 

@@ -26,16 +26,15 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.leaks import LeakFinder
+from tests.helpers.llm_endpoint import LoopbackLLM
 from tests.helpers.transcripts import write_chatgpt, write_claude, write_jsonl, write_markdown
 
 DATA = Path(__file__).parent / "data" / "secrets"
@@ -143,32 +142,13 @@ def role(text: str) -> str:
     return "assistant" if text.startswith(AGENT_LINES) else "user"
 
 
-class EchoLLM:
-    """An OpenAI-compatible endpoint on 127.0.0.1 that records every request body and
-    answers with one memory per message, its text repeated (the worst a model can do);
+class EchoLLM(LoopbackLLM):
+    """Answers with one memory per message, its text repeated (the worst a model can do);
     a conversation of Markdown ids (m-1, m-2, ...) gets HTTP 500 (the offline fallback)."""
 
-    def __init__(self):
-        self.bodies: list[bytes] = []
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                owner.bodies.append(raw)
-                status, reply = owner.answer(json.loads(raw))
-                data = json.dumps(reply).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+    @property
+    def bodies(self) -> list[bytes]:
+        return [r["raw"] for r in self.requests]
 
     @staticmethod
     def answer(body: dict) -> tuple[int, dict]:
@@ -180,14 +160,6 @@ class EchoLLM:
         return 200, {"id": "echo", "object": "chat.completion", "model": "echo",
                      "choices": [{"index": 0, "finish_reason": "stop",
                                   "message": {"role": "assistant", "content": json.dumps({"memory_items": items})}}]}
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @dataclass
