@@ -33,6 +33,7 @@ TURN = "I'm allergic to Macadamia nuts since my trip to Quetzaltenango."
 TURN_WORDS = ("macadamia", "quetzaltenango", "allergic")
 NICKNAME = "The user's childhood nickname was Snickerdoodle."
 NICKNAME_WORDS = ("snickerdoodle", "nickname")
+PURGED_WORDS = TURN_WORDS + NICKNAME_WORDS
 CELLO = "I play the cello in a community orchestra on Tuesdays."
 _HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{7,40}(?![0-9A-Za-z])")
 
@@ -41,6 +42,15 @@ _HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{7,40}(?![0-9A-Za-z])")
 def isolated_git(git_identity, monkeypatch):
     monkeypatch.delenv("VAULTMEM_NOW", raising=False)
     monkeypatch.delenv("VAULTMEM_VAULT", raising=False)
+
+
+def assert_erased(root, label):
+    """After `git gc`, none of the purged words is in any file or git object of the vault."""
+    collect_garbage(root)
+    hits, files, objects = occurrences(root, PURGED_WORDS)
+    assert hits == {}, hits
+    print(f"\npurge, {label}: 0 occurrences of {len(PURGED_WORDS)} words in {files} files and "
+          f"{objects} git objects")
 
 
 def git(root, *args, raw=False):
@@ -185,12 +195,7 @@ def test_purge_leaves_no_byte_of_the_memory_or_of_its_turn(mem, tmp_path):
     assert not (root / archived).exists() and not (root / "Memory/Entities/Macadamia.md").exists()
     assert (root / cello).is_file() and (root / "Memory/Entities/Alice.md").is_file()
 
-    collect_garbage(root)
-    words = TURN_WORDS + NICKNAME_WORDS
-    hits, files, objects = occurrences(root, words)
-    assert hits == {}, hits
-    print(f"\npurge, in-process: 0 occurrences of {len(words)} words in {files} files and "
-          f"{objects} git objects")
+    assert_erased(root, "in-process")
     # Every index file was written after the purge: no old full-text page survives (its
     # token dictionary is compressed, so this is checked by file, not only by grep).
     assert index_files(root).isdisjoint(before - {"_versions/latest_version_hint.json"})
@@ -202,7 +207,7 @@ def test_purge_leaves_no_byte_of_the_memory_or_of_its_turn(mem, tmp_path):
     # Search finds nothing of it, and the vault keeps working.
     for query in ("Macadamia nuts allergy", "Quetzaltenango", "childhood nickname Snickerdoodle"):
         shown = json.dumps(mem.search(query, all=True)["hits"]).lower()
-        assert not any(word in shown for word in words), shown
+        assert not any(word in shown for word in PURGED_WORDS), shown
     assert mem.indexer.index.fts("quetzaltenango") == []
     assert mem.add("The user bakes sourdough bread on Sundays.", type="fact")["action"] == "created"
     assert mem.search("what does the user bake?")["hits"][0]["title"].startswith("The user bakes sourdough")
@@ -336,15 +341,10 @@ def test_purge_with_the_daemon_running(daemon_vault):
     wait_for(lambda: settled(root), "the daemon to settle after the purge")
     assert client.request(root, "status")["running"]
 
-    collect_garbage(root)
-    words = TURN_WORDS + NICKNAME_WORDS
-    hits, files, objects = occurrences(root, words)
-    assert hits == {}, hits
-    print(f"\npurge, daemon running: 0 occurrences of {len(words)} words in {files} files and "
-          f"{objects} git objects")
+    assert_erased(root, "daemon running")
     assert_messages_cite_live_commits(root, [receipt, second])
     found = client.request(root, "search", {"query": "Macadamia Quetzaltenango allergy", "k": 10})
-    assert not any(word in json.dumps(found["hits"]).lower() for word in words)
+    assert not any(word in json.dumps(found["hits"]).lower() for word in PURGED_WORDS)
     vaultmem(root, "add", "The user bakes sourdough bread on Sundays.", "--type", "fact")
     hits_after = client.request(root, "search", {"query": "what does the user bake?", "k": 3})["hits"]
     assert hits_after and hits_after[0]["title"].startswith("The user bakes sourdough")

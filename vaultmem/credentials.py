@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+from vaultmem.secret_rules import shannon_entropy
+
 Span = tuple[str, int, int]
 
 # ---- what a value must not be ----------------------------------------------------------------
@@ -305,7 +307,6 @@ _COMMON4 = set("that this with when what have will your from they been some take
 
 def _app_password(value: str) -> bool:
     """Four groups of four letters, as Google and Apple print app passwords."""
-    from vaultmem.secret_rules import shannon_entropy
     words = value.split()
     return not any(w in _COMMON4 for w in words) and shannon_entropy(value.replace(" ", "")) >= 3.4
 
@@ -321,7 +322,6 @@ def _looks_made_up(value: str, family: str) -> bool:
     symbol = re.search(r"[!@#$%^&*+=~?|<>]", value[:-1])  # inside, not a final "!" or "?"
     if letters and (digits or symbol) and len(value) >= 6:
         return True
-    from vaultmem.secret_rules import shannon_entropy
     return len(value) >= 12 and shannon_entropy(value) >= (3.5 if value.isalpha() else 3.3)
 
 

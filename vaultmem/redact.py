@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Iterable
 
 from vaultmem.credentials import credentials, placeholder
@@ -118,15 +119,21 @@ def _mixed(value: str, match) -> bool:
     return bool(re.search(r"[A-Za-z]", value)) and bool(re.search(r"\d", value))
 
 
+@lru_cache(maxsize=64)
+def _gitleaks_findings(text: str) -> tuple:
+    """One gitleaks scan per text, shared by the two ranks below."""
+    return tuple(gitleaks_scan(text))
+
+
 def _gitleaks(text: str):
     """gitleaks' provider rules (its catch-all `generic-api-key` rule runs last, below)."""
-    for finding in gitleaks_scan(text):
+    for finding in _gitleaks_findings(text):
         if finding.rule != "generic-api-key":
             yield finding.rule, finding.start, finding.end
 
 
 def _gitleaks_generic(text: str):
-    for finding in gitleaks_scan(text):
+    for finding in _gitleaks_findings(text):
         if finding.rule == "generic-api-key" and not placeholder(text[finding.start:finding.end]):
             yield "secret", finding.start, finding.end
 
