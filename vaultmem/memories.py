@@ -8,8 +8,8 @@ from pathlib import Path
 from vaultmem import clock
 from vaultmem.errors import ConcurrentEdit, NoteParseError, VaultmemError
 from vaultmem.ids import new_id
-from vaultmem.note import (Note, as_list, content_hash, new_memory_meta, read_note, render_note,
-                           validate_memory)
+from vaultmem.note import (Note, as_list, content_hash, new_memory_meta, parse_note, read_note,
+                           render_note, validate_memory)
 from vaultmem.vault import Vault, atomic_write
 
 
@@ -211,6 +211,75 @@ def resolve_owned(vault: Vault, ref: str, users=None) -> Path:
         listing = ", ".join(vault.rel(p) for p in mine[:5])
         raise AmbiguousNote(f"{ref!r} matches several notes ({listing}) — give the path")
     return mine[0]
+
+
+def resolve_note(vault: Vault, ref: str, users=None, *, gone: bool = False) -> str:
+    """The one NOTE resolver every front end uses (CLI, `Memory`, daemon, MCP server): a
+    path, title or id to a vault path, with the owner check inside. `users` (a name or a
+    collection; None: anyone's) are the namespaces the caller may reach; another
+    namespace's note is reported exactly like a missing one. `gone`: a note no longer on
+    disk (rolled back, deleted) is still accepted by its path, so its history can be read
+    and restored; it belongs to the `user` of its last committed version."""
+    from vaultmem.errors import NoteNotFound
+
+    try:
+        return vault.rel(resolve_owned(vault, ref, users))
+    except NoteNotFound:
+        if not gone:
+            raise
+    candidate = ref if ref.endswith(".md") else f"{ref}.md"
+    try:
+        rel = vault.rel(vault.abs(candidate))
+    except VaultmemError:
+        raise not_found(ref) from None
+    if "/" in rel and not vault.abs(rel).exists():
+        owner = _committed_owner(vault, rel)
+        if owner is not _NEVER_COMMITTED and (users is None or owner in _as_set(users)):
+            return rel
+    raise not_found(ref)
+
+
+_NEVER_COMMITTED = object()
+
+
+def _as_set(users) -> set:
+    return {users} if isinstance(users, str) else set(users)
+
+
+def _committed_owner(vault: Vault, rel: str):
+    """The `user` of the last committed version of a note gone from disk (None when no
+    version parses); `_NEVER_COMMITTED` when git has no version of it."""
+    from vaultmem import history
+
+    versions = history.history(vault.root, rel)
+    if not versions:
+        return _NEVER_COMMITTED
+    for version in versions:
+        try:
+            return parse_note(history.show_at(vault.root, rel, version["rev"])).user
+        except VaultmemError:
+            continue  # the deletion itself: look further back
+    return None
+
+
+def check_run_owner(vault: Vault, run: str, users=None) -> None:
+    """Refuse a whole-run operation (rollback --run) unless every note the run wrote that
+    is still in the vault belongs to `users` (None: anyone's); NoteNotFound otherwise."""
+    from vaultmem.errors import NoteNotFound
+
+    if users is None:
+        return
+    owners = set()
+    for path in vault.iter_notes():
+        try:
+            note = read_note(path)
+        except VaultmemError:
+            continue
+        if str(note.get("run") or "") == run:
+            owners.add(note.user)
+    if not owners or not owners <= _as_set(users):
+        raise NoteNotFound(f"no extraction run {run!r} found for user "
+                           f"{', '.join(sorted(_as_set(users)))} — `vaultmem log` lists runs")
 
 
 def show(vault: Vault, ref: str, user=None) -> dict:
