@@ -1,5 +1,6 @@
 """What a chat sentence is: a statement worth keeping, or a greeting, thanks, question,
-one-off request, reaction or venting that is not. English and Chinese."""
+one-off request, reaction or venting that is not. English and Chinese. The greeting, request
+and venting rules are the write policy's (`policy.py`), so extraction and `add` agree."""
 
 from __future__ import annotations
 
@@ -8,15 +9,9 @@ from datetime import date
 
 from vaultmem.extract.dates import find_date
 from vaultmem.extract.rewrite import has_first_person, is_chinese, second_to_first_person
+from vaultmem.policy import is_request, is_venting, opens_with_greeting
 
 _SOME_DAY = date(2000, 1, 3)  # any anchor will do to ask "is there a date expression here?"
-_GREETING = re.compile(
-    r"^(?:hi|hey|hello|yo|hiya|howdy|good (?:morning|afternoon|evening|night)|bye|goodbye|"
-    r"see (?:you|ya)|talk (?:to you )?(?:soon|later)|take care|cheers|nice to (?:meet|see|hear from) you|"
-    r"(?:good|great|nice) to (?:see|hear from|talk to) you|long time no (?:see|talk|chat)|"
-    r"hope you(?:'re| are) (?:well|good|doing well)|what's up|how are you|how have you been|"
-    r"how's it going|missed you)\b", re.I)
-_ZH_GREETING = re.compile(r"^(?:你好|您好|嗨|哈喽|早上好|早安|晚上好|晚安|再见|拜拜|回头聊|好久不见)")
 _DISCOURSE = re.compile(
     r"^(?:(?:oh|wow|woah|whoa|yeah|yes|yep|yup|well|so|and|but|haha+|lol|hey|hi|hello|ok|okay|um+|"
     r"uh+|hmm+|honestly|also|plus|anyway|btw|by the way|totally|sure|right|cool|great|nice|"
@@ -51,11 +46,6 @@ _CATCH_UP = re.compile(r"\bsince (?:we|our) (?:last )?(?:talked|spoke|chatted|ch
 _ADDRESSING = re.compile(r"\b(?:want(?:ed)?|have|had|need(?:ed)?|got) to tell you\b|\bguess what\b|"
                          r"\bcheck (?:this|it) out\b|\btake a look\b|\blet you know\b|\bfill you in\b|"
                          r"\bcatch you up\b|\bupdate you\b", re.I)
-_REQUEST = re.compile(
-    r"^(?:(?:please|pls|hey|ok|okay)[,\s]+)*(?:(?:can|could|would|will) you\b|(?:please|pls)\s+(?!remember)|"
-    r"(?:help me|give me|show me|tell me|write|summari[sz]e|translate|explain|list|generate|draft|"
-    r"fix|check|find|create|make me|rewrite|convert|search|look up|let me know)\b)", re.I)
-_ZH_REQUEST = re.compile(r"^(?:请|麻烦|帮我|能不能|可以帮|你能|你可以|给我|把这|帮忙)(?!.*记)")
 _PROCEDURE = re.compile(
     r"^(?:(?:please|pls|and|also|ok|okay)[,\s]+)*(?:from now on|going forward|in (?:the )?future|"
     r"always|never|whenever|every time|each time|don't ever|do not ever|make sure (?:to|you))\b"
@@ -71,12 +61,6 @@ _CORRECTION = re.compile(
     r"|^(?:correction|to correct myself|I misspoke|I was wrong)[,:.!]*\s*"
     r"|^I meant\s+(?:to say\s+)?(?:that\s+)?|^actually[,]?\s+", re.I)
 _ZH_CORRECTION = re.compile(r"^(?:我说错了|说错了|不对|不是的|更正一下|纠正一下|我是说|我的意思是)[，,。！!\s]*")
-_VENT_HARD = re.compile(
-    r"\b(?:hate (?:everything|everyone|my life|this|it all|all of this)|worst day (?:ever|of my life)|"
-    r"can't take (?:it|this) anymore|fuck\w*|shit|damn it|kill me|i give up|sick of (?:this|everything|it all))\b"
-    r"|烦死了|气死我了|气死了|受够了|最糟糕的一天|崩溃了|去死|妈的|讨厌一切|什么都讨厌", re.I)
-_VENT_SOFT = re.compile(r"\b(?:so (?:angry|pissed|furious|frustrated|annoyed|done)|fed up|ugh+|argh+)\b"
-                        r"|好烦|烦人|气人|太糟了|糟透了", re.I)
 _PAST = re.compile(r"\b(?:I|we)\b(?:\s+\w+)?\s+(?:went|got|made|saw|took|came|ran|met|bought|found|gave|"
                    r"felt|had|did|told|spent|won|lost|left|\w+ed)\b|我.*了", re.I)
 
@@ -111,12 +95,12 @@ def sentence_kind(sentence: str) -> str:
         return "question"
     if remember_prefix(s, chinese)[0] or procedure_prefix(s, chinese):
         return "memory"
-    if (_ZH_REQUEST if chinese else _REQUEST).match(s):
+    if is_request(s, chinese):
         return "request"
     rest = strip_discourse(correction_prefix(s, chinese)[0], chinese)
     if not is_reaction(s) and (first_person_statement(rest, chinese) or is_informative(rest, chinese)):
         return "memory"
-    if (_ZH_GREETING if chinese else _GREETING).match(s):
+    if opens_with_greeting(s, chinese):
         return "greeting"
     return "filler"
 
@@ -203,8 +187,7 @@ def first_person_statement(sentence: str, chinese: bool) -> bool:
 def is_context_statement(sentence: str, chinese: bool) -> bool:
     """A sentence that is not about the speaker but says more about what they just said."""
     s = sentence.strip()
-    if not s or re.search(r"[?？]$", s) or (_ZH_REQUEST if chinese else _REQUEST).match(s) \
-            or (_ZH_GREETING if chinese else _GREETING).match(s):
+    if not s or re.search(r"[?？]$", s) or is_request(s, chinese) or opens_with_greeting(s, chinese):
         return False
     if chinese:
         return "你" not in s and len(s) >= 6
@@ -236,14 +219,6 @@ def is_reaction(sentence: str) -> bool:
 
 def is_past(sentence: str) -> bool:
     return bool(_PAST.search(sentence))
-
-
-def is_venting(text: str) -> bool:
-    """Strong emotion with nothing durable: a hard marker, or a soft one shouted."""
-    if _VENT_HARD.search(text):
-        return True
-    shouted = text.count("!") + text.count("！") >= 2 or re.search(r"\b[A-Z]{4,}\b.*\b[A-Z]{4,}\b", text)
-    return bool(_VENT_SOFT.search(text) and shouted)
 
 
 def correction_prefix(sentence: str, chinese: bool) -> tuple[str, bool]:
