@@ -26,9 +26,8 @@ from datetime import date, datetime
 from pathlib import Path
 
 from vaultmem.errors import NoteParseError
+from vaultmem.layout import MEMORY_TYPES, NOTE_TYPES  # noqa: F401  (re-exported)
 
-MEMORY_TYPES = ("fact", "preference", "event", "procedure", "entity")
-NOTE_TYPES = MEMORY_TYPES + ("session",)
 STATUSES = ("active", "superseded", "archived")
 REQUIRED_KEYS = ("id", "type", "created", "updated", "status", "user")
 LINK_KEYS = ("entities", "sources", "supersedes", "superseded_by")

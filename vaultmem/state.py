@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from vaultmem.layout import STATE_DIR
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY,      -- vault-relative POSIX path
@@ -53,7 +55,7 @@ class State:
     shared by threads (the daemon searches while it indexes) under a lock."""
 
     def __init__(self, vault_root: str | Path):
-        self.path = Path(vault_root) / ".vaultmem" / "state.db"
+        self.path = Path(vault_root) / STATE_DIR / "state.db"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(str(self.path), timeout=10, check_same_thread=False)
         self._conn.execute("PRAGMA journal_mode=WAL")

@@ -12,17 +12,9 @@ from typing import Iterator
 from vaultmem.config import DEFAULT_CONFIG_TOML, Config, config_path, load_config
 from vaultmem.errors import (AmbiguousNote, ConcurrentEdit, NoteNotFound, NoteParseError, UnsafeName,
                              VaultNotFound)
+from vaultmem.layout import STATE_DIR, TYPE_FOLDERS
 
-TYPE_FOLDERS = {
-    "fact": "Facts",
-    "preference": "Preferences",
-    "event": "Events",
-    "procedure": "Procedures",
-    "entity": "Entities",
-    "session": "Sessions",
-}
 LAYOUT = tuple(TYPE_FOLDERS.values()) + ("Archive", "Inbox")
-STATE_DIR = ".vaultmem"
 GITIGNORE_LINES = (".vaultmem/", ".trash/")
 # Obsidian link syntax and OS path characters that a file name must not hold (SPEC §3).
 _FORBIDDEN = re.compile(r'[#|^:%\[\]/\\<>"?*\x00-\x1f\x7f]')

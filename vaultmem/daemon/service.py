@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from vaultmem.errors import DaemonError
+from vaultmem.layout import STATE_DIR
 
 LAUNCHD_PREFIX = "com.vaultmem.daemon"
 
@@ -86,8 +87,8 @@ def launchd_plist(vault_root, python: str | None = None) -> bytes:
         "RunAtLoad": True,
         "KeepAlive": {"SuccessfulExit": False},
         "ProcessType": "Background",
-        "StandardOutPath": str(root / ".vaultmem" / "daemon.out"),
-        "StandardErrorPath": str(root / ".vaultmem" / "daemon.out"),
+        "StandardOutPath": str(root / STATE_DIR / "daemon.out"),
+        "StandardErrorPath": str(root / STATE_DIR / "daemon.out"),
     })
 
 

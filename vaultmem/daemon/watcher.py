@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from vaultmem.layout import STATE_DIR
+
 log = logging.getLogger("vaultmem.daemon")
 
 ADDED, MODIFIED, DELETED = "added", "modified", "deleted"
@@ -114,7 +116,7 @@ class Coalescer:
 
 
 def make_handler(root: Path, accept: Callable[[str], bool], sink: Coalescer,
-                 skip_dirs: tuple[str, ...] = (".vaultmem", ".git"),
+                 skip_dirs: tuple[str, ...] = (STATE_DIR, ".git"),
                  on_root_gone: Callable[[], None] | None = None):
     """A watchdog event handler feeding `sink` with vault-relative POSIX paths.
 

@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-MEMORY_TYPES = ("fact", "preference", "event", "procedure")
+from vaultmem.layout import STATEMENT_TYPES
+
 _TRAILING = set("a an the and or but so it its it's is was are were to of in on at for with as that "
                 "this their they them which who when while from by".split() + ["", "-", "–", "—"])
 TITLE_LIMIT = 60
@@ -45,8 +46,8 @@ class Candidate:
     rejected_reason: str | None = None
 
     def __post_init__(self):
-        if self.type not in MEMORY_TYPES:
-            raise ValueError(f"memory type must be one of {MEMORY_TYPES}, not {self.type!r}")
+        if self.type not in STATEMENT_TYPES:
+            raise ValueError(f"memory type must be one of {STATEMENT_TYPES}, not {self.type!r}")
         if not 0.0 <= float(self.importance) <= 1.0:
             raise ValueError(f"importance must be within 0-1, not {self.importance!r}")
         if not self.title:

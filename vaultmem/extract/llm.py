@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from vaultmem.errors import LLMError
-from vaultmem.extract.candidate import MEMORY_TYPES, Candidate
+from vaultmem.extract.candidate import Candidate
+from vaultmem.layout import STATEMENT_TYPES
 
 MAX_BATCH_CHARS = 12000  # transcript characters per request, so long sessions fit any context
 MAX_BATCH_TURNS = 80
@@ -117,8 +118,8 @@ def _validate_item(item, i: int, known: set) -> dict:
     content = item.get("content")
     if not isinstance(content, str) or not content.strip():
         raise ValueError(f"{where}.content must be a non-empty string")
-    if item.get("type") not in MEMORY_TYPES:
-        raise ValueError(f"{where}.type must be one of {', '.join(MEMORY_TYPES)}, not {item.get('type')!r}")
+    if item.get("type") not in STATEMENT_TYPES:
+        raise ValueError(f"{where}.type must be one of {', '.join(STATEMENT_TYPES)}, not {item.get('type')!r}")
     importance = item.get("importance")
     if isinstance(importance, bool) or not isinstance(importance, (int, float)) or not 0 <= importance <= 1:
         raise ValueError(f"{where}.importance must be a number from 0 to 1, not {importance!r}")
