@@ -75,8 +75,7 @@ def test_git_failure_is_logged_once_and_not_raised(tmp_path, caplog):
 
 def test_export_after_changes_and_gc_on_schedule(tmp_path, caplog):
     out = tmp_path / "CLAUDE.md"
-    root = make_vault(tmp_path, export_on_change=f'"claude"\nexport_out = "{out}"',
-                      schedule_hours="2")
+    root = make_vault(tmp_path, export_on_change='"claude"', export_out=f'"{out}"', schedule_hours="2")
     memory = Memory(root)
     memory.add("The user prefers oat milk in coffee", type="preference")
     clock = FakeClock()

@@ -234,7 +234,7 @@ def test_a_broken_config_stops_every_command_with_a_fix(vault):
     for args in (["list"], ["show", "anything"]):
         result = run(*args, vault=vault)
         assert result.exit_code == 1 and result.stdout == ""
-        assert "config.toml: [search] min_score must be a number" in result.stderr
+        assert "config.toml line 2: [search] min_score must be a number" in result.stderr
 
 
 def test_list_takes_the_vault_from_the_environment(vault, monkeypatch, tmp_path):

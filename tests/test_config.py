@@ -21,9 +21,7 @@ def test_no_config_file_means_the_defaults(tmp_path):
 
 def test_the_shipped_config_file_says_exactly_the_defaults(tmp_path):
     write_config(tmp_path, DEFAULT_CONFIG_TOML)
-    config = load_config(tmp_path)
-    assert config == Config()
-    assert config.extra == {}  # every key in the template is a known one
+    assert load_config(tmp_path) == Config()
 
 
 def test_values_from_every_section_are_read(tmp_path):
@@ -55,13 +53,6 @@ inbox = "Drop"
     assert config.gc_archive_after_days == 7
     assert (config.debounce_ms, config.inbox) == (50, "Drop")
     assert config.max_wait_ms == Config().max_wait_ms
-
-
-def test_unknown_keys_are_kept_aside_not_rejected(tmp_path):
-    write_config(tmp_path, 'future_option = 1\n[search]\nnew_knob = "x"\n[plugins]\nname = "y"\n')
-    config = load_config(tmp_path)
-    assert config.extra == {"future_option": 1, "search.new_knob": "x", "plugins": {"name": "y"}}
-    assert config == Config()  # extra does not take part in equality
 
 
 def test_config_is_frozen(tmp_path):
@@ -115,3 +106,120 @@ def test_obsidian_config_folder_is_read_from_the_vault(tmp_path):
     assert load_config(tmp_path).obsidian_dir == ".obsidian-phone"
     (tmp_path / ".obsidian").mkdir()
     assert load_config(tmp_path).obsidian_dir == ".obsidian"
+
+
+# --- strict reading: typos and wrong types name the file, the line and the nearest key ------
+
+@pytest.mark.parametrize("text,line,message", [
+    ("user = 'a'\n\n[daemon]\ninbox = 'Drop'\ndebounce = 50\n", 5,
+     "unknown setting [daemon] debounce — did you mean debounce_ms?"),
+    ("[search]\nmin_scor = 0.9\n", 2, "unknown setting [search] min_scor — did you mean min_score?"),
+    ("# mine\nmemory_rot = 'Memory'\n", 2, "unknown setting memory_rot — did you mean memory_root?"),
+    # The right name in the wrong table points at the table it belongs to.
+    ("[daemon]\nschedule_hours = 6\n", 2, "unknown setting [daemon] schedule_hours — did you mean "
+                                          "[gc] schedule_hours?"),
+    ("min_score = 0.3\n", 1, "unknown setting min_score — did you mean [search] min_score?"),
+    ("[serch]\nmin_score = 0.3\n", 1, "unknown section [serch] — did you mean [search]?"),
+    ("[plugins]\nname = 'y'\n", 1, "unknown section [plugins]"),
+    ("[daemon]\nmax_note_bytes = 10\n", 2, "unknown setting [daemon] max_note_bytes"),
+    # Dotted keys and inline tables are the same settings written another way.
+    ("daemon.debounce = 50\n", 1, "unknown setting [daemon] debounce — did you mean debounce_ms?"),
+    ("user = 'a'\ndaemon = { debounce = 50 }\n", 2, "unknown setting [daemon] debounce"),
+    ("search = 0.3\n", 1, "search must be a table of settings"),
+    ('[search]\n\n# how picky\nmin_score = "high"\n', 4, "[search] min_score must be a number, got 'high'"),
+    ("[daemon]\ndebounce_ms = 1.5\n", 2, "[daemon] debounce_ms must be a whole number, got 1.5"),
+    ("[daemon]\nexport_on_change = true\n", 2, "[daemon] export_on_change must be a quoted string"),
+    ("share_shared = 1\n", 1, "share_shared must be true or false, got 1"),
+    ("[gc]\nschedule_hours = -2\n", 2, "[gc] schedule_hours must be 0 or more, got -2"),
+])
+def test_a_typo_or_a_wrong_type_names_the_file_the_line_and_the_fix(tmp_path, text, line, message):
+    path = write_config(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path)
+    assert str(caught.value).startswith(f"{path} line {line}: ")
+    assert message in str(caught.value)
+
+
+def test_every_key_of_the_default_file_is_read_back_into_its_field(tmp_path):
+    """Each line of the shipped file, changed to another valid value, changes exactly the
+    field it names: no key of the template is dead, and no field is missing from it."""
+    import tomllib
+
+    from vaultmem.config import default_config_toml
+
+    assert DEFAULT_CONFIG_TOML == default_config_toml()
+    template = tomllib.loads(DEFAULT_CONFIG_TOML)
+    keys = [(None, k) for k, v in template.items() if not isinstance(v, dict)]
+    keys += [(s, k) for s, table in template.items() if isinstance(table, dict) for k in table]
+    fields = [f for f in dataclasses.fields(Config) if f.name != "obsidian_dir"]
+    assert len(keys) == len(fields)
+    changed = set()
+    for section, key in keys:
+        default = (template[section] if section else template)[key]
+        other = {bool: lambda v: not v, int: lambda v: v + 3, float: lambda v: v / 2 + 0.01,
+                 str: lambda v: "Elsewhere"}[type(default)](default)
+        if isinstance(default, int) and not isinstance(default, bool) and key.endswith(("_seconds", "hours", "timeout")):
+            other = default + 3  # written as a whole number, read as float
+        data = {k: dict(v) if isinstance(v, dict) else v for k, v in template.items()}
+        (data[section] if section else data)[key] = other
+        write_config(tmp_path, _dump(data))
+        config = load_config(tmp_path)
+        diff = [f.name for f in fields if getattr(config, f.name) != getattr(Config(), f.name)]
+        assert len(diff) == 1, (section, key, diff)
+        assert getattr(config, diff[0]) == other
+        changed.add(diff[0])
+    assert changed == {f.name for f in fields}
+
+
+def _dump(data: dict) -> str:
+    def value(v):
+        return ("true" if v else "false") if isinstance(v, bool) else f'"{v}"' if isinstance(v, str) else repr(v)
+
+    lines = [f"{k} = {value(v)}" for k, v in data.items() if not isinstance(v, dict)]
+    for section, table in data.items():
+        if isinstance(table, dict):
+            lines += [f"[{section}]"] + [f"{k} = {value(v)}" for k, v in table.items()]
+    return "\n".join(lines) + "\n"
+
+
+def test_every_setting_the_code_reads_is_a_config_field():
+    """An AST scan of the package: `<...>.config.X`, `cfg.X` (for names bound to a Config)
+    and `getattr(config, "X", ...)` must name Config fields, so no setting is read
+    that the file cannot set (as `inbox_settle_seconds` and `max_note_bytes` once were)."""
+    import ast
+    from pathlib import Path
+
+    import vaultmem
+
+    fields = {f.name for f in dataclasses.fields(Config)}
+    reads: dict[str, list[str]] = {}
+
+    def is_config(node, names) -> bool:
+        return (isinstance(node, ast.Attribute) and node.attr == "config") or \
+            (isinstance(node, ast.Name) and node.id in names)
+
+    package = Path(vaultmem.__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = set()
+        for node in ast.walk(tree):  # names bound to a Config: `cfg = vault.config`, `config: Config`
+            if isinstance(node, ast.Assign) and (is_config(node.value, set()) or (
+                    isinstance(node.value, ast.Call) and getattr(node.value.func, "id", "") == "load_config")):
+                names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            elif isinstance(node, ast.arg) and "Config" in ast.unparse(node.annotation or ast.Constant("")):
+                names.add(node.arg)
+        for node in ast.walk(tree):
+            attr = None
+            if isinstance(node, ast.Attribute) and is_config(node.value, names):
+                attr = node.attr
+            elif (isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("getattr", "hasattr")
+                  and len(node.args) >= 2 and is_config(node.args[0], names)
+                  and isinstance(node.args[1], ast.Constant)):
+                attr = node.args[1].value
+            if attr is not None:
+                reads.setdefault(attr, []).append(f"{path.relative_to(package)}:{node.lineno}")
+    unknown = {attr: where for attr, where in reads.items() if attr not in fields}
+    assert not unknown, f"settings read but not in Config: {unknown}"
+    # The scan sees the reads it exists for (it is not vacuously green).
+    assert {"debounce_ms", "max_wait_ms", "inbox_settle_seconds", "commit_quiet_seconds",
+            "export_on_change", "gc_schedule_hours", "export_out", "memory_root"} <= set(reads)

@@ -197,8 +197,8 @@ def test_export_on_change_config(vault, tmp_path):
     assert export_if_configured(Memory(vault.root)) == []
     config = vault.root / ".vaultmem" / "config.toml"
     out = tmp_path / "hermes"
-    config.write_text(config.read_text().replace(
-        'export_on_change = ""', f'export_on_change = "hermes"\nexport_out = "{out}"'))
+    config.write_text(config.read_text().replace('export_on_change = ""', 'export_on_change = "hermes"')
+                      .replace('export_out = ""', f'export_out = "{out}"'))
     results = export_if_configured(Memory(vault.root))
     assert [r["format"] for r in results] == ["hermes"]
     assert "window seats" in (out / "USER.md").read_text()

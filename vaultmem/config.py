@@ -1,8 +1,19 @@
-"""Configuration: a frozen dataclass read once from `.vaultmem/config.toml` and passed in."""
+"""Configuration: a frozen dataclass read once from `.vaultmem/config.toml` and passed in.
+
+Each setting is defined once, as a `Config` field: its TOML key, default and comment live
+in the field, and the default file `init` writes (`DEFAULT_CONFIG_TOML`) is generated from
+them. The file is read strictly: an unknown key or a value of the wrong type is a
+ConfigError naming the file, the line and the nearest valid key.
+
+    >>> load_config(vault_root).debounce_ms        # doctest: +SKIP
+    200
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,108 +23,111 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 from vaultmem.errors import ConfigError
+from vaultmem.layout import STATE_DIR
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
-DEFAULT_CONFIG_TOML = """\
-# vaultmem settings for this vault. Delete a line to get its default back.
 
-# Folder (inside the vault) that holds the memory notes.
-memory_root = "Memory"
-# Namespace written and read when no --user is given.
-user = "default"
-# Return memories of user "shared" to every user.
-share_shared = false
-
-[embedding]
-# A sentence-transformers model name or a local folder. The default ships with vaultmem.
-model = "all-MiniLM-L6-v2"
-# CPU threads for embedding (0 = half the cores, leaving the rest to Obsidian and the
-# agent; on a busy 2-core machine two threads spin against each other and run slower).
-threads = 0
-
-[search]
-# Hits scoring below this are dropped ("No relevant memories.").
-min_score = 0.25
-
-[policy]
-# Cosine similarity at or above which a new memory updates an existing one.
-dedup_threshold = 0.92
-
-[llm]
-# An OpenAI-compatible chat completions endpoint, used by `extract --llm`.
-base_url = "http://127.0.0.1:11434/v1"
-model = "llama3.1"
-# Name of the environment variable holding the API key (empty for local servers).
-api_key_env = "VAULTMEM_LLM_API_KEY"
-timeout = 60
-
-[gc]
-# Archive memories below this importance that were not accessed for archive_after_days.
-archive_below_importance = 0.5
-archive_after_days = 30
-# Memories not accessed for this long are ranked lower.
-stale_after_days = 180
-# Run gc from the daemon every N hours (0 = never).
-schedule_hours = 0
-
-[daemon]
-# Quiet time before a burst of file events is indexed, and the longest wait.
-debounce_ms = 200
-max_wait_ms = 1000
-# Commit the user's edits to memory notes after they are quiet this long.
-commit_quiet_seconds = 5
-# Folder (inside memory_root) that agents drop transcripts into.
-inbox = "Inbox"
-# Re-export agent memory files when memories change ("" = off; e.g. "claude").
-export_on_change = ""
-"""
+def _setting(default, key: str, doc: str = "", check: str | None = None):
+    """A Config field read from `key` ("name" at the top, "section.name" in a table)."""
+    return field(default=default, metadata={"key": key, "doc": doc, "check": check})
 
 
 @dataclass(frozen=True)
 class Config:
-    memory_root: str = "Memory"
-    user: str = "default"
-    share_shared: bool = False
-    model: str = DEFAULT_MODEL
-    embed_threads: int = 0
-    min_score: float = 0.25
-    dedup_threshold: float = 0.92
-    llm_base_url: str = "http://127.0.0.1:11434/v1"
-    llm_model: str = "llama3.1"
-    llm_api_key_env: str = "VAULTMEM_LLM_API_KEY"
-    llm_timeout: float = 60.0
-    gc_archive_below_importance: float = 0.5
-    gc_archive_after_days: int = 30
-    gc_stale_after_days: int = 180
-    gc_schedule_hours: float = 0.0
-    debounce_ms: int = 200
-    max_wait_ms: int = 1000
-    commit_quiet_seconds: float = 5.0
-    inbox: str = "Inbox"
-    export_on_change: str = ""
+    memory_root: str = _setting("Memory", "memory_root",
+                                "Folder (inside the vault) that holds the memory notes.", "folder")
+    user: str = _setting("default", "user", "Namespace written and read when no --user is given.")
+    share_shared: bool = _setting(False, "share_shared", 'Return memories of user "shared" to every user.')
+    model: str = _setting(DEFAULT_MODEL, "embedding.model",
+                          "A sentence-transformers model name or a local folder. "
+                          "The default ships with vaultmem.")
+    embed_threads: int = _setting(0, "embedding.threads",
+                                  "CPU threads for embedding (0 = half the cores, leaving the rest to "
+                                  "Obsidian and the agent; on a busy 2-core machine two threads spin "
+                                  "against each other and run slower).", "non_negative")
+    min_score: float = _setting(0.25, "search.min_score",
+                                'Hits scoring below this are dropped ("No relevant memories.").', "fraction")
+    dedup_threshold: float = _setting(0.92, "policy.dedup_threshold",
+                                      "Cosine similarity at or above which a new memory updates an "
+                                      "existing one.", "fraction")
+    llm_base_url: str = _setting("http://127.0.0.1:11434/v1", "llm.base_url",
+                                 "An OpenAI-compatible chat completions endpoint, used by `extract --llm`.")
+    llm_model: str = _setting("llama3.1", "llm.model", "The model the endpoint should run.")
+    llm_api_key_env: str = _setting("VAULTMEM_LLM_API_KEY", "llm.api_key_env",
+                                    "Name of the environment variable holding the API key "
+                                    "(empty for local servers).")
+    llm_timeout: float = _setting(60.0, "llm.timeout", "Seconds to wait for one answer.", "non_negative")
+    gc_archive_below_importance: float = _setting(
+        0.5, "gc.archive_below_importance",
+        "Archive memories below this importance that were not accessed for archive_after_days.", "fraction")
+    gc_archive_after_days: int = _setting(30, "gc.archive_after_days", "", "non_negative")
+    gc_stale_after_days: int = _setting(180, "gc.stale_after_days",
+                                        "Memories not accessed for this long are ranked lower.", "non_negative")
+    gc_schedule_hours: float = _setting(0.0, "gc.schedule_hours",
+                                        "Run gc from the daemon every N hours (0 = never).", "non_negative")
+    debounce_ms: int = _setting(200, "daemon.debounce_ms",
+                                "Quiet time before a burst of file events is indexed, and the longest "
+                                "wait.", "non_negative")
+    max_wait_ms: int = _setting(1000, "daemon.max_wait_ms", "", "non_negative")
+    commit_quiet_seconds: float = _setting(5.0, "daemon.commit_quiet_seconds",
+                                           "Commit the user's edits to memory notes after they are quiet "
+                                           "this long.", "non_negative")
+    inbox: str = _setting("Inbox", "daemon.inbox",
+                          "Folder (inside memory_root) that agents drop transcripts into.", "inbox")
+    inbox_settle_seconds: float = _setting(2.0, "daemon.inbox_settle_seconds",
+                                           "A dropped transcript is extracted once its size and time stayed "
+                                           "the same this long (an agent may still be writing it).",
+                                           "non_negative")
+    export_on_change: str = _setting("", "daemon.export_on_change",
+                                     'Re-export agent memory files when memories change ("" = off; '
+                                     'e.g. "claude", or "claude,agents").')
+    export_out: str = _setting("", "daemon.export_out",
+                               'Where that export goes when it names one format ("" = its default '
+                               "place, e.g. ./CLAUDE.md).")
+    # Read from the vault, not from the file: Obsidian's own config folder.
     obsidian_dir: str = ".obsidian"
-    extra: dict = field(default_factory=dict, compare=False)
-
-
-# TOML section/key -> Config field, for the keys that live in a table.
-_SECTIONS = {
-    "embedding": {"model": "model", "threads": "embed_threads"},
-    "search": {"min_score": "min_score"},
-    "policy": {"dedup_threshold": "dedup_threshold"},
-    "llm": {"base_url": "llm_base_url", "model": "llm_model", "api_key_env": "llm_api_key_env",
-            "timeout": "llm_timeout"},
-    "gc": {"archive_below_importance": "gc_archive_below_importance",
-           "archive_after_days": "gc_archive_after_days",
-           "stale_after_days": "gc_stale_after_days", "schedule_hours": "gc_schedule_hours"},
-    "daemon": {"debounce_ms": "debounce_ms", "max_wait_ms": "max_wait_ms",
-               "commit_quiet_seconds": "commit_quiet_seconds", "inbox": "inbox",
-               "export_on_change": "export_on_change"},
-}
 
 
 def config_path(vault_root: Path) -> Path:
-    return Path(vault_root) / ".vaultmem" / "config.toml"
+    return Path(vault_root) / STATE_DIR / "config.toml"
+
+
+def _settings() -> dict[str, dataclasses.Field]:
+    """TOML key ("section.name" or "name") -> the Config field it sets, in field order."""
+    return {f.metadata["key"]: f for f in dataclasses.fields(Config) if "key" in f.metadata}
+
+
+def default_config_toml() -> str:
+    """The file `init` writes: every setting at its default, with its comment."""
+    top, tables = [], {}
+    for key, f in _settings().items():
+        section, _, name = key.rpartition(".")
+        lines = [f"# {line}" for line in _wrap(f.metadata["doc"])] + [f"{name} = {_toml_value(f.default)}"]
+        (tables.setdefault(section, []) if section else top).extend(lines)
+    out = ["# vaultmem settings for this vault. Delete a line to get its default back.", "", *top]
+    for section, lines in tables.items():
+        out += ["", f"[{section}]", *lines]
+    return "\n".join(out) + "\n"
+
+
+def _wrap(text: str, width: int = 88) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text, width - 2) if text else []
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return repr(value)
+
+
+DEFAULT_CONFIG_TOML = default_config_toml()
 
 
 def load_config(vault_root: Path) -> Config:
@@ -122,84 +136,138 @@ def load_config(vault_root: Path) -> Config:
     values: dict = {"obsidian_dir": _obsidian_dir(Path(vault_root))}
     if path.is_file():
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            data = tomllib.loads(text)
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{path}: {exc} — fix the file or delete it to use the defaults")
-        extra = {}
-        for key, value in data.items():
-            if key in _SECTIONS and isinstance(value, dict):
-                for sub, sub_value in value.items():
-                    target = _SECTIONS[key].get(sub)
-                    if target is None:
-                        extra[f"{key}.{sub}"] = sub_value
-                    else:
-                        values[target] = sub_value
-            elif key in {"memory_root", "user", "share_shared"}:
-                values[key] = value
-            else:
-                extra[key] = value
-        values["extra"] = extra
-    return _build(path, values)
-
-
-def _build(path: Path, values: dict) -> Config:
-    fields = {f.name: f for f in dataclasses.fields(Config)}
-    for name, value in values.items():
-        default = fields[name].default
-        if name == "extra" or default is dataclasses.MISSING:
-            continue
-        if isinstance(default, bool):
-            ok = isinstance(value, bool)
-        elif isinstance(default, float):
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-            value = float(value) if ok else value
-        elif isinstance(default, int):
-            ok = isinstance(value, int) and not isinstance(value, bool)
-        else:
-            ok = isinstance(value, str)
-        if not ok:
-            raise ConfigError(f"{path}: {_toml_key(name)} must be {_KINDS[type(default)]}, got {value!r}")
-        values[name] = value
-    root = values.get("memory_root", "Memory")
-    # "." would make every note of the user's a memory; a dot-folder is ignored by the
-    # scanner (and hidden in Obsidian), so its memories would never be found.
-    if not _is_plain_subfolder(root):
-        raise ConfigError(f"{path}: memory_root must be a folder inside the vault (not '.', not a "
-                          f"dot-folder, no '..'), got {root!r} — e.g. memory_root = \"Memory\"")
-    inbox = values.get("inbox", "Inbox")
-    if not _is_plain_subfolder(inbox):
-        raise ConfigError(f"{path}: [daemon] inbox must be a folder inside memory_root, got {inbox!r} "
-                          "— e.g. inbox = \"Inbox\"")
-    for name in _FRACTIONS:
-        if name in values and not 0 <= values[name] <= 1:
-            raise ConfigError(f"{path}: {_toml_key(name)} must be between 0 and 1, got {values[name]!r}")
-    for name in _NON_NEGATIVE:
-        if name in values and values[name] < 0:
-            raise ConfigError(f"{path}: {_toml_key(name)} must be 0 or more, got {values[name]!r}")
+        values.update(_read(_File(path, text), data))
     return Config(**values)
 
 
-_FRACTIONS = ("min_score", "dedup_threshold", "gc_archive_below_importance")
-_NON_NEGATIVE = ("llm_timeout", "gc_archive_after_days", "gc_stale_after_days", "gc_schedule_hours",
-                 "debounce_ms", "max_wait_ms", "commit_quiet_seconds")
+class _File:
+    """The config file's text, to point errors at a line (tomllib gives no line numbers)."""
+
+    def __init__(self, path: Path, text: str):
+        self.path = path
+        self.lines = text.splitlines()
+
+    def error(self, key: str, message: str) -> ConfigError:
+        line = self.line_of(key)
+        where = f"{self.path} line {line}" if line else str(self.path)
+        return ConfigError(f"{where}: {message}")
+
+    def line_of(self, key: str) -> int | None:
+        """The line that sets `key` ("section.name" or "name"), else the section's header."""
+        section, _, name = key.rpartition(".")
+        current, header = "", None
+        for number, line in enumerate(self.lines, 1):
+            table = _TABLE.match(line)
+            if table:
+                current = _unquote(table.group(1))
+                if current == (section or name) and header is None:
+                    header = number
+                continue
+            assign = _ASSIGN.match(line)
+            if assign:
+                full = ".".join(p for p in (current, _unquote(assign.group(1))) if p)
+                if full == key or (section and full == section and header is None):
+                    return number  # `name = ...`, or an inline table `section = {...}`
+        return header
 
 
-_KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "a quoted string"}
+_TABLE = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$")
+_ASSIGN = re.compile(r"^\s*((?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*'))*)\s*=")
 
 
-def _toml_key(field_name: str) -> str:
-    """A Config field as the user writes it in the file: `[llm] base_url`, `user`."""
-    for section, keys in _SECTIONS.items():
-        for key, target in keys.items():
-            if target == field_name:
-                return f"[{section}] {key}"
-    return field_name
+def _unquote(dotted: str) -> str:
+    return ".".join(part.strip().strip("\"'") for part in re.split(r"\.(?=(?:[^\"']|\"[^\"]*\"|'[^']*')*$)", dotted))
+
+
+def _read(file: _File, data: dict) -> dict:
+    """Config field -> value for every key of the parsed file, checked."""
+    settings = _settings()
+    sections = {key.rpartition(".")[0] for key in settings} - {""}
+    values = {}
+    for key, value in data.items():
+        if key in sections:
+            if not isinstance(value, dict):
+                raise file.error(key, f"{key} must be a table of settings ([{key}] with one setting "
+                                      f"per line), got {value!r}")
+            items = [(f"{key}.{name}", sub) for name, sub in value.items()]
+        elif key in settings:
+            items = [(key, value)]
+        elif isinstance(value, dict):
+            raise file.error(key, f"unknown section [{key}]{_suggest(key, sections, '[{}]')}")
+        else:
+            items = [(key, value)]
+        for full, item in items:
+            f = settings.get(full)
+            if f is None:
+                raise file.error(full, f"unknown setting {_display(full)}{_suggest_key(full, settings)}")
+            values[f.name] = _checked(file, full, f, item)
+    return values
+
+
+def _checked(file: _File, key: str, f: dataclasses.Field, value):
+    default = f.default
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, str)
+    if not ok:
+        raise file.error(key, f"{_display(key)} must be {_KINDS[type(default)]}, got {value!r}")
+    problem = _CHECKS[f.metadata["check"]](value) if f.metadata["check"] else None
+    if problem:
+        raise file.error(key, f"{_display(key)} must be {problem}, got {value!r}")
+    return value
 
 
 def _is_plain_subfolder(folder: str) -> bool:
     parts = Path(folder).parts
     return bool(parts) and not Path(folder).is_absolute() and \
         not any(p in (".", "..") or p.startswith(".") for p in parts)
+
+
+# "." as memory_root would make every note of the user's a memory; a dot-folder is ignored
+# by the scanner (and hidden in Obsidian), so its memories would never be found.
+_CHECKS = {
+    "fraction": lambda v: None if 0 <= v <= 1 else "between 0 and 1",
+    "non_negative": lambda v: None if v >= 0 else "0 or more",
+    "folder": lambda v: None if _is_plain_subfolder(v) else
+    "a folder inside the vault (not '.', not a dot-folder, no '..'), e.g. \"Memory\"",
+    "inbox": lambda v: None if _is_plain_subfolder(v) else "a folder inside memory_root, e.g. \"Inbox\"",
+}
+_KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "a quoted string"}
+
+
+def _display(key: str) -> str:
+    """`llm.base_url` -> `[llm] base_url`, as the user writes it in the file."""
+    section, _, name = key.rpartition(".")
+    return f"[{section}] {name}" if section else name
+
+
+def _suggest(word: str, choices, form: str = "{}") -> str:
+    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
+    return f" — did you mean {form.format(close[0])}?" if close else ""
+
+
+def _suggest_key(key: str, settings) -> str:
+    """The nearest valid key: in the same table first, then by name anywhere in the file."""
+    section, _, name = key.rpartition(".")
+    same_table = [k.rpartition(".")[2] for k in settings if k.rpartition(".")[0] == section]
+    close = difflib.get_close_matches(name, same_table, n=1, cutoff=0.6)
+    if close:
+        return f" — did you mean {close[0]}?"
+    by_name = {k.rpartition(".")[2]: k for k in settings}
+    close = difflib.get_close_matches(name, sorted(by_name), n=1, cutoff=0.6)
+    if close:
+        return f" — did you mean {_display(by_name[close[0]])}?"
+    return " — see the settings `vaultmem init` writes, or delete the line"
 
 
 def _obsidian_dir(vault_root: Path) -> str:

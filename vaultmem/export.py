@@ -281,5 +281,5 @@ def export_if_configured(memory) -> list[dict]:
     format; otherwise each format goes to its default location. For the daemon to call."""
     config = memory.vault.config
     formats = [f.strip() for f in (config.export_on_change or "").split(",") if f.strip()]
-    out = config.extra.get("daemon.export_out") if len(formats) == 1 else None
+    out = (config.export_out or None) if len(formats) == 1 else None
     return [export(memory.vault, f, out=out, user=memory.user) for f in formats]
