@@ -12,8 +12,8 @@ import pytest
 
 from vaultmem import client
 from vaultmem.daemon import server as server_mod
-from vaultmem.daemon.server import SocketServer, UnknownOp, handle_message, peer_allowed, peer_uid
-from vaultmem.errors import DaemonError, NoteNotFound
+from vaultmem.daemon.server import SocketServer, handle_message, peer_allowed, peer_uid
+from vaultmem.errors import DaemonError, NoteNotFound, UnknownOperation
 
 
 def _dispatch(op, args):
@@ -26,7 +26,7 @@ def _dispatch(op, args):
         return "done"
     if op == "boom":
         raise RuntimeError("bug inside an operation")
-    raise UnknownOp(f"unknown operation {op!r}")
+    raise UnknownOperation(f"unknown operation {op!r}")
 
 
 @pytest.fixture
@@ -145,8 +145,9 @@ def test_handle_message_shapes():
     assert handle_message(b'{"op": "echo"}', _dispatch)["ok"] is True
     bad = handle_message(b'{"op": "echo", "args": [1]}', _dispatch)
     assert bad == {"ok": False, "error": "bad request: 'args' must be an object",
-                   "kind": "DaemonError"}
-    assert handle_message(b'{"op": "missing", "args": {}}', _dispatch)["kind"] == "NoteNotFound"
+                   "code": "bad_request"}
+    assert handle_message(b'{"op": "missing", "args": {}}', _dispatch) == {
+        "ok": False, "error": "no note matches None", "code": "note_not_found"}
 
 
 def test_client_imports_only_the_standard_library():

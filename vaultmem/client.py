@@ -11,7 +11,8 @@ Importing this module must stay cheap: no torch, sentence-transformers or lanced
 indirectly, so a query answered by the daemon costs a socket round trip and nothing more.
 
 Protocol: one JSON object per line each way. Request `{"op": ..., "args": {...}}`, response
-`{"ok": true, "result": ...}` or `{"ok": false, "error": "...", "kind": "ErrorClass"}`.
+`{"ok": true, "result": ...}` or `{"ok": false, "error": "...", "code": "note_not_found"}`;
+`vaultmem.daemon.protocol` lists the operations, their arguments and results.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ import sys
 from pathlib import Path
 
 from vaultmem import errors
-from vaultmem.errors import DaemonError
+from vaultmem.daemon.protocol import OPS
+from vaultmem.errors import DaemonError, NotServed
+from vaultmem.layout import STATE_DIR
 
-STATE_DIR = ".vaultmem"
 SOCKET_NAME = "daemon.sock"
 LOCK_NAME = "daemon.lock"
 PID_NAME = "daemon.pid"
@@ -37,15 +39,15 @@ _MAX_SUN_PATH = 103
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 # Searches may wait for a reindex batch or the first model load in a fresh daemon.
 DEFAULT_TIMEOUT = 60.0
-# Operations that may rightly run for minutes (an LLM extraction, a full reindex): by
-# default the client waits for them, since once sent they cannot be retried in-process.
-LONG_OPS = frozenset({"extract", "reindex", "gc", "rollback", "forget", "correct"})
 _DEFAULT = object()
 
 
 def _timeout_for(op: str, timeout):
+    # Operations flagged `long` (an LLM extraction, a full reindex) may rightly run for
+    # minutes: by default the client waits for them, since once sent they cannot be redone
+    # in-process.
     if timeout is _DEFAULT:
-        return None if op in LONG_OPS else DEFAULT_TIMEOUT
+        return None if op in OPS and OPS[op].long else DEFAULT_TIMEOUT
     return timeout
 
 
@@ -141,16 +143,10 @@ def daemon_available(vault_root) -> bool:
 
 
 def _error_from_response(response: dict) -> Exception:
-    # Re-raise the daemon's VaultmemError as the same class, so the CLI's message and
-    # exit code do not depend on which side did the work.
-    kind = response.get("kind") or "DaemonError"
+    # The daemon's VaultmemError again, by its code, so the CLI's message and exit code do
+    # not depend on which side did the work.
     message = response.get("error") or "the daemon reported an error"
-    cls = getattr(errors, kind, None)
-    if isinstance(cls, type) and issubclass(cls, errors.VaultmemError):
-        exc = cls.__new__(cls)
-        Exception.__init__(exc, message)
-        return exc
-    return DaemonError(f"daemon error ({kind}): {message}")
+    return errors.by_code(response.get("code")).from_wire(message)
 
 
 class _NotConnected(Exception):
@@ -205,7 +201,7 @@ def request(vault_root, op: str, args: dict | None = None, timeout=_DEFAULT):
     """Send one request and return its result.
 
     `timeout` (seconds, None: no limit) defaults to DEFAULT_TIMEOUT, and to no limit for
-    the LONG_OPS.
+    the operations `protocol` flags `long`.
 
     Raises `DaemonError` when no daemon answers or the exchange fails, and the daemon's own
     `VaultmemError` subclass (e.g. `NoteNotFound`) when the operation itself failed.
@@ -238,6 +234,7 @@ def try_request(vault_root, op: str, args: dict | None = None, timeout=_DEFAULT)
         return None
     if response.get("ok"):
         return response.get("result")
-    if response.get("kind") in ("UnknownOp", "Fallback"):
+    error = _error_from_response(response)
+    if isinstance(error, NotServed):
         return None  # the daemon cannot answer this exactly as in-process would
-    raise _error_from_response(response)
+    raise error

@@ -11,7 +11,6 @@ selectors with deadlines: an idle daemon does no work.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import logging.handlers
 import os
@@ -24,13 +23,14 @@ from pathlib import Path
 
 from vaultmem import __version__
 from vaultmem.client import LOG_NAME, socket_path, state_dir
+from vaultmem.daemon import protocol
 from vaultmem.daemon.chores import Chores
 from vaultmem.daemon.inbox import Inbox
 from vaultmem.daemon.lock import DaemonLock
-from vaultmem.daemon.server import Fallback, SocketServer, UnknownOp
+from vaultmem.daemon.server import SocketServer
 from vaultmem.daemon.watcher import Coalescer, make_handler, start_observer
 from vaultmem.daemon.worker import QUERY_WAIT_SECONDS, Gate, GateBusy, IndexWorker
-from vaultmem.errors import DaemonError
+from vaultmem.errors import DaemonError, NotServed
 
 log = logging.getLogger("vaultmem.daemon")
 
@@ -39,10 +39,6 @@ LOG_BACKUPS = 3
 # A stop waits this long for the batch in flight before the process exits anyway; the
 # next start's reconciliation picks up whatever was left.
 STOP_GRACE_SECONDS = 120.0
-# `Memory` methods the daemon runs for its clients. Reads keep the model warm; writes go
-# through here too so that one process writes the index (no two writers racing).
-READ_OPS = ("search", "context")
-QUERY_OPS = READ_OPS + ("add", "extract", "reindex", "correct", "forget", "rollback", "gc")
 # How long a search waits for the index while the daemon builds it from scratch.
 READ_WAIT_DURING_BUILD = 3.0
 
@@ -81,13 +77,16 @@ class Daemon:
         config = self.vault.config
         self.gate = Gate()
         self.worker = IndexWorker(self.memory, self.gate)
-        self.inbox = Inbox(self.vault, self._run_extract,
-                           settle=getattr(config, "inbox_settle_seconds", None))
-        self.coalescer = Coalescer(quiet=getattr(config, "debounce_ms", 200) / 1000,
-                                   max_wait=getattr(config, "max_wait_ms", 1000) / 1000)
+        self.inbox = Inbox(self.vault, self._run_extract, settle=config.inbox_settle_seconds)
+        self.coalescer = Coalescer(quiet=config.debounce_ms / 1000, max_wait=config.max_wait_ms / 1000)
         self.chores = Chores(self.memory, self.gate)
         self.lock = DaemonLock(state_dir(self.root))
         self.server = SocketServer(socket_path(self.root), self.dispatch)
+        # What runs each operation of the protocol table. Reads keep the model warm; writes
+        # go through here too so that one process writes the index (no two writers racing).
+        self.handlers = {"status": self.status, "flush": self.flush, "shutdown": self.shutdown,
+                         **{op.name: getattr(self.memory, op.name)
+                            for op in protocol.OPS.values() if op.memory}}
         self.state = "starting"
         self.started_at = time.monotonic()
         self.started_iso = datetime.now().replace(microsecond=0).isoformat()
@@ -264,37 +263,52 @@ class Daemon:
             "socket": str(self.server.path), "log": str(state_dir(self.root) / LOG_NAME),
         }
 
-    def dispatch(self, op: str, args: dict, clock: str | None = None):
-        if op in QUERY_OPS and clock != os.environ.get("VAULTMEM_NOW"):
+    def flush(self, timeout: float = 30.0) -> dict:
+        return dict(self.status(), idle=self.wait_idle(float(timeout)))
+
+    def shutdown(self) -> dict:
+        threading.Thread(target=self.stop, daemon=True).start()
+        return {"stopping": True, "pid": os.getpid()}
+
+    def dispatch(self, name: str, args: dict, clock: str | None = None):
+        """Run one request of the protocol table (`protocol.check` rejects anything else)."""
+        op = protocol.check(name, args)
+        if not op.memory:
+            return self.handlers[name](**args)
+        if clock != os.environ.get("VAULTMEM_NOW"):
             # The caller fakes the clock differently (tests, benchmarks): answering here
             # would not give the output it gets in-process, so it must do the work itself.
-            raise Fallback("the daemon runs on another clock (VAULTMEM_NOW)")
-        if op == "status":
-            return self.status()
-        if op == "flush":
-            idle = self.wait_idle(float(args.get("timeout", 30.0)))
-            return dict(self.status(), idle=idle)
-        if op == "shutdown":
-            threading.Thread(target=self.stop, daemon=True).start()
-            return {"stopping": True, "pid": os.getpid()}
-        if op not in QUERY_OPS or not callable(getattr(self.memory, op, None)):
-            raise UnknownOp(f"unknown operation {op!r}")
-        method = getattr(self.memory, op)
-        try:
-            inspect.signature(method).bind(**args)
-        except TypeError as exc:
-            raise DaemonError(f"bad arguments for {op!r}: {exc}") from None
+            raise NotServed("the daemon runs on another clock (VAULTMEM_NOW)")
+        if name == "reindex" and args.get("full"):
+            return self._rebuild(args)
         # A whole-index build holds the index for minutes: readers are better served by
         # doing the work themselves (they see what is built so far) than by waiting.
-        reading = op in READ_OPS
-        wait = READ_WAIT_DURING_BUILD if reading and self.worker.rebuilding else QUERY_WAIT_SECONDS
+        rebuilding = self.worker.rebuilding
+        wait = READ_WAIT_DURING_BUILD if op.read_only and rebuilding else QUERY_WAIT_SECONDS
         try:
-            with self.gate.query(timeout=wait, busy_with=self.worker.rebuilding or self.state):
-                return method(**args)
+            with self.gate.query(timeout=wait, busy_with=rebuilding or self.state):
+                return self.handlers[name](**args)
         except GateBusy as exc:
-            if reading:
-                raise Fallback(str(exc)) from None
+            if op.read_only:
+                raise NotServed(str(exc)) from None
             raise
+
+    def _rebuild(self, args: dict) -> dict:
+        """`reindex --full`: the daemon rebuilds the index it has open itself, between two
+        batches of its own; meanwhile searches are told it is rebuilding and answered
+        in-process from what is built so far, as during a first build."""
+        with self.gate.query(timeout=QUERY_WAIT_SECONDS, busy_with=self.worker.rebuilding
+                             or self.state):
+            self.worker.rebuilding = "reindex --full"
+            log.info("rebuilding the index (reindex --full)")
+            try:
+                report = self.handlers["reindex"](**args)
+            finally:
+                self.worker.rebuilding = None
+        self.worker.notes_indexed = report["added"]
+        log.info("index rebuilt: %d notes, %d chunks (%.1f s)", report["added"],
+                 report["chunks"], report["seconds"])
+        return report
 
 
 def run_daemon(vault_root, foreground: bool = True) -> None:

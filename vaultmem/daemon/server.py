@@ -4,7 +4,8 @@ The socket is created under umask 0o177 (mode 0600 from birth, no window where o
 could connect) and, on Linux, each connection's peer uid is checked with SO_PEERCRED,
 so another local user cannot query or write memories even if the mode were loosened.
 No TCP listener exists. Accepting blocks on a selector with a wake-up pipe: an idle
-daemon uses no CPU here.
+daemon uses no CPU here. The messages are those of `protocol`; this module only frames
+them and turns exceptions into `{"ok": false, "error", "code"}`.
 """
 
 from __future__ import annotations
@@ -22,20 +23,12 @@ from typing import Callable
 
 from vaultmem.client import LineReader, _ShortPath, encode_message
 from vaultmem import errors
-from vaultmem.errors import DaemonError, VaultmemError
+from vaultmem.errors import BadRequest, DaemonError, VaultmemError
 
 log = logging.getLogger("vaultmem.daemon")
 
 # A connection that sends nothing for this long is dropped (a stuck or hostile client).
 IDLE_CONNECTION_TIMEOUT = 300.0
-
-
-class Fallback(VaultmemError):
-    """The daemon cannot answer this request as the caller would in-process (it falls back)."""
-
-
-class UnknownOp(Fallback):
-    """The daemon does not know the requested operation (the client falls back)."""
 
 
 def peer_uid(conn: socket.socket) -> int | None:
@@ -53,12 +46,12 @@ def peer_allowed(uid: int | None, own_uid: int | None = None) -> bool:
     return uid is None or uid == own_uid
 
 
-def _public_kind(cls) -> str:
-    """The name of the nearest class the client knows (one defined in vaultmem.errors)."""
-    for klass in cls.__mro__:
-        if getattr(errors, klass.__name__, None) is klass:
-            return klass.__name__
-    return "DaemonError"
+def error_response(exc: VaultmemError) -> dict:
+    """`{"ok": false, "error", "code"}` for `exc`; a class defined outside `vaultmem.errors`
+    travels as its nearest public ancestor (the client knows only those codes)."""
+    public = errors.public_errors()
+    code = next(klass.code for klass in type(exc).__mro__ if klass in public)
+    return {"ok": False, "error": str(exc), "code": code}
 
 
 def handle_message(line: bytes, dispatch: Callable[..., object]) -> dict:
@@ -72,17 +65,15 @@ def handle_message(line: bytes, dispatch: Callable[..., object]) -> dict:
         if not isinstance(args, dict):
             raise ValueError("'args' must be an object")
     except ValueError as exc:
-        return {"ok": False, "error": f"bad request: {exc}", "kind": "DaemonError"}
+        return error_response(BadRequest(f"bad request: {exc}"))
     extra = {"clock": request["clock"]} if request.get("clock") else {}
     try:
         return {"ok": True, "result": dispatch(request["op"], args, **extra)}
-    except Fallback as exc:
-        return {"ok": False, "error": str(exc), "kind": "Fallback"}
     except VaultmemError as exc:
-        return {"ok": False, "error": str(exc), "kind": _public_kind(type(exc))}
+        return error_response(exc)
     except Exception as exc:  # the daemon must survive any failing request
         log.exception("request %r failed", request.get("op"))
-        return {"ok": False, "error": f"{type(exc).__name__}: {exc}", "kind": "DaemonError"}
+        return error_response(DaemonError(f"{type(exc).__name__}: {exc}"))
 
 
 class SocketServer:
@@ -152,8 +143,7 @@ class SocketServer:
             uid = peer_uid(conn)
             if not peer_allowed(uid):
                 log.warning("refused a connection from uid %s", uid)
-                self._send(conn, {"ok": False, "kind": "DaemonError",
-                                  "error": "this daemon serves only its owner"})
+                self._send(conn, error_response(DaemonError("this daemon serves only its owner")))
                 return
             conn.settimeout(IDLE_CONNECTION_TIMEOUT)
             reader = LineReader(conn)
@@ -173,7 +163,7 @@ class SocketServer:
             conn.sendall(encode_message(response))
             return True
         except (TypeError, ValueError) as exc:  # a result that is not JSON-able
-            fallback = {"ok": False, "kind": "DaemonError", "error": f"unserialisable result: {exc}"}
+            fallback = error_response(DaemonError(f"unserialisable result: {exc}"))
             return SocketServer._send(conn, fallback)
         except OSError:
             return False
