@@ -54,9 +54,12 @@ def emit_json(data):
 
 
 def via_daemon(ctx, op, args):
-    """The daemon's answer to `op`, or None when no daemon runs (then work in-process)."""
+    """The daemon's answer to `op`, or None when no daemon runs (then work in-process).
+    `args` must fit the protocol table (`vaultmem.daemon.protocol`); checked before sending."""
     from vaultmem.client import try_request
+    from vaultmem.daemon.protocol import check
 
+    check(op, args)
     return try_request(ctx.vault_opt, op, args)
 
 

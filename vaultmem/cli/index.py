@@ -60,9 +60,11 @@ def context(ctx, question, budget, user, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print what changed as JSON.")
 @pass_ctx
 def reindex(ctx, full, as_json):
-    """Bring the search index up to date with the vault."""
+    """Bring the search index up to date with the vault (a running daemon does it)."""
     from rich.progress import Progress
 
+    # Memory.reindex hands the work to the vault's daemon when one runs: it has the index
+    # open and is its only writer, so it rebuilds it in place, even with --full.
     with Progress(transient=True, disable=as_json) as bar:
         task = bar.add_task("Embedding", total=None)
         result = ctx.memory().reindex(full=full, progress=lambda done, total: bar.update(
