@@ -25,8 +25,7 @@ def template(tmp_path_factory, embedder):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("VAULTMEM_NOW", "2026-11-30T10:00:00")
         api.init(root)
-        mem = api.Memory(root)
-        mem._embedder = embedder
+        mem = api.Memory(root, embedder=embedder)
         mem.reindex()
     return root
 
@@ -37,8 +36,7 @@ def memory(template, tmp_path, embedder, monkeypatch):
     monkeypatch.delenv("VAULTMEM_VAULT", raising=False)
     root = tmp_path / "vault"
     shutil.copytree(template, root, symlinks=True)
-    mem = api.Memory(root)
-    mem._embedder = embedder
+    mem = api.Memory(root, embedder=embedder)
     return mem
 
 

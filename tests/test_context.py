@@ -8,8 +8,7 @@ from vaultmem.search import Hit
 
 @pytest.fixture(scope="module")
 def memory(tmp_path_factory, embedder):
-    mem = Memory(copy_sample_vault(tmp_path_factory.mktemp("context") / "vault"))
-    mem._embedder = embedder
+    mem = Memory(copy_sample_vault(tmp_path_factory.mktemp("context") / "vault"), embedder=embedder)
     mem.reindex()
     return mem
 

@@ -11,8 +11,7 @@ from vaultmem.doctor import doctor, stats
 
 @pytest.fixture
 def memory(sample_vault, embedder):
-    mem = Memory(sample_vault.root)
-    mem._embedder = embedder
+    mem = Memory(sample_vault.root, embedder=embedder)
     mem.reindex()
     return mem
 

@@ -31,8 +31,7 @@ def fake_clock():
 
 def open_vault(root: Path, embedder) -> api.Memory:
     api.init(root)
-    mem = api.Memory(root)
-    mem._embedder = embedder
+    mem = api.Memory(root, embedder=embedder)
     return mem
 
 
@@ -392,8 +391,7 @@ def test_a_model_answering_garbage_twice_falls_back_to_the_offline_extractor(tmp
     root = tmp_path / "vault"
     api.init(root)
     point_llm_at(root, llm_server(lambda convo: "Sure! Here are the memories: the user lives in Porto."))
-    mem = api.Memory(root)
-    mem._embedder = embedder
+    mem = api.Memory(root, embedder=embedder)
     report = mem.extract([RUNS / "llm.jsonl"], llm=True)
     assert len(llm_server.requests) == 2  # the first answer and the one retry
     (warning,) = report["warnings"]

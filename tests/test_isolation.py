@@ -45,8 +45,7 @@ def vault(tmp_path_factory, embedder):
         mp.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
         root = tmp_path_factory.mktemp("isolation") / "vault"
         api.init(root)
-        mem = api.Memory(root)
-        mem._embedder = embedder
+        mem = api.Memory(root, embedder=embedder)
         people = {
             "alice": {"key": "Alice keeps her bicycle in the garage at home.",
                       "code": "Alice's piano practice book is on the shelf in the study.",
@@ -108,8 +107,7 @@ class RepeatedQueries:
 
 @pytest.fixture(scope="module")
 def alice_mem(vault, embedder):
-    mem = api.Memory(vault)
-    mem._embedder = RepeatedQueries(embedder)
+    mem = api.Memory(vault, embedder=RepeatedQueries(embedder))
     return mem
 
 
@@ -163,8 +161,7 @@ def test_search_for_alice_under_every_filter_returns_none_of_bobs(vault, notes, 
     # Not vacuous: the sweep saw every note of alice's, current or not.
     assert set(notes["alice"]) <= seen
     # The public API: an explicit user, and a Memory opened for alice.
-    scoped = api.Memory(vault, user="alice")
-    scoped._embedder = alice_mem.embedder
+    scoped = api.Memory(vault, user="alice", embedder=alice_mem.embedder)
     for query in ["Where is the spare house key?", "gym locker code notebook", "Louvre museum Paris",
                   "Who is in Osaka?", "Where is the passport?", SAME_TEXT]:
         for flags in [{}, {"all": True}, {"as_of": "2026-12-01"}, {"all": True, "as_of": "2026-11-15"}]:
@@ -317,8 +314,7 @@ def test_shared_memories_reach_alice_only_when_configured(vault, notes, embedder
     [shared_id] = notes["shared"]
 
     def alice_view():
-        mem = api.Memory(vault)
-        mem._embedder = embedder
+        mem = api.Memory(vault, embedder=embedder)
         hits = [h["id"] for h in mem.search("What is the office wifi called?", user="alice")["hits"]]
         block = mem.context("office wifi network name", user="alice")["ids"]
         exported = mem.export("claude", out=tmp_path / "CLAUDE.md", user="alice")["ids"]
@@ -338,8 +334,7 @@ def test_shared_memories_reach_alice_only_when_configured(vault, notes, embedder
         hits, block, exported, shown = alice_view()
         assert shared_id in hits and shared_id in block and shared_id in exported and shown == shared_id
         # Sharing opens `shared` only: bob's notes stay his.
-        mem = api.Memory(vault)
-        mem._embedder = embedder
+        mem = api.Memory(vault, embedder=embedder)
         assert_none_of_bobs(mem.search("Where is the spare key?", k=50, user="alice", all=True), notes)
     finally:
         config.write_text(text, encoding="utf-8")

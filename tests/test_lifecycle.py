@@ -26,8 +26,7 @@ def mem(tmp_path, monkeypatch, embedder):
     monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
     root = tmp_path / "vault"
     api.init(root)
-    memory = api.Memory(root)
-    memory._embedder = embedder
+    memory = api.Memory(root, embedder=embedder)
     return memory
 
 
@@ -139,8 +138,7 @@ def test_stale_memories_rank_lower_until_recalled(mem, monkeypatch):
     monkeypatch.setenv("VAULTMEM_NOW", "2027-06-01T09:00:00")  # 212 days later (limit: 180)
     State(root).record_access([recalled_id], "2027-05-20T10:00:00")
 
-    fresh = api.Memory(root)
-    fresh._embedder = mem.embedder
+    fresh = api.Memory(root, embedder=mem.embedder)
     scores = {h["id"]: h["score"] for h in fresh.search("bird sightings notebook")["hits"]}
     assert scores[recalled_id] > scores[old_id]
     assert scores[old_id] / scores[recalled_id] == pytest.approx(0.85, abs=0.01)

@@ -15,8 +15,7 @@ HIT_KEYS = {"id", "path", "type", "title", "text", "score", "status", "created",
 @pytest.fixture(scope="module")
 def memory(tmp_path_factory, embedder):
     """The sample vault, indexed once for this module, with the shared model."""
-    mem = Memory(copy_sample_vault(tmp_path_factory.mktemp("search") / "vault"))
-    mem._embedder = embedder
+    mem = Memory(copy_sample_vault(tmp_path_factory.mktemp("search") / "vault"), embedder=embedder)
     mem.reindex()
     return mem
 
@@ -81,15 +80,13 @@ def test_filters_apply_before_top_k(tmp_path, embedder):
                    f"The user likes green tea, variant {n}.")
     write_note(root, "Memory/Events/Kyoto.md", memory_meta("01KYOTO", type="event"),
                "The user once visited a small tea garden in Kyoto.")
-    mem = Memory(root)
-    mem._embedder = embedder
+    mem = Memory(root, embedder=embedder)
     mem.reindex()
     assert titles(mem.search("green tea", k=1, type="event")) == ["Kyoto"]
 
 
 def test_missing_or_broken_index_falls_back_to_a_keyword_scan(tmp_path, embedder):
-    mem = Memory(copy_sample_vault(tmp_path / "vault"))
-    mem._embedder = embedder
+    mem = Memory(copy_sample_vault(tmp_path / "vault"), embedder=embedder)
     result = mem.search("coffee")
     assert "keyword scan" in result["warning"]
     assert "Cutting back on coffee" in titles(result)
@@ -99,8 +96,7 @@ def test_missing_or_broken_index_falls_back_to_a_keyword_scan(tmp_path, embedder
     shutil.rmtree(index_dir)
     index_dir.mkdir()
     (index_dir / "garbage").write_text("not lance")
-    fresh = Memory(mem.vault.root)
-    fresh._embedder = embedder
+    fresh = Memory(mem.vault.root, embedder=embedder)
     result = fresh.search("coffee")
     assert "warning" in result and "Cutting back on coffee" in titles(result)
 
@@ -129,8 +125,7 @@ def test_cli_search_json_and_fallback_warning_on_stderr(tmp_path):
 
 
 def test_an_edit_synced_by_path_is_searchable_at_once(tmp_path, embedder):
-    mem = Memory(copy_sample_vault(tmp_path / "vault"))
-    mem._embedder = embedder
+    mem = Memory(copy_sample_vault(tmp_path / "vault"), embedder=embedder)
     mem.reindex()
     assert "piano" in mem.search("Does the user's partner play the cello?")["hits"][0]["text"]
     note = mem.vault.root / "Memory/Facts/Partner is Mei.md"

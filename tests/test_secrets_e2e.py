@@ -32,8 +32,7 @@ def vault(tmp_path_factory, embedder):
         mp.setenv("VAULTMEM_NOW", "2026-12-01T10:00:00")
         mp.delenv("VAULTMEM_VAULT", raising=False)
         api.init(root)
-        mem = api.Memory(root)
-        mem._embedder = embedder
+        mem = api.Memory(root, embedder=embedder)
         report = mem.extract([TRANSCRIPT])
         added = [mem.add(text, type="fact") for text in (
             "My password is Tr0ub4dor&3 for the bank",

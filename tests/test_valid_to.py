@@ -26,8 +26,7 @@ def mem(tmp_path, monkeypatch, embedder):
     monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
     root = tmp_path / "vault"
     api.init(root)
-    memory = api.Memory(root)
-    memory._embedder = embedder
+    memory = api.Memory(root, embedder=embedder)
     return memory
 
 

@@ -129,8 +129,7 @@ def check_vault(root: Path, embedder, reindex: bool = True) -> list[str]:
     def restart():
         from vaultmem.api import Memory
 
-        mem = Memory(root)
-        mem._embedder = embedder
+        mem = Memory(root, embedder=embedder)
         if reindex:
             mem.reindex()
         report = mem.doctor()
@@ -304,8 +303,7 @@ def main(argv=None) -> int:
         kind, run = operation(n, root, work)
 
         def go():
-            mem = api.Memory(root)
-            mem._embedder = embedder
+            mem = api.Memory(root, embedder=embedder)
             result = run(mem)
             return {"kind": kind, "ok": True, "errors": (result or {}).get("errors", [])}
         return go
