@@ -56,7 +56,7 @@ def test_edits_are_committed_once_quiet(tmp_path):
     assert not any("Bread" in s for s in git_subjects(root))
     clock.now += 1
     chores.run_due()
-    assert "Edit 'Bread' in Obsidian" in git_subjects(root)[0]
+    assert git_subjects(root)[0] == "Create 'Bread' in Obsidian"  # a new note, named exactly
     assert chores.edits_waiting == 0 and chores.next_due() is None
 
 

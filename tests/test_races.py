@@ -11,6 +11,7 @@ random cases from a thread at a random moment of the run (VAULTMEM_RACE_ROUNDS o
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import threading
@@ -21,7 +22,7 @@ import pytest
 
 from vaultmem import api, client, memories, write
 from vaultmem.daemon.lock import lock_is_held, running_pid
-from vaultmem.errors import DaemonError, HistoryError
+from vaultmem.errors import DaemonError
 from vaultmem.note import read_note
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
@@ -64,8 +65,7 @@ def active_note(root: Path, words: str) -> Path:
 def race_vault(tmp_path_factory, embedder):
     root = tmp_path_factory.mktemp("races") / "vault"
     api.init(root)
-    mem = api.Memory(root)
-    mem._embedder = embedder
+    mem = api.Memory(root, embedder=embedder)
     seeded = mem.extract([transcript(root.parent, 0)])
     assert seeded["created"] >= 2, seeded
     return mem
@@ -209,15 +209,19 @@ def test_a_held_index_lock_delays_a_commit_then_it_goes_through(race_vault, monk
     assert not (root / ".git" / "index.lock").exists()
 
 
-def test_a_lock_held_past_the_timeout_is_a_clear_error_and_keeps_the_change(race_vault, monkeypatch):
+def test_a_lock_held_past_the_timeout_keeps_the_change_and_says_so(race_vault, monkeypatch):
+    """The one policy for a commit that fails (vaultmem.change): the note stays, indexed,
+    the result says why git did not record it, and vaultmem's next change commits it first,
+    as vaultmem's, under its own message."""
     mem, root = race_vault, race_vault.vault.root
     monkeypatch.setenv("VAULTMEM_GIT_LOCK_TIMEOUT", "0.5")
     head = git(root, "rev-parse", "HEAD")
     holder = hold_lock(root, 3.0)
     try:
-        with pytest.raises(HistoryError, match=r"index\.lock.*held by another git process") as caught:
-            mem.add("The user repairs old radios.", type="fact")
-        assert "saved in the vault" in str(caught.value)
+        result = mem.add("The user repairs old radios.", type="fact")
+        assert result["action"] == "created"
+        assert re.search(r"index\.lock.*held by another git process", result["warning"]), result
+        assert "saved in the vault and indexed" in result["warning"]
         assert (root / ".git" / "index.lock").read_text() == "obsidian-git\n"  # untouched
         assert holder.stdout.readline().strip() == "released intact"
         assert holder.wait(10) == 0
@@ -226,6 +230,16 @@ def test_a_lock_held_past_the_timeout_is_a_clear_error_and_keeps_the_change(race
     assert git(root, "rev-parse", "HEAD") == head
     saved = [p for p in (root / "Memory" / "Facts").glob("*.md") if "repairs old radios" in p.read_text()]
     assert len(saved) == 1 and read_note(saved[0]).status == "active"
+    assert result["path"] in mem.indexer.index.path_hashes()
+
+    later = mem.add("The user grows tomatoes on the balcony.", type="fact")
+    assert "warning" not in later
+    log = [line for line in git(root, "log", "-2", "--format=%an|%s|%(trailers:key=Vaultmem-Action,valueonly)")
+           .splitlines() if line]
+    assert log[1] == f"vaultmem|vaultmem: add fact '{Path(result['path']).stem}'|created"
+    assert log[0].startswith("vaultmem|vaultmem: add fact")
+    assert git(root, "show", "--name-only", "--format=", "HEAD~1").splitlines() == [result["path"]]
+    assert not git(root, "status", "--porcelain", "--", "Memory")
 
 
 # --- two vaultmem processes on one vault ----------------------------------------------

@@ -36,6 +36,11 @@ def init(path: str | Path) -> dict:
     return result
 
 
+def _warning(change) -> dict:
+    """`{"warning": ...}` when the change's commit or indexing failed (it is kept), else {}."""
+    return {"warning": change.warning} if change.warning else {}
+
+
 def _add_message(decision) -> str:
     title = Path(decision.path or "").stem
     if decision.action == "superseded" and decision.target is not None:
@@ -74,6 +79,11 @@ class Memory:
         return self._embedder
 
     @property
+    def model_loaded(self) -> bool:
+        """Whether the model is loaded (a status report must not load it)."""
+        return self._embedder is not None
+
+    @property
     def indexer(self):
         """The ingest pipeline bound to this vault and model."""
         if self._indexer is None:
@@ -81,6 +91,21 @@ class Memory:
 
             self._indexer = Indexer(self.vault, embedder_factory=lambda: self.embedder)
         return self._indexer
+
+    def snapshot(self):
+        """The index's rows and vectors as they are now (None before the first index)."""
+        try:
+            return self.indexer.index.snapshot()
+        except Exception:  # no index yet: callers dedup by text and slot only
+            return None
+
+    def change(self, message: str, action: str, run: str | None = None, source: str | None = None):
+        """`with memory.change("vaultmem: ...", "add") as ch:` — the one way to change the
+        vault's notes: written atomically, indexed and committed on exit, or put back on a
+        failure (see `vaultmem.change`)."""
+        from vaultmem.change import vault_change
+
+        return vault_change(self.vault, message, action, indexer=self.indexer, run=run, source=source)
 
     # --- foundation: notes ----------------------------------------------------------
     def show(self, ref: str, at: str | None = None, user: str | None = None) -> dict:
@@ -181,13 +206,16 @@ class Memory:
 
     def recover(self) -> dict:
         """Remove what a vaultmem process killed mid-write left behind: its temp files in the
-        memory folders and its `.git/index.lock` (never another process's lock).
-        `{"temp_files": [paths], "git": [names]}`."""
+        memory folders and its `.git/index.lock` (never another process's lock); then commit,
+        as vaultmem's, changes whose commit failed or was cut short (`change.commit_journaled`).
+        `{"temp_files": [paths], "git": [names], "commits": [{"message", "commit"}]}`."""
         from vaultmem import history
+        from vaultmem.change import commit_journaled
         from vaultmem.vault import remove_stale_temp_files
 
-        return {"temp_files": remove_stale_temp_files(self.vault),
+        left = {"temp_files": remove_stale_temp_files(self.vault),
                 "git": history.clear_stale_locks(self.vault.root)}
+        return dict(left, commits=commit_journaled(self.vault))
 
     def doctor(self) -> dict:
         """Drift between vault and index, unreadable notes, broken links, contradictions."""
@@ -226,16 +254,15 @@ class Memory:
         if not title:
             cand.title = ""
         self.indexer.sync()
-        pool = load_pool(self.vault, user, self._snapshot())
+        pool = load_pool(self.vault, user, self.snapshot())
         vector = self.embedder.encode([cand.content])[0]
         decision = decide(cand, user, pool, vector)
         if dry_run:
             return self._add_result(decision)
-        written = apply(self.vault, decision, pool, user=user, vector=vector)
-        if written:
-            self.indexer.sync([self.vault.abs(rel) for rel in written])
-            self._commit(written, _add_message(decision), action=decision.action)
-        return self._add_result(decision)
+        with self.change(f"vaultmem: {decision.action} {cand.type}", decision.action) as ch:
+            apply(self.vault, decision, pool, change=ch, user=user, vector=vector)
+            ch.message, ch.action = _add_message(decision), decision.action
+        return dict(self._add_result(decision), **_warning(ch))
 
     @staticmethod
     def _add_result(decision) -> dict:
@@ -262,19 +289,6 @@ class Memory:
         cfg = self.vault.config
         return {"base_url": cfg.llm_base_url, "model": cfg.llm_model,
                 "api_key_env": cfg.llm_api_key_env, "timeout": cfg.llm_timeout}
-
-    def _snapshot(self):
-        try:
-            return self.indexer.index.snapshot()
-        except Exception:  # no index yet: dedup by text and slot only
-            return None
-
-    def _commit(self, rels, message: str, action: str, run: str | None = None,
-                source: str | None = None) -> None:
-        from vaultmem import history
-
-        history.commit(self.vault.root, sorted(set(rels)), message, action=action, run=run,
-                       source=source)
 
     # --- history: git ------------------------------------------------------------------
     def _note_rel(self, ref: str, user: str | None = None) -> str:
@@ -310,11 +324,6 @@ class Memory:
             except VaultmemError:
                 continue  # the deletion itself: look further back
         return None
-
-    def _sync_index(self, rels) -> None:
-        """The index follows the vault after a history command rewrote files."""
-        if rels:
-            self.indexer.sync(sorted(set(rels)))
 
     def history(self, ref: str, user: str | None = None) -> dict:
         """Every committed version of a note, newest first, following renames:
@@ -366,14 +375,10 @@ class Memory:
         from vaultmem.errors import HistoryError
 
         if run:
-            result = rollback.rollback_run(self.vault.root, run)
-            self._sync_index(result["restored"] + result["removed"])
-            return result
+            return rollback.rollback_run(self.vault, run, indexer=self.indexer)
         if not ref or not to:
             raise HistoryError("give NOTE --to REV, or --run RUN — `vaultmem history NOTE` lists revisions")
-        result = rollback.rollback_note(self.vault.root, self._note_rel(ref), to)
-        self._sync_index(result["restored"] + result["removed"])
-        return result
+        return rollback.rollback_note(self.vault, self._note_rel(ref), to, indexer=self.indexer)
 
     def forget(self, ref: str, purge: bool = False, force: bool = False) -> dict:
         """Archive a memory (out of retrieval, kept in history); `purge` erases it instead:
@@ -397,9 +402,7 @@ class Memory:
             from vaultmem.lifecycle import purge as purge_memory
 
             return purge_memory(self, rel, force=force)
-        result = forget.forget(self.vault, rel)
-        self._sync_index([rel, result["note"]])
-        return result
+        return forget.forget(self.vault, rel, indexer=self.indexer)
 
     # --- lifecycle: gc, correct, log ---------------------------------------------------
     def gc(self, dry_run: bool = False, user: str | None = None) -> dict:

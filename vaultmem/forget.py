@@ -21,41 +21,38 @@ from pathlib import Path
 
 from vaultmem.erasure import MIN_PHRASE, plan_erasure
 from vaultmem.errors import HistoryError
-from vaultmem.history import (VAULTMEM_IDENTITY, IndexLock, Repo, commit_paths, format_message,
-                              save_pending_edits)
+from vaultmem.history import IndexLock, Repo
 from vaultmem.rewriter import HistoryRewriter, move_refs
 
 
-def forget(vault, rel_path: str) -> dict:
+def forget(vault, rel_path: str, indexer=None) -> dict:
     """Archive a memory: `status: archived`, moved to the Archive folder (same file name when
     free), committed. It leaves retrieval but stays in history; `purge` erases it."""
-    return archive_note(vault, rel_path, f"vaultmem: forget '{Path(rel_path).stem}' (archived)", "forget")
+    return archive_note(vault, rel_path, f"vaultmem: forget '{Path(rel_path).stem}' (archived)", "forget",
+                        indexer=indexer)
 
 
-def archive_note(vault, rel_path: str, message: str, action: str) -> dict:
-    """Move a note to the Archive folder with `status: archived` and commit it with `message`
-    (used by `forget` and by gc's decay policy)."""
+def archive_note(vault, rel_path: str, message: str, action: str, indexer=None) -> dict:
+    """Move a note to the Archive folder with `status: archived`, as one change committed
+    with `message` (used by `forget` and by gc's decay policy); `indexer` follows it."""
+    from vaultmem.change import vault_change
     from vaultmem.memories import update_note
 
-    with Repo(vault.root) as repo:
-        repo.check_state("nothing was changed")
-        source = vault.root / rel_path
-        if not source.is_file():
-            raise HistoryError(f"{rel_path} does not exist — `vaultmem list` shows the notes")
-        archive = vault.memory_dir / "Archive"
-        save_pending_edits(repo, [rel_path])
+    source = vault.abs(rel_path)
+    if not source.is_file():
+        raise HistoryError(f"{rel_path} does not exist — `vaultmem list` shows the notes")
+    archive = vault.memory_dir / "Archive"
+    with vault_change(vault, message, action, indexer=indexer) as ch:
+        ch.save_pending([rel_path])
+        ch.record(rel_path)
         update_note(vault, source, {"status": "archived"})
         target = source
         if source.parent != archive:
             target = archive / source.name
             if target.exists():
                 target = vault.unique_path(archive, source.stem)
-            archive.mkdir(parents=True, exist_ok=True)
-            os.replace(source, target)
-        new_rel = vault.rel(target)
-        new = commit_paths(repo, sorted({rel_path, new_rel}), format_message(message, action),
-                           VAULTMEM_IDENTITY)
-        return {"note": new_rel, "from": rel_path, "status": "archived", "commit": new}
+            ch.rename(rel_path, vault.rel(target))
+    return {"note": vault.rel(target), "from": rel_path, "status": "archived", **ch.result()}
 
 
 def purge(vault_root, rel_path: str, force: bool = False, lock_timeout: float | None = None,

@@ -24,6 +24,7 @@ import shutil
 import threading
 import time
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 from vaultmem.errors import HistoryError
 
@@ -158,7 +159,7 @@ class IndexLock:
                         raise HistoryError(
                             f"{self.path} is held by another git process (obsidian-git?) for over "
                             f"{self.timeout:g} s; the change is saved in the vault but not committed "
-                            "— commit it when that process is done, or raise VAULTMEM_GIT_LOCK_TIMEOUT"
+                            "— try again when that process is done, or raise VAULTMEM_GIT_LOCK_TIMEOUT"
                         ) from None
                     time.sleep(min(delay, left))
                     delay = min(delay * 2, 2.0)
@@ -296,6 +297,61 @@ def _one_line(value) -> str:
     return " ".join(str(value).split())
 
 
+class Change(NamedTuple):
+    """One path a commit changes, as git sees it (renames detected): `kind` is "create",
+    "edit", "rename" or "delete"; `old_path` is set for a rename. Vault-relative paths."""
+
+    kind: str
+    path: str
+    old_path: str | None = None
+
+
+_PAST = {"create": "created", "edit": "edited", "rename": "renamed", "delete": "deleted"}
+
+
+MAX_LISTED = 100  # a commit of thousands of notes (init) lists the first ones and counts the rest
+
+
+def change_lines(changes) -> str:
+    """One line per changed note (`edited: Memory/Facts/Tea.md`, `renamed: A -> B`): the
+    body of every commit, so a commit names exactly what it changed."""
+    lines = [f"{_PAST[c.kind]}: {c.old_path} -> {c.path}" if c.kind == "rename"
+             else f"{_PAST[c.kind]}: {c.path}" for c in changes[:MAX_LISTED]]
+    if len(changes) > MAX_LISTED:
+        lines.append(f"... and {len(changes) - MAX_LISTED} more (`git show --stat`)")
+    return "\n".join(lines)
+
+
+def vaultmem_message(subject: str, action: str, run: str | None = None,
+                     source: str | None = None) -> Callable[[list], str]:
+    """A message for `commit_paths` from vaultmem's own subject: the subject, the list of
+    notes the commit changes, then the trailers."""
+    def compose(changes) -> str:
+        return format_message(subject.rstrip() + "\n\n" + change_lines(changes), action, run, source)
+    return compose
+
+
+def user_edit_subject(changes, where: str = "in Obsidian") -> str:
+    """`Edit 'Tea' in Obsidian`, `Rename 'A' to 'B', delete 'C' in Obsidian`: each note
+    named with its kind of change (up to three; beyond that, counted by kind)."""
+    def title(path):
+        return f"'{Path(path).stem}'"
+
+    if len(changes) <= 3:
+        parts = [f"rename {title(c.old_path)} to {title(c.path)}" if c.kind == "rename"
+                 else f"{c.kind} {title(c.path)}" for c in changes]
+    else:
+        counts = {kind: sum(1 for c in changes if c.kind == kind) for kind in _PAST}
+        parts = [f"{kind} {n} note{'s' if n > 1 else ''}" for kind, n in counts.items() if n]
+    text = ", ".join(parts)
+    return f"{text[:1].upper()}{text[1:]} {where}".rstrip()
+
+
+def user_edit_message(changes, where: str = "in Obsidian") -> str:
+    """The full message of a commit of the user's own edits (author: the user)."""
+    return format_message(user_edit_subject(changes, where) + "\n\n" + change_lines(changes), "user-edit")
+
+
 # --- committing -------------------------------------------------------------------------
 
 def commit(vault_root, paths, message: str, action: str, run: str | None = None,
@@ -306,7 +362,7 @@ def commit(vault_root, paths, message: str, action: str, run: str | None = None,
     `author` defaults to vaultmem's own identity; the user's git config is never touched."""
     with Repo(vault_root) as repo:
         repo.check_state("the change is saved in the vault but not committed to git")
-        return commit_paths(repo, paths, format_message(message, action, run, source),
+        return commit_paths(repo, paths, vaultmem_message(message, action, run, source),
                             author or VAULTMEM_IDENTITY, lock_timeout)
 
 
@@ -317,15 +373,15 @@ def commit_user_edits(vault, rel_paths, lock_timeout: float | None = None) -> st
     rel_paths = sorted(set(rel_paths))
     with Repo(root) as repo:
         repo.check_state("the edit stays in the vault, uncommitted")
-        titles = ", ".join(f"'{Path(p).stem}'" for p in rel_paths[:3]) + (" ..." if len(rel_paths) > 3 else "")
-        message = format_message(f"Edit {titles} in Obsidian", "user-edit")
-        return commit_paths(repo, rel_paths, message, user_identity(repo), lock_timeout)
+        return commit_paths(repo, rel_paths, user_edit_message, user_identity(repo), lock_timeout)
 
 
-def commit_paths(repo: Repo, rel_paths, full_message: str, author: tuple[str, str],
+def commit_paths(repo: Repo, rel_paths, full_message, author: tuple[str, str],
                  lock_timeout: float | None = None) -> str | None:
     """Build the commit in a private index (HEAD + these paths), move HEAD only if nobody
-    else moved it meanwhile, then bring the real index up to date for these paths alone."""
+    else moved it meanwhile, then bring the real index up to date for these paths alone.
+    `full_message` is the message, or a function of the commit's `Change`s that returns it
+    (so the message names exactly the notes that changed, and how)."""
     repo_paths = sorted({repo.to_repo(p) for p in rel_paths})
     if not repo_paths:
         return None
@@ -336,12 +392,12 @@ def commit_paths(repo: Repo, rel_paths, full_message: str, author: tuple[str, st
         try:
             for _attempt in range(3):
                 head = repo.head()
-                sha = _build_commit(repo, head, repo_paths, full_message, author, scratch)
-                if sha is None:
+                built = _build_commit(repo, head, repo_paths, full_message, author, scratch)
+                if built is None:
                     return None
+                sha, subject = built
                 try:
-                    repo.run("update-ref", "-m", f"commit: {full_message.splitlines()[0]}", "HEAD", sha,
-                             head or "")
+                    repo.run("update-ref", "-m", f"commit: {subject}", "HEAD", sha, head or "")
                     break
                 except HistoryError:
                     if repo.head() == head:
@@ -361,8 +417,9 @@ def commit_paths(repo: Repo, rel_paths, full_message: str, author: tuple[str, st
             refreshed.unlink(missing_ok=True)
 
 
-def _build_commit(repo: Repo, head: str | None, repo_paths, full_message: str, author, scratch: Path):
-    """A commit object: HEAD's tree with these paths as they are on disk; None if no change."""
+def _build_commit(repo: Repo, head: str | None, repo_paths, full_message, author, scratch: Path):
+    """A commit object of HEAD's tree with these paths as they are on disk, and its subject;
+    None if nothing changed."""
     scratch.unlink(missing_ok=True)
     env = {"GIT_INDEX_FILE": str(scratch)}
     if head:
@@ -371,8 +428,35 @@ def _build_commit(repo: Repo, head: str | None, repo_paths, full_message: str, a
     tree = repo.run("write-tree", env=env).strip()
     if head and tree == repo.run("rev-parse", f"{head}^{{tree}}").strip():
         return None
+    if callable(full_message):
+        full_message = full_message(_staged_changes(repo, head, repo_paths, env))
     parents = ["-p", head] if head else []
-    return repo.run("commit-tree", tree, *parents, "-m", full_message, env=identity_env(*author)).strip()
+    sha = repo.run("commit-tree", tree, *parents, "-m", full_message, env=identity_env(*author)).strip()
+    return sha, full_message.splitlines()[0]
+
+
+_KINDS = {"A": "create", "M": "edit", "T": "edit", "D": "delete", "R": "rename"}
+
+
+def _staged_changes(repo: Repo, head: str | None, repo_paths, env) -> list[Change]:
+    """What the scratch index changes against HEAD among these paths (renames detected)."""
+    if not head:
+        listed = repo.run("ls-files", "-z", "--", *repo_paths, env=env)
+        return [Change("create", repo.to_vault(p)) for p in sorted(filter(None, listed.split("\0")))]
+    out = repo.run("diff-index", "--cached", "-M", "--name-status", "-z", head, "--", *repo_paths, env=env)
+    tokens = out.split("\0")
+    changes, i = [], 0
+    while i < len(tokens) and tokens[i]:
+        status = tokens[i][:1]
+        if status in "RC":
+            old, new = tokens[i + 1], tokens[i + 2]
+            changes.append(Change("rename", repo.to_vault(new), repo.to_vault(old)) if status == "R"
+                           else Change("create", repo.to_vault(new)))
+            i += 3
+        else:
+            changes.append(Change(_KINDS.get(status, "edit"), repo.to_vault(tokens[i + 1])))
+            i += 2
+    return changes
 
 
 def _stage(repo: Repo, repo_paths, env) -> None:
@@ -408,9 +492,9 @@ def save_pending_edits(repo: Repo, rel_paths) -> str | None:
     changed = pending_changes(repo, rel_paths)
     if not changed:
         return None
-    titles = ", ".join(f"'{Path(p).stem}'" for p in changed[:3])
-    message = format_message(f"Save uncommitted changes to {titles} before vaultmem changes them",
-                             "user-edit")
+
+    def message(changes):
+        return user_edit_message(changes, "(uncommitted, saved before vaultmem changes it)")
     return commit_paths(repo, changed, message, user_identity(repo))
 
 

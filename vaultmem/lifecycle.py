@@ -61,20 +61,22 @@ def gc_plan(vault: Vault, state, *, now: datetime | None = None, user: str | Non
 
 
 def gc(memory, *, dry_run: bool = False, user: str | None = None, now: datetime | None = None) -> dict:
-    """Apply the decay policy; each archive is its own git commit. Returns the plan and
-    what was done."""
+    """Apply the decay policy; each archive is its own change and git commit. Returns the
+    plan and what was done (+ `"warning"` when a commit failed and was kept for later)."""
     from vaultmem.forget import archive_note
 
-    state = memory.indexer.state
-    plan = gc_plan(memory.vault, state, now=now, user=user)
-    done = []
+    plan = gc_plan(memory.vault, memory.indexer.state, now=now, user=user)
+    done, warnings = [], []
     if not dry_run:
         for item in plan:
             result = archive_note(memory.vault, item["path"],
-                                  f"vaultmem: archive '{item['title']}' (gc: {item['reason']})", "archive")
+                                  f"vaultmem: archive '{item['title']}' (gc: {item['reason']})", "archive",
+                                  indexer=memory.indexer)
             done.append(result["note"])
-            memory.indexer.sync([memory.vault.abs(item["path"]), memory.vault.abs(result["note"])])
-    return {"dry_run": dry_run, "archived": done, "plan": plan}
+            if result.get("warning") and result["warning"] not in warnings:
+                warnings.append(result["warning"])
+    out = {"dry_run": dry_run, "archived": done, "plan": plan}
+    return dict(out, warning="; ".join(warnings)) if warnings else out
 
 
 def correct(memory, ref: str, text: str, *, user: str | None = None) -> dict:
@@ -112,12 +114,12 @@ def correct(memory, ref: str, text: str, *, user: str | None = None) -> dict:
                         cand.content, cand.type, old, candidate=cand)
     pool = load_pool(vault, owner)
     sources = [str(s) for s in (note.get("sources") or [])]
-    written = apply(vault, decision, pool, user=owner, sources=sources)
-    memory.indexer.sync([vault.abs(rel) for rel in written])
-    memory._commit(written, f"vaultmem: correct '{path.stem}' to '{Path(decision.path).stem}'",
-                   action="correct")
-    return {"action": "superseded", "id": decision.id, "path": decision.path,
-            "reason": decision.reason, "superseded": old.rel}
+    with memory.change(f"vaultmem: correct '{path.stem}'", "correct") as ch:
+        apply(vault, decision, pool, change=ch, user=owner, sources=sources)
+        ch.message = f"vaultmem: correct '{path.stem}' to '{Path(decision.path).stem}'"
+    out = {"action": "superseded", "id": decision.id, "path": decision.path,
+           "reason": decision.reason, "superseded": old.rel}
+    return dict(out, warning=ch.warning) if ch.warning else out
 
 
 def purge(memory, rel: str, *, force: bool = False) -> dict:

@@ -1,7 +1,8 @@
 """Carry out write-policy decisions on disk: create, merge, supersede, entity hubs.
 
-The policy (`policy.py`) decides; this module writes notes atomically and returns the
-vault-relative paths it touched, so the caller can index and commit exactly those.
+The policy (`policy.py`) decides; this module writes notes atomically inside the caller's
+`change.vault_change` (each path is recorded before it is written, so a failure puts the
+vault back) and returns the vault-relative paths it touched.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from vaultmem.errors import ConcurrentEdit
 from vaultmem.memories import update_note, write_memory
 from vaultmem.note import as_list, link, link_target, read_note
 from vaultmem.policy import Decision, Existing, Pool
-from vaultmem.vault import Vault, atomic_write, safe_title
+from vaultmem.vault import Vault, safe_title
 
 _HEAD_KEY = re.compile(r"^(id|type|status|user|subject|attribute|value):[ \t]*['\"]?(.*?)['\"]?[ \t]*$",
                        re.MULTILINE)
@@ -75,9 +76,10 @@ def load_pool(vault: Vault, user: str, snapshot=None, texts: dict | None = None)
     return Pool(entries, dedup_threshold=vault.config.dedup_threshold, retired=retired)
 
 
-def apply(vault: Vault, decision: Decision, pool: Pool, *, user: str, run: str | None = None,
+def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, run: str | None = None,
           sources=(), vector=None, now: datetime | None = None, stated: date | None = None) -> list[str]:
-    """Write what `decision` says; returns the vault-relative paths written.
+    """Write what `decision` says, within `change` (a `change.VaultChange`); returns the
+    vault-relative paths written.
 
     `stated` is the day the statement was made (its session turn's date): a superseding
     memory is valid from then, and the one it replaces until then (default: today).
@@ -96,9 +98,9 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, user: str, run: str |
         decision.action, decision.target = "created", None
         decision.reason += "; that note is gone, so this is a new memory"
     if decision.action == "updated":
-        return _merge_into(vault, decision, sources, now)
+        return _merge_into(vault, decision, sources, now, change)
     written = ensure_entities(vault, getattr(cand, "entities", []) or [], user=user, now=now,
-                              known=pool.names)
+                              known=pool.names, change=change)
     extra = {}
     for key in ("subject", "attribute", "value"):
         value = getattr(cand, key, None)
@@ -115,7 +117,7 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, user: str, run: str |
                         sources=list(sources), source_messages=getattr(cand, "source_messages", []) or [],
                         valid_from=valid_from, valid_to=getattr(cand, "valid_to", None), run=run,
                         title=getattr(cand, "title", None), extra=extra, now=now)
-    rel = vault.rel(path)
+    rel = change.created(vault.rel(path))
     written.append(rel)
     note = read_note(path)
     entry = Existing(id=note.id, rel=rel, text=cand.content, type=cand.type, user=user,
@@ -125,6 +127,7 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, user: str, run: str |
                      sources=[str(link_target(s)) for s in sources])
     if old is not None:
         try:
+            change.record(old.rel)
             supersede(vault, old, new_rel=rel, until=valid_from, now=now)
         except ConcurrentEdit as exc:
             # The user keeps editing the old note: it stays as they have it (still active,
@@ -156,7 +159,7 @@ def plan(vault: Vault, decision: Decision, pool: Pool, *, user: str, sources=(),
         pool.discard(decision.target)
 
 
-def _merge_into(vault: Vault, decision: Decision, sources, now: datetime) -> list[str]:
+def _merge_into(vault: Vault, decision: Decision, sources, now: datetime, change) -> list[str]:
     """A duplicate: merge its sources into the note, bump `updated`, keep the higher importance."""
     cand, target = decision.candidate, decision.target
     path = vault.abs(target.rel)
@@ -171,6 +174,7 @@ def _merge_into(vault: Vault, decision: Decision, sources, now: datetime) -> lis
         changes.pop("sources")
     if not merged_ids:
         changes.pop("source_messages")
+    change.record(target.rel)
     update_note(vault, path, changes, expected_raw=note.raw, now=now)
     target.source_messages = [str(m) for m in merged_ids]
     target.sources = [str(link_target(s)) for s in merged_sources]
@@ -189,9 +193,10 @@ def supersede(vault: Vault, old: Existing, *, new_rel: str, until: date | None, 
     update_note(vault, path, changes, expected_raw=note.raw, now=now)
 
 
-def ensure_entities(vault: Vault, names, *, user: str, now: datetime, known: set | None = None) -> list[str]:
+def ensure_entities(vault: Vault, names, *, user: str, now: datetime, change, known: set | None = None) -> list[str]:
     """Create a hub note in Memory/Entities/ for each entity that has no note of that name
-    anywhere in the vault (an existing note of that name already is the link's target)."""
+    anywhere in the vault (an existing note of that name already is the link's target),
+    within `change`."""
     from vaultmem.ids import new_id
     from vaultmem.note import Note, new_memory_meta, render_note
 
@@ -208,9 +213,10 @@ def ensure_entities(vault: Vault, names, *, user: str, now: datetime, known: set
         path = vault.folder_for("entity") / f"{title}.md"
         meta = new_memory_meta(id=new_id(), type="entity", created=now, user=user, importance=0.5)
         body = f"# {title}\n\nHub note: memories that mention {title} link here (see backlinks).\n"
-        atomic_write(path, render_note(Note(meta=meta, body=body, path=path)))
+        rel = vault.rel(path)
+        change.write(rel, render_note(Note(meta=meta, body=body, path=path)))
         existing.add(title.lower())
-        written.append(vault.rel(path))
+        written.append(rel)
     return written
 
 

@@ -53,6 +53,12 @@ def emit_json(data):
     click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
 
+def warn(result):
+    """A result's `warning` on stderr (a search fallback, a change kept but not committed)."""
+    if result.get("warning"):
+        click.echo(f"warning: {result['warning']}", err=True)
+
+
 def via_daemon(ctx, op, args):
     """The daemon's answer to `op`, or None when no daemon runs (then work in-process).
     `args` must fit the protocol table (`vaultmem.daemon.protocol`); checked before sending."""

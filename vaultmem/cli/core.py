@@ -2,7 +2,7 @@
 
 import click
 
-from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon
+from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon, warn
 from vaultmem.note import MEMORY_TYPES
 
 
@@ -42,6 +42,7 @@ def add(ctx, text, note_type, tags, importance, title, user, as_json):
     result = via_daemon(ctx, "add", args)
     if result is None:
         result = ctx.memory().add(**args)
+    warn(result)
     if as_json:
         emit_json(result)
         return

@@ -2,7 +2,7 @@
 
 import click
 
-from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon
+from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon, warn
 
 _json = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 _user = click.option("--user", help="Only if NOTE belongs to this namespace.")
@@ -57,6 +57,7 @@ def rollback(ctx, note, rev, run, as_json):
     result = via_daemon(ctx, "rollback", args)
     if result is None:
         result = ctx.memory().rollback(**args)
+    warn(result)
     if as_json:
         emit_json(result)
         return
@@ -85,6 +86,7 @@ def forget(ctx, note, purge, force, as_json):
     result = via_daemon(ctx, "forget", args)
     if result is None:
         result = ctx.memory().forget(**args)
+    warn(result)
     if as_json:
         emit_json(result)
         return

@@ -2,13 +2,8 @@
 
 import click
 
-from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon
+from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon, warn
 from vaultmem.note import NOTE_TYPES
-
-
-def _warn(result):
-    if result.get("warning"):
-        click.echo(f"warning: {result['warning']}", err=True)
 
 
 @cli.command()
@@ -26,7 +21,7 @@ def search(ctx, query, k, note_type, tag, user, since, as_of, all_, as_json):
     """Ranked memories and session turns for QUERY."""
     args = dict(query=query, k=k, type=note_type, tag=tag, user=user, since=since, as_of=as_of, all=all_)
     result = via_daemon(ctx, "search", args) or ctx.memory().search(**args)
-    _warn(result)
+    warn(result)
     if as_json:
         emit_json(result)
         return
@@ -48,7 +43,7 @@ def context(ctx, question, budget, user, as_json):
     """A prompt-ready block of the memories relevant to QUESTION."""
     args = dict(question=question, budget=budget, user=user)
     result = via_daemon(ctx, "context", args) or ctx.memory().context(**args)
-    _warn(result)
+    warn(result)
     if as_json:
         emit_json(result)
     else:

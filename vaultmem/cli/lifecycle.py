@@ -2,7 +2,7 @@
 
 import click
 
-from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon
+from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon, warn
 
 
 @cli.command()
@@ -16,6 +16,7 @@ def gc(ctx, dry_run, user, as_json):
     result = via_daemon(ctx, "gc", args)
     if result is None:
         result = ctx.memory().gc(**args)
+    warn(result)
     if as_json:
         emit_json(result)
         return
@@ -37,6 +38,7 @@ def correct(ctx, note, text, user, as_json):
     result = via_daemon(ctx, "correct", args)
     if result is None:
         result = ctx.memory().correct(**args)
+    warn(result)
     if as_json:
         emit_json(result)
         return

@@ -1,6 +1,10 @@
 """Work the daemon does once things are quiet: commit the user's edits, re-export agent
 memory files, and run gc on its schedule. Each chore is guarded: a failure is logged once
 and never stops indexing.
+
+A commit of the user's edits never takes in vaultmem's own changes (`vaultmem.change`):
+paths a change is still writing wait until it is done, and a change whose commit failed
+(or whose process was killed) is committed as vaultmem's, with its own message.
 """
 
 from __future__ import annotations
@@ -9,6 +13,9 @@ import logging
 import time
 
 log = logging.getLogger("vaultmem.daemon")
+
+# How often a change of vaultmem's whose commit failed is tried again.
+RETRY_SECONDS = 60.0
 
 
 class Chores:
@@ -24,13 +31,14 @@ class Chores:
         self.memory = memory
         self.gate = gate
         self._clock = clock
-        self.quiet = float(getattr(config, "commit_quiet_seconds", 5.0))
-        self.export_format = getattr(config, "export_on_change", "") or ""
-        hours = float(getattr(config, "gc_schedule_hours", 0) or 0)
+        self.quiet = config.commit_quiet_seconds
+        self.export_format = config.export_on_change
+        hours = config.gc_schedule_hours
         self.gc_period = hours * 3600 if hours > 0 else None
         self._next_gc = clock() + self.gc_period if self.gc_period else None
         self._edits: dict[str, float] = {}
         self._export_after: float | None = None
+        self._retry_at: float | None = None
         self._logged: set[str] = set()
 
     @property
@@ -56,6 +64,8 @@ class Chores:
             due.append(self._export_after)
         if self._next_gc is not None:
             due.append(self._next_gc)
+        if self._retry_at is not None:
+            due.append(self._retry_at)
         return max(0.0, min(due) - now) if due else None
 
     def run_due(self) -> None:
@@ -63,6 +73,8 @@ class Chores:
         if self._edits and max(self._edits.values()) + self.quiet <= now:
             rels, self._edits = sorted(self._edits), {}
             self._commit(rels)
+        elif self._retry_at is not None and self._retry_at <= now:
+            self._commit([])
         if self._next_gc is not None and self._next_gc <= now:
             self._next_gc = now + self.gc_period
             self._guarded("gc", self._gc)
@@ -71,18 +83,34 @@ class Chores:
             self._guarded("export", self._export)
 
     def _commit(self, rels) -> None:
+        from vaultmem.change import commit_journaled, held_paths
+        from vaultmem.history import commit_user_edits
+
+        vault = self.memory.vault
+        self._retry_at = None
         try:
-            from vaultmem.history import commit_user_edits
-        except ImportError:
+            for done in commit_journaled(vault):
+                log.info("committed a change of vaultmem's kept from before: %s", done["message"])
+            busy, waiting = held_paths(vault)
+        except Exception as exc:  # git trouble must never stop indexing
+            self._log_once(f"journal {type(exc).__name__}: {exc}", "could not commit vaultmem's kept "
+                           "changes: %s", exc)
+            busy, waiting = set(), set()
+        if waiting:
+            self._retry_at = self._clock() + RETRY_SECONDS
+        # vaultmem is still writing these: its change commits them; look again afterwards.
+        self.edited([rel for rel in rels if rel in busy])
+        rels = [rel for rel in rels if rel not in busy and rel not in waiting]
+        if not rels:
             return
         try:
-            sha = commit_user_edits(self.memory.vault, rels)
+            sha = commit_user_edits(vault, rels)
         except Exception as exc:  # git trouble must never stop indexing
             self._log_once(f"commit {type(exc).__name__}: {exc}",
                            "could not commit edits to %s: %s", ", ".join(rels[:3]), exc)
             return
         if sha:
-            log.info("committed user edits to %d notes (%s)", len(rels), sha[:10])
+            log.info("committed user edits (%s)", sha[:10])
 
     def _gc(self) -> None:
         with self.gate.write():

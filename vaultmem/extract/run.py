@@ -1,5 +1,6 @@
 """An extraction run: transcripts → session notes → candidates → write policy → notes,
-then the index follows and one git commit records the run.
+all one change (`change.vault_change`): the index follows and one git commit records the
+run, or, when the run fails part-way, the vault is left as it was.
 
 Sessions are decided oldest first, so a later statement supersedes an earlier one whatever
 the file's order. User turns that yield no memory for a reason worth showing (a greeting, a
@@ -11,6 +12,7 @@ already remembered ("unchanged"), even one that was superseded or merged since.
 from __future__ import annotations
 
 import re
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +24,7 @@ from vaultmem.extract.sessions import message_link, redact_session, render_sessi
 from vaultmem.ids import run_id
 from vaultmem.note import as_list, read_note
 from vaultmem.policy import decide
-from vaultmem.vault import Vault, atomic_write
+from vaultmem.vault import Vault
 from vaultmem.write import apply, head_props, load_pool, plan
 
 
@@ -35,6 +37,8 @@ class RunReport:
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     redactions: int = 0
+    commit: str | None = None
+    warning: str | None = None   # the run is kept but its commit (or indexing) failed
 
     def count(self, action: str) -> int:
         return sum(1 for d in self.decisions if d.action == action)
@@ -45,7 +49,8 @@ class RunReport:
                 "rejected": self.count("rejected"), "unchanged": self.count("unchanged"),
                 "notes": sorted(set(self.notes)), "redactions": self.redactions,
                 "decisions": [d.to_dict() for d in self.decisions],
-                "errors": self.errors, "warnings": self.warnings}
+                "errors": self.errors, "warnings": self.warnings, "commit": self.commit,
+                **({"warning": self.warning} if self.warning else {})}
 
 
 def find_session_notes(vault: Vault) -> dict[tuple[str, str], Path]:
@@ -82,13 +87,31 @@ def extract(memory, paths, *, format: str | None = None, llm: bool = False, user
     # Oldest first, whatever the file's order (ChatGPT exports list the newest first): a
     # later statement must supersede an earlier one, never the other way round.
     sessions.sort(key=lambda pair: (pair[0].start or now).replace(tzinfo=None))
+    if not dry_run:
+        memory.indexer.sync()  # the pool compares against what the index holds now
+    names = ", ".join(sorted({Path(source).name for _s, source in sessions}))
+    change = nullcontext() if dry_run else memory.change(
+        f"vaultmem: extract {len(sessions)} session(s) from {names}", "extract", run=report.run, source=names)
+    with change as ch:
+        _run(memory, vault, sessions, user, report, now, ch, llm)
+        if ch is not None:
+            ch.message = _message(report, names)
+    if ch is not None:
+        report.commit, report.warning = ch.commit, ch.warning
+        if ch.warning:
+            report.warnings.append(ch.warning)
+    return report
+
+
+def _run(memory, vault: Vault, sessions, user: str, report: RunReport, now, ch, llm: bool) -> None:
+    """Write the session notes and the memories decided from them (`ch` None: a dry run)."""
     existing_sessions = find_session_notes(vault)
     plans = []
     for session, source in sessions:
         redacted, kinds = redact_session(session)
         report.redactions += len(kinds)
         old = existing_sessions.get((user, session.id))
-        rel, written = _write_session(vault, session, old, user, report.run, dry_run)
+        rel, written = _write_session(vault, session, old, user, report.run, ch)
         if written:
             report.notes.append(rel)
         plans.append((redacted, rel, source))
@@ -105,10 +128,7 @@ def extract(memory, paths, *, format: str | None = None, llm: bool = False, user
         for cand in found:
             stated = next((days[m] for m in cand.source_messages if m in days), None)
             candidates.append((cand, rel, stated, redacted))
-    if not dry_run:
-        memory.indexer.sync()  # the pool compares against what the index holds now
-    snapshot = _snapshot(memory)
-    pool = load_pool(vault, user, snapshot)
+    pool = load_pool(vault, user, memory.snapshot())
     live = [c for c, *_ in candidates if not c.rejected_reason]
     vectors = dict(zip(map(id, live), memory.embedder.encode([c.content for c in live]))) if live else {}
     for cand, session_rel, stated, session in candidates:
@@ -118,26 +138,22 @@ def extract(memory, paths, *, format: str | None = None, llm: bool = False, user
         sources = [message_link(session_link, blocks[m]) for m in cand.source_messages if m in blocks]
         decision = decide(cand, user, pool, vector, links=sources)
         report.decisions.append(decision)
-        if dry_run:
+        if ch is None:
             plan(vault, decision, pool, user=user, sources=sources, vector=vector)
             continue
         try:
-            report.notes.extend(apply(vault, decision, pool, user=user, run=report.run, sources=sources,
-                                      vector=vector, now=now, stated=stated))
+            report.notes.extend(apply(vault, decision, pool, change=ch, user=user, run=report.run,
+                                      sources=sources, vector=vector, now=now, stated=stated))
         except VaultmemError as exc:  # e.g. the user is editing that note right now: skip it,
-            # keep the rest of the run (it is still indexed and committed below)
+            # keep the rest of the run (it is still indexed and committed)
             report.errors.append(f"{decision.content[:60]}: {exc}")
             decision.action, decision.reason = "rejected", f"not written: {exc}"
-    if dry_run or not report.notes:
-        return report
-    memory.indexer.sync([vault.abs(rel) for rel in set(report.notes)])
-    _commit(memory, report, [source for _s, _r, source in plans])
-    return report
 
 
 def _write_session(vault: Vault, session: Session, old: Path | None, user: str, run: str,
-                   dry_run: bool) -> tuple[str, bool]:
-    """Write (or extend) the session note; returns its vault path and whether it changed."""
+                   ch) -> tuple[str, bool]:
+    """Write (or extend) the session note within `ch` (None: a dry run, nothing written);
+    returns its vault path and whether it changed."""
     if old is not None:
         note = read_note(old)
         known = [str(m) for m in as_list(note.get("message_ids"))]
@@ -146,15 +162,14 @@ def _write_session(vault: Vault, session: Session, old: Path | None, user: str, 
             return vault.rel(old), False
         if set(known) <= set(new_ids):  # a later export of the same session: rewrite in full
             rendered = render_session(session, user=user, run=run, note_id=note.id)
-            if not dry_run:
-                atomic_write(old, rendered.text)
+            if ch is not None:
+                ch.write(vault.rel(old), rendered.text)
             return vault.rel(old), True
         # Turns missing from this export stay in the old note; the new one gets its own note.
     rendered = render_session(session, user=user, run=run)
-    path = vault.unique_path(vault.folder_for("session"), rendered.title)
-    if not dry_run:
-        atomic_write(path, rendered.text)
-    return vault.rel(path), True
+    if ch is not None:
+        return ch.create(vault.folder_for("session"), rendered.title, rendered.text), True
+    return vault.rel(vault.unique_path(vault.folder_for("session"), rendered.title)), True
 
 
 _BLOCK_CACHE: dict[tuple[str, float], dict] = {}
@@ -224,23 +239,8 @@ def _candidates(memory, session: Session, llm: bool, report: RunReport):
     return extract_offline(session.turns, start, include_rejected=True)
 
 
-def _snapshot(memory):
-    try:
-        return memory.indexer.index.snapshot()
-    except Exception:  # no index yet: compare by text and slot only
-        return None
-
-
-def _commit(memory, report: RunReport, sources) -> None:
-    from vaultmem import history
-
+def _message(report: RunReport, names: str) -> str:
     created = report.count("created") + report.count("superseded")
-    names = ", ".join(sorted({Path(s).name for s in sources}))
-    message = (f"vaultmem: extract {report.sessions} session(s) from {names}: "
-               f"{created} new, {report.count('updated')} updated, "
-               f"{report.count('superseded')} superseded")
-    try:
-        history.commit(memory.vault.root, sorted(set(report.notes)), message, action="extract",
-                       run=report.run, source=names)
-    except Exception as exc:  # the notes are written; say the commit failed, keep them
-        report.warnings.append(f"git commit failed: {exc}")
+    return (f"vaultmem: extract {report.sessions} session(s) from {names}: "
+            f"{created} new, {report.count('updated')} updated, "
+            f"{report.count('superseded')} superseded")
