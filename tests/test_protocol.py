@@ -261,6 +261,14 @@ def test_each_operation_answers_with_its_documented_keys(daemon, tmp_path):
     assert run("shutdown")["stopping"] is True
 
 
+def test_a_caller_on_another_clock_still_has_the_daemon_reindex(daemon):
+    other = "2030-01-02T03:04:05"
+    with pytest.raises(NotServed, match="another clock"):
+        daemon.dispatch("search", {"query": "tea"}, clock=other)  # dated output: in-process
+    assert daemon.dispatch("reindex", {}, clock=other)["added"] == 1  # the index's one writer
+    assert [n for n, op in OPS.items() if op.memory and not op.clocked] == ["reindex"]
+
+
 # --- reindex --full with the daemon running ------------------------------------------------------
 
 def test_searches_during_a_full_rebuild_are_told_and_answered_in_process(daemon):

@@ -54,8 +54,9 @@ class Op:
     """One operation. `result`: the keys its (dict) result always has; `read_only`: changes
     neither vault nor index; `long`: may rightly run for minutes (the client waits without
     limit: once sent, it cannot be redone in-process); `index_writer`: writes the index, so
-    it must run in the daemon whenever one runs (the index has one writer); `memory`: runs
-    `Memory.<name>` (False: the daemon's own, e.g. `status`)."""
+    it must run in the daemon whenever one runs (the index has one writer); `clocked`: its
+    result depends on the clock, so a caller faking another one (VAULTMEM_NOW) is sent back
+    to work in-process; `memory`: runs `Memory.<name>` (False: the daemon's own, `status`)."""
 
     name: str
     args: tuple
@@ -63,6 +64,7 @@ class Op:
     read_only: bool = False
     long: bool = False
     index_writer: bool = False
+    clocked: bool = True
     memory: bool = True
 
     def arg(self, name: str) -> Arg | None:
@@ -107,7 +109,7 @@ OPS: dict[str, Op] = {op.name: op for op in (
     # reindex: what the sync did; "rebuilt" names why the whole index was rebuilt, or null.
     Op("reindex", (_flag("full"), _opt("paths", (list,))),
        result=("added", "updated", "removed", "unchanged", "chunks", "errors", "rebuilt",
-               "seconds"), long=True, index_writer=True),
+               "seconds"), long=True, index_writer=True, clocked=False),
     Op("correct", (_str("ref"), _str("text"), _USER),
        result=("action", "id", "path", "reason"), long=True, index_writer=True),
     # forget: {"note", "from", "status", "commit"}; with purge, the purge's receipt
@@ -120,10 +122,10 @@ OPS: dict[str, Op] = {op.name: op for op in (
     Op("gc", (_flag("dry_run"), _USER), result=("dry_run", "archived", "plan"),
        long=True, index_writer=True),
     # The daemon's own. flush: status plus "idle" (every queued change indexed in time).
-    Op("status", (), result=_STATUS, read_only=True, memory=False),
+    Op("status", (), result=_STATUS, read_only=True, clocked=False, memory=False),
     Op("flush", (Arg("timeout", (float,), 30.0),), result=_STATUS + ("idle",), read_only=True,
-       memory=False),
-    Op("shutdown", (), result=("stopping", "pid"), memory=False),
+       clocked=False, memory=False),
+    Op("shutdown", (), result=("stopping", "pid"), clocked=False, memory=False),
 )}
 
 
