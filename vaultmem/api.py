@@ -199,10 +199,23 @@ class Memory:
 
     def reindex(self, full: bool = False, paths=None, progress=None) -> dict:
         """Bring the index up to date (`full`: rebuild). `progress(done, total)` per batch.
-        A whole-vault pass first clears what a killed vaultmem process left (`recover`)."""
+        A whole-vault pass first clears what a killed vaultmem process left (`recover`).
+        Done by the vault's daemon when one runs (the index's one writer; no progress then)."""
+        forwarded = self._forward("reindex", {"full": full, "paths": paths})
+        if forwarded is not None:
+            return forwarded
         if paths is None:
             self.recover()
         return self.indexer.sync(paths=paths, full=full, progress=progress).to_dict()
+
+    def _forward(self, op: str, args: dict):
+        """The daemon's result for `op` (see `vaultmem.daemon.protocol`), or None when no
+        daemon serves it and the work is done here. The daemon's own Memory never forwards."""
+        if self._serving:
+            return None
+        from vaultmem.client import try_request
+
+        return try_request(self.vault.root, op, args)
 
     def recover(self) -> dict:
         """Remove what a vaultmem process killed mid-write left behind: its temp files in the
@@ -391,10 +404,8 @@ class Memory:
         """
         from vaultmem import forget
 
-        if purge and not self._serving:
-            from vaultmem.client import try_request
-
-            result = try_request(self.vault.root, "forget", {"ref": ref, "purge": True, "force": force})
+        if purge:
+            result = self._forward("forget", {"ref": ref, "purge": True, "force": force})
             if result is not None:
                 return result
         rel = self._note_rel(ref)
