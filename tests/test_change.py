@@ -276,3 +276,23 @@ def test_user_edit_commits_name_exactly_the_notes_changed_and_how(memory, git_id
     assert last_commit(root)[1] == "Create 4 notes, delete 1 note in Obsidian"
     body = git(root, "log", "-1", "--format=%b")
     assert all(f"created: Memory/Facts/Note {n}.md" in body for n in range(4)) and f"deleted: {knit}" in body
+
+
+def test_what_a_killed_change_left_is_committed_as_vaultmems_interrupted_change(memory):
+    mem, info, _t = memory
+    root = mem.vault.root
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    rel = "Memory/Facts/Half done.md"
+    (root / rel).write_text("---\nid: 01JHALF\ntype: fact\nstatus: active\nuser: default\n---\nHalf.\n",
+                            encoding="utf-8")
+    journal = root / ".vaultmem" / "changes" / f"{dead}-1.open"
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    journal.write_text(json.dumps({"pid": int(dead), "message": "vaultmem: add fact 'Half done'",
+                                   "action": "created"}) + "\n" + json.dumps({"path": rel}) + "\n")
+    assert held_paths(mem.vault) == (set(), {rel})          # the daemon would not take it as the user's
+    assert [c["message"] for c in mem.recover()["commits"]] == \
+        ["vaultmem: add fact 'Half done' (interrupted: what it had written)"]
+    assert last_commit(root) == ("vaultmem", "vaultmem: add fact 'Half done' (interrupted: what it had written)",
+                                 "created")
+    assert not journal.exists() and uncommitted(root) == []

@@ -147,11 +147,11 @@ def test_only_a_dead_vaultmem_writers_leftovers_are_removed(tmp_path):
     live.write_text("being written")
     mem = api.Memory(root)
     assert mem.recover() == {"temp_files": [f"Memory/Facts/{stale.name}"],
-                             "git": ["index.lock", scratch.name]}
+                             "git": ["index.lock", scratch.name], "commits": []}
     assert live.exists() and not stale.exists() and not lock.exists() and not scratch.exists()
 
     lock.write_text("obsidian-git\n")  # anyone else's lock is waited for, never removed
-    assert mem.recover() == {"temp_files": [], "git": []}
+    assert mem.recover() == {"temp_files": [], "git": [], "commits": []}
     with pytest.raises(history.HistoryError, match="held by another git process"):
         history.commit(root, [".gitignore"], "vaultmem: test", action="test", lock_timeout=0.3)
     assert lock.read_text() == "obsidian-git\n"
