@@ -86,9 +86,14 @@ class Snapshot:
 
     def offsets_of(self, chunk_ids) -> list[int]:
         """Row offsets of the given chunk ids (unknown ids are skipped)."""
+        positions = self.positions()
+        return [positions[c] for c in chunk_ids if c in positions]
+
+    def positions(self) -> dict:
+        """chunk id -> row offset, built once per snapshot."""
         if self._positions is None:
             self._positions = {c: i for i, c in enumerate(self.columns["chunk_id"])}
-        return [self._positions[c] for c in chunk_ids if c in self._positions]
+        return self._positions
 
 
 class ChunkIndex:
@@ -282,19 +287,21 @@ class ChunkIndex:
         return self.rows(sql_in("chunk_id", chunk_ids), wanted)
 
     def fts(self, query: str, where: str | None = None, limit: int = 50) -> list[dict]:
-        """BM25 hits for `query` as `{"chunk_id", "_score"}`, filtered inside the query."""
+        """BM25 hits for `query` as `{"chunk_id", "_score"}`, best first.
+
+        The query's words are matched as they are (a `MatchQuery`): a plain string would go
+        through LanceDB's query parser, which reads `"tea"` as a phrase query and fails on
+        an index built without positions. So no query text is rejected, and any error here
+        (a bad `where`, a damaged index) is raised, never taken for "no keyword hits"."""
+        from lancedb.query import MatchQuery
+
         text = cjk_bigrams(query).strip()
         if not text or not (self.meta() or {}).get("fts"):
             return []
-        builder = self.table.search(text, query_type="fts", fts_columns="fts_text")
+        builder = self.table.search(MatchQuery(text, "fts_text"), query_type="fts")
         if where:
             builder = builder.where(where, prefilter=True)
-        try:
-            return builder.select(["chunk_id", "_score"]).limit(limit).to_list()
-        except Exception as exc:  # a query the FTS parser rejects is no keyword hit
-            if "index" in str(exc).lower() and "not found" in str(exc).lower():
-                raise IndexUnavailable(f"the full-text index is missing ({exc})") from exc
-            return []
+        return builder.select(["chunk_id", "_score"]).limit(limit).to_list()
 
 
 def _column(name: str, values: list):

@@ -8,7 +8,8 @@ How a hit is scored (all parts visible in `Hit.parts`):
 - `vector`: cosine similarity of query and chunk (the whole filtered table is scanned as
   one in-memory matrix, so metadata filters apply before top-k, not after).
 - `keyword`: the share of the query's words found in the chunk, weighted by where the
-  chunk ranks in LanceDB's BM25 results (filtered by the same conditions inside the query).
+  chunk ranks in LanceDB's BM25 results. The same filter mask picks from that ranking
+  (`Filters.mask` is the one definition of the filters; no SQL copy of it can drift).
 - score = (vector + KEYWORD_WEIGHT * keyword) * (weights for importance and recency),
   times SESSION_FACTOR for a session chunk, times STALE_FACTOR for a memory nobody
   recalled nor updated for `[gc] stale_after_days`.
@@ -26,7 +27,7 @@ from datetime import date, timedelta
 
 from vaultmem import clock
 from vaultmem.errors import ConfigError, IndexUnavailable, VaultmemError
-from vaultmem.index import ChunkIndex, sql_str
+from vaultmem.index import ChunkIndex, sql_in
 
 KEYWORD_WEIGHT = 0.5
 # A session chunk is the user's own words, the evidence the memories were drawn from, but
@@ -42,6 +43,8 @@ STALE_FACTOR = 0.85
 # The access map is re-read from state.db at most this often (other processes record too).
 ACCESS_REFRESH_SECONDS = 60.0
 CANDIDATES = 60          # per retriever, before fusion
+# Short columns whose values among the allowed rows narrow LanceDB's BM25 scan.
+NARROWING_COLUMNS = ("type", "user", "status")
 ROW_KEYS = ["chunk_id", "note_id", "path", "type", "title", "text", "status", "created", "updated",
             "source_messages", "sources", "importance"]
 
@@ -88,7 +91,8 @@ class Hits(list):
 
 @dataclass(frozen=True)
 class Filters:
-    """Metadata conditions, rendered both as SQL (for LanceDB) and as a numpy mask."""
+    """Metadata conditions as a numpy mask over a `Snapshot`: the one definition of the
+    filters, used by the vector half, the keyword half and the no-index fallback."""
 
     user: str | None = None
     type: str | None = None
@@ -100,34 +104,6 @@ class Filters:
     # Memories whose `valid_to` day is before `today` are no longer current: left out
     # unless `all` or `as_of` asks for the past.
     today: str | None = None
-
-    def sql(self) -> str:
-        clauses = []
-        if self.user is not None:
-            users = (self.user,) + tuple(self.also_users)
-            clauses.append("user IN (" + ", ".join(sql_str(u) for u in users) + ")")
-        if self.type:
-            clauses.append(f"type = {sql_str(self.type)}")
-        if self.tag:
-            clauses.append(f"(tags LIKE {sql_str('%|' + self.tag + '|%')} OR "
-                           f"tags LIKE {sql_str('%|' + self.tag + '/%')})")
-        if self.since:
-            clauses.append(f"created >= {sql_str(self.since)}")
-        if self.as_of:
-            day = sql_str(self.as_of)
-            clauses.append(f"((valid_from <> '' AND valid_from <= {day}) OR "
-                           f"(valid_from = '' AND substr(created, 1, 10) <= {day}))")
-            # valid_to is the last day a memory holds ("in Tokyo until Friday"), except that
-            # a superseded one ends the day its successor starts (supersede sets it so).
-            clauses.append(f"(valid_to = '' OR valid_to > {day} OR "
-                           f"(substr(valid_to, 1, 10) = {day} AND status <> 'superseded'))")
-            if not self.all:
-                clauses.append("status <> 'archived'")
-        elif not self.all:
-            clauses.append("status = 'active'")
-            if self.today:
-                clauses.append(f"(valid_to = '' OR valid_to >= {sql_str(self.today)})")
-        return " AND ".join(clauses)
 
     def mask(self, snap):
         import numpy as np
@@ -274,6 +250,54 @@ class Searcher:
             mask = snap.cache[filters] = filters.mask(snap)
         return mask
 
+    def _keyword_hits(self, query, snap, filters, mask, allowed, limit) -> dict[str, float]:
+        """chunk id -> BM25 score of the best `limit` chunks that pass `mask`, best first.
+
+        LanceDB ranks the table and the mask picks from its ranking, so the filtered hits
+        are exactly the unfiltered ones minus those the filters exclude. It asks for as
+        many as the mask's share of the ranked rows suggests and, while the filters leave
+        fewer than `limit` and LanceDB has more, for as many more as the share they kept
+        suggests (a selective filter is never starved by the hits it excludes)."""
+        where, ranked_rows = self._narrowing(snap, filters, mask, allowed)
+        positions = snap.positions()
+        wanted = min(ranked_rows, -(-limit * ranked_rows // allowed))  # ceil
+        while True:
+            ranked = self.index.fts(query, where=where, limit=wanted)
+            found = {}
+            for hit in ranked:
+                # Rows written after the snapshot was taken wait for the next search.
+                offset = positions.get(hit["chunk_id"])
+                if offset is not None and mask[offset]:
+                    found[hit["chunk_id"]] = float(hit["_score"])
+                    if len(found) == limit:
+                        return found
+            if len(ranked) < wanted:
+                return found
+            wanted = max(2 * wanted, -(-2 * limit * wanted // max(len(found), 1)))
+
+    @staticmethod
+    def _narrowing(snap, filters, mask, allowed) -> tuple[str | None, int]:
+        """(SQL condition, rows meeting it): the values the rows passing `mask` take in a
+        few short columns, read off the mask itself, so LanceDB can skip rows no filter
+        lets through (`--type`, `--user`). Only a shortcut: it holds for every allowed row
+        by construction, and the mask still decides. None when it would skip little."""
+        import numpy as np
+
+        if allowed * 2 > len(snap):   # a prefilter costs LanceDB more than it saves here
+            return None, len(snap)
+        key = ("narrowing", filters)
+        if key not in snap.cache:
+            clauses, meets = [], np.ones(len(snap), dtype=bool)
+            for name in NARROWING_COLUMNS:
+                column = snap.columns[name]
+                values = np.unique(column[mask])
+                inside = np.isin(column, values)
+                if not inside.all():
+                    clauses.append(sql_in(name, values.tolist()))
+                    meets &= inside
+            snap.cache[key] = (" AND ".join(clauses) or None, int(np.count_nonzero(meets)))
+        return snap.cache[key]
+
     def _hybrid(self, query, k, filters, threshold) -> Hits:
         import numpy as np
 
@@ -286,13 +310,13 @@ class Searcher:
             return Hits()
         limit = max(CANDIDATES, 3 * k)
         # BM25 runs in LanceDB's threads while the model embeds the query.
-        keyword_hits = self._pool.submit(self.index.fts, query, filters.sql(), limit)
+        keyword_hits = self._pool.submit(self._keyword_hits, query, snap, filters, mask, allowed, limit)
         qvec = self._embedder_factory().encode_query(query)
         sims = snap.vectors @ qvec          # one BLAS call beats gathering the allowed rows
         sims[~mask] = -np.inf
         top = min(allowed, limit)
         best = np.argpartition(-sims, top - 1)[:top] if top < len(sims) else np.flatnonzero(mask)
-        bm25 = {hit["chunk_id"]: float(hit["_score"]) for hit in keyword_hits.result()}
+        bm25 = keyword_hits.result()
         order = list(dict.fromkeys([int(i) for i in best] + snap.offsets_of(bm25)))
         cols = snap.columns
         top_bm25 = max(bm25.values(), default=0.0) or 1.0
