@@ -5,7 +5,9 @@
     (False, ['Memory/Facts/Tea.md'])
 
 `ok` is False when the index drifted from the vault (missing, stale or orphaned rows) or a
-note cannot be parsed; broken links and contradictions are reported as warnings.
+note cannot be parsed; broken links and contradictions are reported as warnings. A note over
+`limits.MAX_NOTE_BYTES` is listed in `parse_errors` with the reason every path gives it, and,
+while the index still holds rows of it, as `stale` (the next sync removes them).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from vaultmem.chunking import as_list, as_text, link_target
 from vaultmem.errors import IndexUnavailable, VaultmemError
 from vaultmem.index import ChunkIndex
+from vaultmem.limits import note_too_large
 from vaultmem.note import content_hash, parse_note_bytes
 
 _LINK = re.compile(r"\[\[([^\]|]+?)(?:\|[^\]]*)?\]\]")
@@ -26,18 +29,24 @@ CONTRADICTION_SIMILARITY = 0.8
 
 
 def _scan(vault):
-    """(rel -> (hash, note)) of parseable notes and [(rel, reason)] of the others."""
-    notes, errors = {}, []
+    """(rel -> (hash, note)) of parseable notes, [(rel, reason)] of the others, and the
+    set of those refused for their size (not read: the size alone decides, as in the indexer)."""
+    notes, errors, oversized = {}, [], set()
     for path in vault.iter_notes():
         rel = vault.rel(path)
         try:
+            too_large = note_too_large(Path(path).stat().st_size)
+            if too_large:
+                errors.append((rel, too_large))
+                oversized.add(rel)
+                continue
             data = Path(path).read_bytes()
             notes[rel] = (content_hash(data), parse_note_bytes(data, path))
         except OSError as exc:
             errors.append((rel, f"cannot read: {exc.strerror}"))
         except VaultmemError as exc:
             errors.append((rel, getattr(exc, "reason", None) or str(exc)))
-    return notes, errors
+    return notes, errors, oversized
 
 
 def _link_targets(vault) -> tuple[set[str], dict[str, Path]]:
@@ -152,7 +161,7 @@ def _similar_pairs(index: ChunkIndex, add) -> None:
 
 def doctor(vault) -> dict:
     """Compare vault and index, and check notes. See the module docstring for `ok`."""
-    notes, parse_errors = _scan(vault)
+    notes, parse_errors, oversized = _scan(vault)
     index = ChunkIndex(vault.root)
     index_error = None
     try:
@@ -161,9 +170,11 @@ def doctor(vault) -> dict:
     except (IndexUnavailable, OSError, ValueError, RuntimeError) as exc:
         index_error, indexed, index = str(exc), {}, None
     unparsed = {rel for rel, _ in parse_errors}
+    # The indexer keeps the rows of a note that stopped parsing, but removes an oversized one's.
     drift = {
         "missing": sorted(rel for rel in notes if rel not in indexed),
-        "stale": sorted(rel for rel, (h, _) in notes.items() if rel in indexed and indexed[rel] != h),
+        "stale": sorted([rel for rel, (h, _) in notes.items() if rel in indexed and indexed[rel] != h]
+                        + [rel for rel in oversized if rel in indexed]),
         "orphaned": sorted(rel for rel in indexed if rel not in notes and rel not in unparsed),
     }
     has_drift = any(drift.values()) or index_error is not None
@@ -196,7 +207,7 @@ def stats(vault) -> dict:
         except (IndexUnavailable, OSError, ValueError, RuntimeError) as exc:
             info["error"] = str(exc)
     if per_note is None:
-        notes, _ = _scan(vault)
+        notes, _, _ = _scan(vault)
         per_note = {rel: (as_text(n.meta.get("type")) or "untyped",
                           as_text(n.meta.get("status")) or "active") for rel, (_, n) in notes.items()}
     by_type = Counter(t for t, _ in per_note.values())

@@ -19,6 +19,7 @@ from pathlib import Path
 from vaultmem.chunking import Chunk, chunk_note, read_for_index  # noqa: F401  (re-exported)
 from vaultmem.errors import VaultmemError
 from vaultmem.index import SCHEMA_VERSION, ChunkIndex
+from vaultmem.limits import note_too_large
 from vaultmem.note import content_hash
 from vaultmem.state import FileStat, State
 
@@ -78,7 +79,9 @@ class Indexer:
         `paths`: absolute or vault-relative paths that changed (deleted ones leave the index);
         None reconciles the whole vault. `full` rebuilds everything. `progress(done, total)`
         is called as chunks are embedded. A note that cannot be read is reported in
-        `errors` and skipped; its previous rows stay until it parses again.
+        `errors` and skipped; its previous rows stay until it parses again. A note over
+        `limits.MAX_NOTE_BYTES` is reported the same way and its rows are removed, so no
+        stale text of it stays searchable (it is indexed again once it is small enough).
         """
         started = time.perf_counter()
         report = SyncReport()
@@ -95,10 +98,11 @@ class Indexer:
         known = self.state.files()
         present, gone = self._candidates(paths, indexed, known)
 
-        pending, stats = [], []
+        pending, stats, too_large = [], [], []
         for rel, abs_path in present.items():
-            self._check(rel, abs_path, indexed, known, report, pending, stats)
+            self._check(rel, abs_path, indexed, known, report, pending, stats, too_large)
         self._embed_and_write(pending, indexed, report, progress, first_write)
+        gone = sorted(set(gone) | set(too_large))
         if gone:
             # Only indexed paths: a delete that matches nothing still writes a LanceDB
             # version whose transaction file holds the path (a purged note's title).
@@ -151,12 +155,18 @@ class Indexer:
     def _indexable(self, rel: str) -> bool:
         return self.vault.is_memory_path(rel)
 
-    def _check(self, rel, abs_path, indexed, known, report, pending, stats):
-        """Decide whether a note changed; queue `(rel, old_hash, chunks)` when it did."""
+    def _check(self, rel, abs_path, indexed, known, report, pending, stats, too_large):
+        """Decide whether a note changed; queue `(rel, old_hash, chunks)` when it did.
+        A note over the size limit goes to `too_large` (its rows are to be removed)."""
         try:
             st = abs_path.stat()
         except OSError as exc:
             report.errors.append((rel, f"cannot stat: {exc.strerror}"))
+            return
+        reason = note_too_large(st.st_size)
+        if reason:  # checked first: a note indexed before it grew must not stay "unchanged"
+            report.errors.append((rel, reason))
+            too_large.append(rel)
             return
         seen = known.get(rel)
         if (seen is not None and seen.size == st.st_size and seen.mtime_ns == st.st_mtime_ns

@@ -15,15 +15,13 @@ from contextlib import contextmanager
 from datetime import datetime
 
 from vaultmem.errors import DaemonError
+from vaultmem.limits import MAX_NOTE_BYTES
 
 log = logging.getLogger("vaultmem.daemon")
 
 # Notes per `Indexer.sync` call: about half a second of embedding on a laptop CPU, the
 # longest a query waits behind the indexer.
 BATCH_NOTES = 32
-# Larger files are skipped (logged once): chunking and embedding a 20 MB "note" would
-# keep the worker busy for minutes, and no hand-written memory is that long.
-DEFAULT_MAX_NOTE_BYTES = 2 * 1024 * 1024
 # How long a query waits for the index before it is told the daemon is busy.
 QUERY_WAIT_SECONDS = 45.0
 
@@ -95,16 +93,15 @@ class IndexWorker:
 
     `index_paths(rels)` syncs the given notes in batches; `reconcile()` finds what changed
     while nobody watched (size+mtime against `state.db`, the index's hashes) and syncs
-    that. Bad files are logged once per distinct (reason, size, mtime) and retried when
-    they change again; no exception escapes a batch.
+    that. Bad files (unreadable, or over `limits.MAX_NOTE_BYTES`, which the indexer refuses
+    and drops from the index as `reindex` does) are logged once per distinct content and
+    retried when they change again; no exception escapes a batch.
     """
 
-    def __init__(self, memory, gate: Gate, max_note_bytes: int | None = None):
+    def __init__(self, memory, gate: Gate):
         self.memory = memory
         self.vault = memory.vault
         self.gate = gate
-        self.max_note_bytes = max_note_bytes or int(
-            getattr(self.vault.config, "max_note_bytes", DEFAULT_MAX_NOTE_BYTES))
         self.notes_indexed: int | None = None
         self.changes = 0  # notes added, updated or removed since start
         self.rebuilding: str | None = None  # why the whole index is being rebuilt, if it is
@@ -158,7 +155,7 @@ class IndexWorker:
     # --- incremental indexing -----------------------------------------------------------
     def index_paths(self, rels) -> int:
         """Sync these vault-relative paths (present or deleted) in batches; returns how many."""
-        rels = [rel for rel in dict.fromkeys(rels) if self._admit(rel)]
+        rels = list(dict.fromkeys(rels))
         self.in_flight = len(rels)
         try:
             for batch in chunks(rels, BATCH_NOTES):
@@ -177,18 +174,6 @@ class IndexWorker:
         finally:
             self.in_flight = 0
         return len(rels)
-
-    def _admit(self, rel: str) -> bool:
-        """Skip (and log once) notes too large to index; deleted paths always pass."""
-        try:
-            size = os.stat(self.vault.root / rel).st_size
-        except OSError:
-            return True
-        if size <= self.max_note_bytes:
-            return True
-        self._report_error(rel, f"file is {size} bytes, larger than the "
-                                f"{self.max_note_bytes}-byte limit for a note")
-        return False
 
     def _sync(self, paths):
         def progress(done, total):
@@ -239,8 +224,9 @@ class IndexWorker:
     def _fingerprint(self, rel: str):
         path = self.vault.root / rel
         try:
-            if path.stat().st_size > self.max_note_bytes:
-                return None  # the reason names the size already; do not read it
+            st = path.stat()
+            if st.st_size > MAX_NOTE_BYTES:
+                return (st.st_size, st.st_mtime_ns)  # too large to read; any save is news
             return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
         except OSError:
             return None

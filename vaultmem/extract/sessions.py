@@ -14,6 +14,12 @@ lists, quotes, fences, rules) are escaped with a backslash; `parse_session_turns
     ---
     **Alice** · 2026-11-29 10:29
     I'm cutting back on coffee. ^m-12
+
+A session longer than `limits.MAX_SESSION_TURNS` turns or `limits.MAX_SESSION_NOTE_BYTES`
+is written as parts (`render_session_parts`): "2026-11-29 chat-3f2a", "2026-11-29 chat-3f2a
+part 2", ... Each part is a session note of its own (its own `message_ids`, block ids and
+`part: n`), and links to the previous and the next part; a turn too long for one part is cut
+into pieces that keep its message id (their block ids are made unique as usual).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import NamedTuple
 
-from vaultmem import clock
+from vaultmem import clock, limits
 from vaultmem.extract.importers import Session, Turn
 from vaultmem.ids import new_id
 from vaultmem.redact import redact
@@ -38,6 +44,8 @@ class SessionNote:
     note_id: str                # the frontmatter id (a ULID)
     block_ids: dict[str, str]   # original message id -> block id in this note
     redactions: list[str]       # one kind per secret redacted, in turn order
+    part: int = 1               # 1-based; a session within the limits has one part
+    parts: int = 1
 
 
 class SessionTurn(NamedTuple):
@@ -111,12 +119,102 @@ def redact_session(session: Session) -> tuple[Session, list[str]]:
 
 def render_session(session: Session, *, user: str = "default", run: str | None = None,
                    note_id: str | None = None) -> SessionNote:
-    """Render a session as a session note; turn texts are redacted here, whatever the caller did."""
+    """Render a session as one session note, whatever its length (`render_session_parts`
+    keeps within the limits); turn texts are redacted here, whatever the caller did."""
+    session, kinds = redact_session(session)
+    return _render(session, kinds, user=user, run=run, note_id=note_id)
+
+
+def part_title(session: Session, part: int) -> str:
+    """The default title of a session's `part` (1-based): `2026-11-29 chat-3f2a part 2`."""
+    return session_title(session) if part == 1 else f"{session_title(session)} part {part}"
+
+
+def split_session(session: Session) -> tuple[list[Session], list[str]]:
+    """The session redacted and cut into parts that each render within `limits`
+    (MAX_SESSION_TURNS, MAX_SESSION_NOTE_BYTES), and the kinds redacted. Redaction comes
+    first, so no secret is cut in two and missed."""
+    session, kinds = redact_session(session)
+    max_turns, max_bytes = limits.MAX_SESSION_TURNS, limits.MAX_SESSION_NOTE_BYTES
+    # Room for everything but the turns: frontmatter keys, a heading, two part links.
+    budget = max_bytes - 4096 - 4 * len(session_title(session).encode("utf-8")) \
+        - len((session.title or "").encode("utf-8"))
+    parts, current, size = [], [], 0
+    for turn in session.turns:
+        for piece in _pieces(turn, budget):
+            cost = _turn_bytes(piece)
+            if current and (len(current) >= max_turns or size + cost > budget):
+                parts.append(current)
+                current, size = [], 0
+            current.append(piece)
+            size += cost
+    parts.append(current)
+    return [replace(session, turns=turns) for turns in parts], kinds
+
+
+def render_session_parts(session: Session, *, user: str = "default", run: str | None = None,
+                         note_ids: list[str] | None = None, titles: list[str] | None = None
+                         ) -> list[SessionNote]:
+    """The session as notes within `limits` (one note when it fits), redacted. `note_ids`
+    keeps the ids of parts already written; `titles` are the titles the parts will be saved
+    under (default `part_title`): each part links to its neighbours by them, so a caller that
+    must rename a part (the name is taken) renders with the names it will really use."""
+    parts, kinds = split_session(session)
+    titles = list(titles or [part_title(session, n) for n in range(1, len(parts) + 1)])
+    if len(titles) != len(parts):
+        raise ValueError(f"{len(parts)} parts but {len(titles)} titles")
+    note_ids = list(note_ids or [])
+    notes = []
+    for n, part in enumerate(parts, 1):
+        note = _render(part, [], user=user, run=run,
+                       note_id=note_ids[n - 1] if n <= len(note_ids) else None,
+                       part=(n, len(parts)), titles=titles)
+        # Redactions are counted once for the session, on its first part.
+        notes.append(replace(note, title=titles[n - 1], redactions=kinds if n == 1 else []))
+    return notes
+
+
+def _pieces(turn: Turn, budget: int) -> list[Turn]:
+    """The turn, or, when it alone would not fit a part, pieces of its text (by lines,
+    a line longer than that by characters) that each do."""
+    room = budget - _turn_bytes(replace(turn, text=""))
+    if _turn_bytes(turn) <= budget or room <= 0:
+        return [turn]
+    pieces, current, size = [], [], 0
+    for line in _cut_lines(turn.text.split("\n"), room // 2):
+        cost = len(line.encode("utf-8")) + 2  # newline, and an escaping backslash
+        if current and size + cost > room:
+            pieces.append("\n".join(current))
+            current, size = [], 0
+        current.append(line)
+        size += cost
+    pieces.append("\n".join(current))
+    return [replace(turn, text=text) for text in pieces]
+
+
+def _cut_lines(lines, limit: int):
+    for line in lines:
+        while len(line.encode("utf-8")) > limit:
+            cut = limit // 4  # characters: at most 4 bytes each in UTF-8
+            yield line[:cut]
+            line = line[cut:]
+        yield line
+
+
+def _turn_bytes(turn: Turn) -> int:
+    """What a turn adds to a note: its block, the blank line after it, its `message_ids` line."""
+    block = _render_turn(turn, block_id(turn.id) + "-999")
+    return len(block.encode("utf-8")) + 2 + len(str(turn.id).encode("utf-8")) + 12
+
+
+def _render(session: Session, kinds: list[str], *, user: str, run: str | None,
+            note_id: str | None, part: tuple[int, int] = (1, 1), titles=()) -> SessionNote:
+    """One session note of already-redacted turns; `part` (n, of) with the parts' `titles`."""
     from ruamel.yaml.comments import CommentedMap
 
     from vaultmem.note import Note, render_note
 
-    session, kinds = redact_session(session)
+    n, of = part
     start = session.start or clock.now()
     note_id = note_id or new_id()
     message_ids = [t.id for t in session.turns]
@@ -130,6 +228,8 @@ def render_session(session: Session, *, user: str = "default", run: str | None =
     meta["status"] = "active"
     meta["user"] = user
     meta["session"] = session.id
+    if of > 1:
+        meta["part"] = n
     meta["source"] = session.source
     if run:
         meta["run"] = run
@@ -138,11 +238,16 @@ def render_session(session: Session, *, user: str = "default", run: str | None =
 
     paragraphs = []
     if session.title and session.title != session.id:
-        paragraphs.append("# " + " ".join(session.title.split()))
+        paragraphs.append("# " + " ".join(session.title.split()) + (f" (part {n} of {of})" if of > 1 else ""))
+    if n > 1:
+        paragraphs.append(f"Continued from [[{titles[n - 2]}]]")
     paragraphs.extend(_render_turn(turn, block) for turn, block in zip(session.turns, blocks))
+    if n < of:
+        paragraphs.append(f"Continued in [[{titles[n]}]]")
     body = "\n\n".join(paragraphs) + "\n"
     text = render_note(Note(meta=meta, body=body))
-    return SessionNote(session_title(session), text, note_id, dict(zip(message_ids, blocks)), kinds)
+    return SessionNote(session_title(session), text, note_id, dict(zip(message_ids, blocks)), kinds,
+                       part=n, parts=of)
 
 
 def _render_turn(turn: Turn, block: str) -> str:
