@@ -220,6 +220,43 @@ def test_cli_read_commands_for_alice_show_none_of_bobs(vault, notes, tmp_path):
     assert_none_of_bobs(log, notes)
 
 
+def test_change_commands_for_alice_cannot_touch_bobs_notes(vault, notes):
+    """forget, correct and rollback (a note or a whole run) scope by user in the one NOTE
+    resolver, not only in the MCP server: for alice, bob's notes and runs do not exist, and
+    the vault and its history stay exactly as they were."""
+    from vaultmem.note import read_note as read
+
+    head = _git_head(vault)
+    before = {rel: (vault / rel).read_bytes() for rel in notes["bob"].values() if (vault / rel).exists()}
+    active = [rel for rel in before if read(vault / rel).status == "active"
+              and read(vault / rel).type in ("fact", "preference", "event")]
+    assert active
+    runs = {str(read(vault / rel).get("run")) for rel in before if read(vault / rel).get("run")}
+    assert runs
+    for rel in active:
+        note_id = read(vault / rel).id
+        rev = head  # any revision: the note is refused before the revision is read
+        for ref in (note_id, rel):
+            for command in (["forget", ref], ["forget", ref, "--purge"],
+                            ["correct", ref, "Alice keeps a canoe in the shed."],
+                            ["rollback", ref, "--to", rev]):
+                out = cli_run(vault, *command, "--user", "alice", ok=False)
+                assert "no note matches" in out, (command, out)
+    for run in runs:
+        out = cli_run(vault, "rollback", "--run", run, "--user", "alice", ok=False)
+        assert f"no extraction run {run!r}" in out, out
+    mem = api.Memory(vault, user="alice")
+    with pytest.raises(NoteNotFound):
+        mem.forget(active[0])
+    assert {rel: (vault / rel).read_bytes() for rel in before} == before
+    assert _git_head(vault) == head
+
+
+def _git_head(vault):
+    return subprocess.run(["git", "-C", str(vault), "rev-parse", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
 def _start_daemon(vault):
     started = json.loads(subprocess.run([VAULTMEM, "--vault", str(vault), "daemon", "start", "--json"],
                                         capture_output=True, text=True, timeout=120, check=True).stdout)

@@ -304,39 +304,21 @@ class Memory:
                 "api_key_env": cfg.llm_api_key_env, "timeout": cfg.llm_timeout}
 
     # --- history: git ------------------------------------------------------------------
-    def _note_rel(self, ref: str, user: str | None = None) -> str:
-        """NOTE as a vault path; a path that no longer exists on disk (rolled back, deleted)
-        is still accepted, so its history can be read and restored. With a `user` (or a
-        Memory opened for one), another namespace's note is "not found"; a note no longer
-        on disk is judged by its last committed version."""
-        from vaultmem import history
-        from vaultmem.errors import NoteNotFound
-        from vaultmem.memories import resolve_owned
+    def _note_rel(self, ref: str, user: str | None = None, change: bool = False) -> str:
+        """NOTE as a vault path, through the one resolver (`memories.resolve_note`): a path
+        no longer on disk (rolled back, deleted) is still accepted, so its history can be
+        read and restored. With a `user` (or a Memory opened for one), another namespace's
+        note is "not found"; reading also reaches `shared`, changing only the user's own."""
+        from vaultmem.memories import resolve_note
 
-        readers = self._readers(user)
-        try:
-            return self.vault.rel(resolve_owned(self.vault, ref, readers))
-        except NoteNotFound:
-            candidate = ref if ref.endswith(".md") else f"{ref}.md"
-            rel = self.vault.rel(self.vault.abs(candidate))
-            versions = history.history(self.vault.root, rel) if "/" in rel else []
-            if versions and not self.vault.abs(rel).exists() and (
-                    readers is None or self._committed_owner(rel, versions) in readers):
-                return rel
-            raise
+        users = self._owners(user) if change else self._readers(user)
+        return resolve_note(self.vault, ref, users, gone=True)
 
-    def _committed_owner(self, rel: str, versions) -> str | None:
-        """The `user` of the last committed version of a note that is gone from disk."""
-        from vaultmem import history
-        from vaultmem.errors import VaultmemError
-        from vaultmem.note import parse_note
-
-        for version in versions:
-            try:
-                return parse_note(history.show_at(self.vault.root, rel, version["rev"])).user
-            except VaultmemError:
-                continue  # the deletion itself: look further back
-        return None
+    def _owners(self, user: str | None) -> set | None:
+        """Namespaces whose notes a change for `user` may touch: its own only (None: any,
+        when neither the call nor this Memory names a user)."""
+        user = user or self._scope
+        return {user} if user else None
 
     def history(self, ref: str, user: str | None = None) -> dict:
         """Every committed version of a note, newest first, following renames:
@@ -376,7 +358,8 @@ class Memory:
         out.update(meta=plain_meta(note.meta), body=note.body, hash=content_hash(note.raw), rev=rev)
         return out
 
-    def rollback(self, ref: str | None = None, to: str | None = None, run: str | None = None) -> dict:
+    def rollback(self, ref: str | None = None, to: str | None = None, run: str | None = None,
+                 user: str | None = None) -> dict:
         """Restore a note to revision `to`, or undo everything extraction run `run` wrote
         (superseded memories become active again). Each is one new commit; history is kept.
 
@@ -388,12 +371,17 @@ class Memory:
         from vaultmem.errors import HistoryError
 
         if run:
+            from vaultmem.memories import check_run_owner
+
+            check_run_owner(self.vault, run, self._owners(user))
             return rollback.rollback_run(self.vault, run, indexer=self.indexer)
         if not ref or not to:
             raise HistoryError("give NOTE --to REV, or --run RUN — `vaultmem history NOTE` lists revisions")
-        return rollback.rollback_note(self.vault, self._note_rel(ref), to, indexer=self.indexer)
+        return rollback.rollback_note(self.vault, self._note_rel(ref, user, change=True), to,
+                                      indexer=self.indexer)
 
-    def forget(self, ref: str, purge: bool = False, force: bool = False) -> dict:
+    def forget(self, ref: str, purge: bool = False, force: bool = False,
+               user: str | None = None) -> dict:
         """Archive a memory (out of retrieval, kept in history); `purge` erases it instead:
         from the vault, every commit, the index, state.db and logs, with the words of the
         session turns it came from. Returns the purge's receipt (see `lifecycle.purge`).
@@ -405,10 +393,11 @@ class Memory:
         from vaultmem import forget
 
         if purge:
-            result = self._forward("forget", {"ref": ref, "purge": True, "force": force})
+            result = self._forward("forget", {"ref": ref, "purge": True, "force": force,
+                                              "user": user or self._scope})
             if result is not None:
                 return result
-        rel = self._note_rel(ref)
+        rel = self._note_rel(ref, user, change=True)
         if purge:
             from vaultmem.lifecycle import purge as purge_memory
 
@@ -431,7 +420,7 @@ class Memory:
         """
         from vaultmem.lifecycle import correct
 
-        return correct(self, ref, text, user=user)
+        return correct(self, ref, text, user=user or self._scope)
 
     def log(self, limit: int = 50, run: str | None = None, user: str | None = None) -> list:
         """The audit trail, newest first: `[{"date", "action", "what", "run", "message", "paths"}]`

@@ -15,11 +15,12 @@ from pathlib import Path
 
 from vaultmem import clock
 from vaultmem.errors import VaultmemError
+from vaultmem.layout import STATEMENT_TYPES
 from vaultmem.note import MEMORY_TYPES, as_datetime, read_note
 from vaultmem.vault import Vault
 
 NEVER_ARCHIVE_FROM = 0.8   # importance at or above which gc leaves a memory alone
-DECAYING_TYPES = ("fact", "preference", "event", "procedure")
+DECAYING_TYPES = STATEMENT_TYPES
 
 
 def gc_plan(vault: Vault, state, *, now: datetime | None = None, user: str | None = None) -> list[dict]:
@@ -86,10 +87,10 @@ def correct(memory, ref: str, text: str, *, user: str | None = None) -> dict:
     from vaultmem.policy import Decision, Existing
     from vaultmem.write import apply, load_pool
 
-    from vaultmem.memories import resolve_owned
+    from vaultmem.memories import resolve_note
 
     vault = memory.vault
-    note = read_note(path := resolve_owned(vault, ref, user))
+    note = read_note(path := vault.abs(resolve_note(vault, ref, {user} if user else None)))
     if note.type not in MEMORY_TYPES or note.type == "entity":
         raise VaultmemError(f"{vault.rel(path)} is a {note.type or 'plain'} note; only memories "
                             "(fact, preference, event, procedure) can be corrected")

@@ -20,7 +20,8 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from vaultmem.errors import AmbiguousNote, NoteNotFound, VaultmemError
+from vaultmem.errors import VaultmemError
+from vaultmem.layout import MEMORY_TYPES, NOTE_TYPES
 from vaultmem.vault import find_vault
 
 SERVER_NAME = "vaultmem"
@@ -74,48 +75,12 @@ class Backend:
         shared = {"shared"} if self.memory().vault.config.share_shared else set()
         return {user} | shared
 
-    def owned_note(self, ref: str, user: str, allowed=None) -> str:
-        """The vault path of NOTE if it belongs to `user` (or, when reading, to `allowed`
-        users); a note no longer on disk is judged by its last committed version."""
-        mem = self.memory()
-        allowed = allowed or {user}
-        try:
-            note = mem.show(ref)
-        except NoteNotFound:
-            note = self._last_version(ref)
-        except AmbiguousNote:  # its message would list other users' paths
-            raise AmbiguousNote(f"{ref!r} matches several notes — pass the id `recall` gives") from None
-        if note is None or note.get("user") not in allowed:
-            raise NoteNotFound(f"no note matches {ref!r} for user {user!r} — `recall` finds "
-                               "memories and their ids")
-        return note["path"]
+    def owned_note(self, ref: str, user: str) -> str:
+        """The vault path of NOTE if `user` may read it (its own, or `shared` when the
+        vault shares it), through the one resolver `Memory` uses for every tool."""
+        from vaultmem.memories import resolve_note
 
-    def _last_version(self, ref: str):
-        mem = self.memory()
-        versions = mem.history(ref)
-        for version in versions["versions"]:
-            try:
-                return mem.show_at(versions["note"], version["rev"])
-            except VaultmemError:
-                continue  # the deletion itself: look further back
-        return None
-
-    def check_run(self, run: str, user: str) -> None:
-        """Refuse to roll back an extraction run unless its notes are `user`'s."""
-        from vaultmem.note import read_note
-
-        vault = self.memory().vault
-        owners = set()
-        for path in vault.iter_notes():
-            try:
-                note = read_note(path)
-            except VaultmemError:
-                continue
-            if str(note.get("run") or "") == run:
-                owners.add(note.user)
-        if owners != {user}:
-            raise NoteNotFound(f"no extraction run {run!r} found for user {user!r} — "
-                               "`vaultmem log` lists runs")
+        return resolve_note(self.memory().vault, ref, self.readable(user), gone=True)
 
 
 @contextmanager
@@ -163,7 +128,7 @@ def _register_tools(server, backend: Backend) -> None:
     User = Annotated[Optional[str], Field(description="Whose memory (namespace). Omit for the vault's "
                                                      "default user.")]
     NoteRef = Annotated[str, Field(description="The memory: its id (from recall), title or vault path.")]
-    MemoryType = Literal["fact", "preference", "event", "procedure", "entity"]
+    MemoryType = Literal[MEMORY_TYPES]
 
     @server.tool()
     def remember(text: Annotated[str, Field(description="One self-contained statement, e.g. 'The user "
@@ -187,8 +152,7 @@ def _register_tools(server, backend: Backend) -> None:
     @server.tool()
     def recall(query: Annotated[str, Field(description="What you want to know, in words.")],
                k: Annotated[int, Field(ge=1, le=100, description="How many hits.")] = 10,
-               type: Annotated[Optional[Literal["fact", "preference", "event", "procedure", "entity",
-                                                "session"]], Field(description="Only this type.")] = None,
+               type: Annotated[Optional[Literal[NOTE_TYPES]], Field(description="Only this type.")] = None,
                tag: Annotated[Optional[str], Field(description="Only notes with this tag.")] = None,
                since: Annotated[Optional[str], Field(description="Created on/after YYYY-MM-DD.")] = None,
                as_of: Annotated[Optional[str], Field(description="What was true on YYYY-MM-DD.")] = None,
@@ -223,8 +187,7 @@ def _register_tools(server, backend: Backend) -> None:
         """Forget a memory the user no longer wants kept: it is archived (out of search,
         still in history). With `purge`, it is erased from every version instead."""
         with _tool_errors(), backend.lock:
-            rel = backend.owned_note(note, backend.user(user))
-            return backend.ask("forget", dict(ref=rel, purge=purge))
+            return backend.ask("forget", dict(ref=note, purge=purge, user=backend.user(user)))
 
     @server.tool()
     def correct(note: NoteRef,
@@ -233,9 +196,7 @@ def _register_tools(server, backend: Backend) -> None:
         """Fix a memory that is wrong or out of date: a new note with the corrected text
         supersedes it (the old one is kept as superseded, with history)."""
         with _tool_errors(), backend.lock:
-            who = backend.user(user)
-            backend.owned_note(note, who)
-            return backend.ask("correct", dict(ref=note, text=text, user=who))
+            return backend.ask("correct", dict(ref=note, text=text, user=backend.user(user)))
 
     @server.tool()
     def history(note: NoteRef, user: User = None) -> dict:
@@ -243,9 +204,7 @@ def _register_tools(server, backend: Backend) -> None:
         (created, updated, superseded, corrected, forgotten, rolled back) and message. Pass
         a revision to `rollback` to restore it."""
         with _tool_errors(), backend.lock:
-            who = backend.user(user)
-            rel = backend.owned_note(note, who, allowed=backend.readable(who))
-            return backend.ask("history", dict(ref=rel))
+            return backend.ask("history", dict(ref=note, user=backend.user(user)))
 
     @server.tool()
     def rollback(note: Annotated[Optional[str], Field(description="The memory to restore (id, title or "
@@ -259,12 +218,10 @@ def _register_tools(server, backend: Backend) -> None:
         with _tool_errors(), backend.lock:
             who = backend.user(user)
             if run:
-                backend.check_run(run, who)
-                return backend.ask("rollback", dict(run=run))
+                return backend.ask("rollback", dict(run=run, user=who))
             if not note or not to:
                 raise VaultmemError("give `note` and `to` (a revision from `history`), or `run`")
-            rel = backend.owned_note(note, who)
-            return backend.ask("rollback", dict(ref=rel, to=to))
+            return backend.ask("rollback", dict(ref=note, to=to, user=who))
 
     @server.tool()
     def extract(transcript: Annotated[Optional[str], Field(description="A conversation transcript, inline: "
@@ -311,7 +268,7 @@ def _register_resources(server, backend: Backend) -> None:
         with backend.lock:
             who = backend.user(user)
             try:
-                rel = backend.owned_note(note_id, who, allowed=backend.readable(who))
+                rel = backend.owned_note(note_id, who)
             except VaultmemError as exc:
                 raise ResourceNotFoundError(str(exc)) from exc
             path = backend.memory().vault.abs(rel)

@@ -8,8 +8,8 @@ from pathlib import Path
 from vaultmem import clock
 from vaultmem.errors import ConcurrentEdit, NoteParseError, VaultmemError
 from vaultmem.ids import new_id
-from vaultmem.note import (Note, as_list, content_hash, new_memory_meta, parse_note, read_note,
-                           render_note, validate_memory)
+from vaultmem.note import (Note, as_list, content_hash, new_memory_meta, parse_note, read_head,
+                           read_note, render_note, validate_memory)
 from vaultmem.vault import Vault, atomic_write
 
 
@@ -183,7 +183,7 @@ def owner_of(path: Path) -> str | None:
         return None
 
 
-def resolve_owned(vault: Vault, ref: str, users=None) -> Path:
+def _resolve_owned(vault: Vault, ref: str, users=None) -> Path:
     """`vault.resolve(ref)` limited to the notes of `users` (a name or a collection; None:
     anyone's). Another namespace's note is reported exactly like a missing one, and a title
     that several users' notes share resolves to the caller's own (no other path is named)."""
@@ -199,11 +199,9 @@ def resolve_owned(vault: Vault, ref: str, users=None) -> Path:
     if path is not None and owner_of(path) in users:
         return path
     # By title or id among the caller's notes only (their other notes never show up).
-    from vaultmem.vault import _frontmatter_id
-
     title = ref[:-3] if ref.endswith(".md") else ref
     mine = [p for p in vault.iter_notes()
-            if (p.stem.lower() == title.lower() or _frontmatter_id(p) == ref) and owner_of(p) in users]
+            if (p.stem.lower() == title.lower() or read_head(p).get("id") == ref) and owner_of(p) in users]
     mine = [p for p in mine if p.stem == title] or mine
     if not mine:
         raise not_found(ref)
@@ -223,7 +221,7 @@ def resolve_note(vault: Vault, ref: str, users=None, *, gone: bool = False) -> s
     from vaultmem.errors import NoteNotFound
 
     try:
-        return vault.rel(resolve_owned(vault, ref, users))
+        return vault.rel(_resolve_owned(vault, ref, users))
     except NoteNotFound:
         if not gone:
             raise
@@ -285,7 +283,7 @@ def check_run_owner(vault: Vault, run: str, users=None) -> None:
 def show(vault: Vault, ref: str, user=None) -> dict:
     """One note in full: summary, properties, body and the file's hash. `user` (a name or a
     collection of names) limits it to those namespaces' notes."""
-    path = resolve_owned(vault, ref, user)
+    path = vault.abs(resolve_note(vault, ref, user))
     note = load(vault, path)
     out = summary(vault, path, note)
     out["meta"] = plain_meta(note.meta)

@@ -47,13 +47,14 @@ def diff(ctx, note, rev, user, as_json):
 @click.argument("note", required=False)
 @click.option("--to", "rev", help="The revision to restore NOTE to (see `vaultmem history NOTE`).")
 @click.option("--run", "run", help="Undo everything this extraction run wrote.")
+@_user
 @_json
 @pass_ctx
-def rollback(ctx, note, rev, run, as_json):
+def rollback(ctx, note, rev, run, user, as_json):
     """Restore NOTE to an earlier version, or undo a whole extraction run (new commit)."""
     if (run and (note or rev)) or (not run and not (note and rev)):
         raise click.UsageError("give either NOTE --to REV or --run RUN")
-    args = dict(ref=note, to=rev, run=run)
+    args = dict(ref=note, to=rev, run=run, user=user)
     result = via_daemon(ctx, "rollback", args)
     if result is None:
         result = ctx.memory().rollback(**args)
@@ -76,13 +77,14 @@ def rollback(ctx, note, rev, run, as_json):
 @click.argument("note")
 @click.option("--purge", is_flag=True, help="Also erase it from every commit of git history.")
 @click.option("--force", is_flag=True, help="Purge even if the history was already pushed.")
+@_user
 @_json
 @pass_ctx
-def forget(ctx, note, purge, force, as_json):
+def forget(ctx, note, purge, force, user, as_json):
     """Archive NOTE (out of search, kept in history), or --purge it from history too."""
     if force and not purge:
         raise click.UsageError("--force only applies with --purge")
-    args = dict(ref=note, purge=purge, force=force)
+    args = dict(ref=note, purge=purge, force=force, user=user)
     result = via_daemon(ctx, "forget", args)
     if result is None:
         result = ctx.memory().forget(**args)

@@ -114,10 +114,10 @@ OPS: dict[str, Op] = {op.name: op for op in (
        result=("action", "id", "path", "reason"), long=True, index_writer=True),
     # forget: {"note", "from", "status", "commit"}; with purge, the purge's receipt
     # {"note", "paths", "rewritten", "refs", "warnings", ...}.
-    Op("forget", (_str("ref"), _flag("purge"), _flag("force")),
+    Op("forget", (_str("ref"), _flag("purge"), _flag("force"), _USER),
        result=("note",), long=True, index_writer=True),
     # rollback: {"note", "rev", ...} for a note, {"run", "undone", "later_changes", ...} for a run.
-    Op("rollback", (_opt("ref"), _opt("to"), _opt("run")),
+    Op("rollback", (_opt("ref"), _opt("to"), _opt("run"), _USER),
        result=("commit", "restored", "removed"), long=True, index_writer=True),
     Op("gc", (_flag("dry_run"), _USER), result=("dry_run", "archived", "plan"),
        long=True, index_writer=True),
