@@ -205,8 +205,7 @@ def daemon_cycle(root: Path, embedder, n: int, rng: random.Random, work: Path) -
     from vaultmem.daemon.runner import Daemon, setup_logging
 
     def run_daemon():
-        daemon = Daemon(root)
-        daemon.memory._embedder = embedder
+        daemon = Daemon(root, embedder=embedder)
         setup_logging(root, foreground=False)
         daemon.run()
 

@@ -67,10 +67,12 @@ def setup_logging(vault_root: Path, foreground: bool) -> logging.Handler:
 class Daemon:
     """One vault's daemon. `run()` blocks until `stop()` (or SIGTERM/SIGINT)."""
 
-    def __init__(self, vault_root, foreground: bool = False):
+    def __init__(self, vault_root, foreground: bool = False, embedder=None):
+        """`embedder`: an already loaded model to serve with (tests share one); loaded on
+        first use otherwise."""
         from vaultmem.api import Memory
 
-        self.memory = Memory(vault_root, serving=True)
+        self.memory = Memory(vault_root, serving=True, embedder=embedder)
         self.vault = self.memory.vault
         self.root = self.vault.root
         self.foreground = foreground
@@ -259,7 +261,7 @@ class Daemon:
             "progress": list(worker.progress) if worker.progress else None,
             "rebuilding": worker.rebuilding,
             "last_error": worker.last_error, "last_sync": worker.last_sync,
-            "model_loaded": getattr(self.memory, "_embedder", None) is not None,
+            "model_loaded": self.memory.model_loaded,
             "socket": str(self.server.path), "log": str(state_dir(self.root) / LOG_NAME),
         }
 
