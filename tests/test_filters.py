@@ -139,28 +139,31 @@ def test_as_of_search_keeps_its_keyword_half(tmp_path, embedder, monkeypatch):
 
 
 def test_a_filter_that_excludes_the_top_keyword_hits_does_not_starve_the_rest(tmp_path, embedder, monkeypatch):
-    """Bob's 100 notes say the word five times and rank first in BM25; the default user's three
-    notes that say it once must still come back, however many of Bob's lie ahead of them."""
+    """100 old notes say the word five times and rank first in BM25; the three recent notes
+    that say it once must still come back under `--since`, however many old ones lie ahead."""
     monkeypatch.setenv("VAULTMEM_NOW", NOW)
+    # Few candidates per retriever, so that the old notes overflow LanceDB's first answer.
+    monkeypatch.setattr("vaultmem.search.CANDIDATES", 5)
     root = tmp_path / "vault"
     for n in range(100):
-        write_note(root, f"Memory/Facts/bob{n}.md", memory_meta(f"BOB{n}", user="bob"),
+        write_note(root, f"Memory/Facts/old{n}.md", memory_meta(f"OLD{n}", created="2026-01-05T09:00:00"),
                    f"Entry {n}. " + "zephyrine " * 5)
-    for n in range(200):
+    for n in range(20):
         write_note(root, f"Memory/Facts/filler{n}.md", memory_meta(f"FILL{n}"),
                    f"Filler note {n} about the garden, the bicycle and the kitchen shelf.")
     for n in range(3):
-        write_note(root, f"Memory/Facts/mine{n}.md", memory_meta(f"MINE{n}"),
-                   f"My own note {n}: a zephyrine breeze over the bay.")
+        write_note(root, f"Memory/Facts/new{n}.md", memory_meta(f"NEW{n}"),
+                   f"A recent note {n}: a zephyrine breeze over the bay.")
     vault = Vault(root)
     from vaultmem.ingest import Indexer
 
     indexer = Indexer(vault, embedder_factory=lambda: embedder)
     indexer.sync()
     ranked = [hit["chunk_id"].split("#")[0] for hit in indexer.index.fts("zephyrine", limit=1000)]
-    assert all(note_id.startswith("BOB") for note_id in ranked[:100])  # Bob's come first
-    hits = Searcher(vault, lambda: embedder, index=indexer.index).search("zephyrine", k=5, min_score=-1.0)
-    assert {hit.id for hit in hits if hit.parts["keyword"] > 0} == {"MINE0", "MINE1", "MINE2"}
+    assert all(note_id.startswith("OLD") for note_id in ranked[:100])  # the old ones come first
+    hits = Searcher(vault, lambda: embedder, index=indexer.index).search(
+        "zephyrine", k=3, since="2026-06-01", min_score=-1.0)
+    assert {hit.id for hit in hits if hit.parts["keyword"] > 0} == {"NEW0", "NEW1", "NEW2"}
 
 
 def test_a_quoted_query_keeps_its_keyword_half(indexed, searcher):

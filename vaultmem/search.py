@@ -260,7 +260,8 @@ class Searcher:
         suggests (a selective filter is never starved by the hits it excludes)."""
         where, ranked_rows = self._narrowing(snap, filters, mask, allowed)
         positions = snap.positions()
-        wanted = min(ranked_rows, -(-limit * ranked_rows // allowed))  # ceil
+        # Twice what the mask's share suggests: a second round costs more than a longer first.
+        wanted = limit if allowed == ranked_rows else min(ranked_rows, -(-2 * limit * ranked_rows // allowed))
         while True:
             ranked = self.index.fts(query, where=where, limit=wanted)
             found = {}
