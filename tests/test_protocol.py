@@ -1,4 +1,4 @@
-"""The daemon protocol (vaultmem/daemon/protocol.py) against everything that uses it: the
+"""The daemon protocol (vaultmem/protocol.py) against everything that uses it: the
 runner and `Memory` handle each operation of the table as the table says, the client's
 timeouts follow its flags, bad requests are refused with a stable code before anything
 runs, every public error crosses the real socket as itself, and `reindex --full` sent to a
@@ -17,8 +17,8 @@ import pytest
 
 from vaultmem import client, errors
 from vaultmem.api import Memory
-from vaultmem.daemon import protocol
-from vaultmem.daemon.protocol import OPS, REQUIRED
+from vaultmem import protocol
+from vaultmem.protocol import OPS, REQUIRED
 from vaultmem.daemon.server import SocketServer, handle_message
 from vaultmem.errors import (BadRequest, DaemonError, NotServed, NoteParseError, TranscriptError,
                              UnknownOperation)

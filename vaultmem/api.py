@@ -209,7 +209,7 @@ class Memory:
         return self.indexer.sync(paths=paths, full=full, progress=progress).to_dict()
 
     def _forward(self, op: str, args: dict):
-        """The daemon's result for `op` (see `vaultmem.daemon.protocol`), or None when no
+        """The daemon's result for `op` (see `vaultmem.protocol`), or None when no
         daemon serves it and the work is done here. The daemon's own Memory never forwards."""
         if self._serving:
             return None

@@ -12,7 +12,7 @@ indirectly, so a query answered by the daemon costs a socket round trip and noth
 
 Protocol: one JSON object per line each way. Request `{"op": ..., "args": {...}}`, response
 `{"ok": true, "result": ...}` or `{"ok": false, "error": "...", "code": "note_not_found"}`;
-`vaultmem.daemon.protocol` lists the operations, their arguments and results.
+`vaultmem.protocol` lists the operations, their arguments and results.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from vaultmem import errors
-from vaultmem.daemon.protocol import OPS
+from vaultmem.protocol import OPS
 from vaultmem.errors import DaemonError, NotServed
 from vaultmem.layout import STATE_DIR
 

@@ -8,7 +8,7 @@ memories). Every tool takes `user` (default: the vault's configured user) and ne
 changes another user's memory: such a note is reported exactly like a missing one.
 
 Tools go to the vault's daemon when one runs and serves the operation (its model and index
-are warm; `vaultmem.daemon.protocol` lists what it serves); otherwise the server opens an
+are warm; `vaultmem.protocol` lists what it serves); otherwise the server opens an
 in-process `Memory` on first need, so starting the server is fast. Ownership checks read
 the vault directly and never need the model. The SDK runs tool functions in worker threads;
 one lock keeps the in-process `Memory` to one call at a time.
@@ -61,7 +61,7 @@ class Backend:
         """`Memory.<op>(**args)` through the daemon when one runs and its protocol has `op`,
         else in-process."""
         from vaultmem.client import try_request
-        from vaultmem.daemon.protocol import OPS
+        from vaultmem.protocol import OPS
 
         if op in OPS:
             result = try_request(self.root, op, args)

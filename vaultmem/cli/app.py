@@ -61,9 +61,9 @@ def warn(result):
 
 def via_daemon(ctx, op, args):
     """The daemon's answer to `op`, or None when no daemon runs (then work in-process).
-    `args` must fit the protocol table (`vaultmem.daemon.protocol`); checked before sending."""
+    `args` must fit the protocol table (`vaultmem.protocol`); checked before sending."""
     from vaultmem.client import try_request
-    from vaultmem.daemon.protocol import check
+    from vaultmem.protocol import check
 
     check(op, args)
     return try_request(ctx.vault_opt, op, args)

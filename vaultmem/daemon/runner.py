@@ -23,7 +23,7 @@ from pathlib import Path
 
 from vaultmem import __version__
 from vaultmem.client import LOG_NAME, socket_path, state_dir
-from vaultmem.daemon import protocol
+from vaultmem import protocol
 from vaultmem.daemon.chores import Chores
 from vaultmem.daemon.inbox import Inbox
 from vaultmem.daemon.lock import DaemonLock
