@@ -1,5 +1,6 @@
 """vaultmem/note.py: parse and render memory notes (SPEC §3) without losing what the user wrote."""
 
+import re
 from datetime import date, datetime
 
 import pytest
@@ -8,8 +9,9 @@ from hypothesis import strategies as st
 
 from vaultmem.errors import NoteParseError
 from vaultmem.memories import update_note
-from vaultmem.note import (as_date, as_datetime, clean_tag, content_hash, link, link_target,
-                           new_memory_meta, parse_note, parse_note_bytes, read_note, render_note,
+from vaultmem.note import (_scan_scalars, as_date, as_datetime, clean_tag, content_hash, link,
+                           link_target, new_memory_meta, parse_note, parse_note_bytes, read_head,
+                           read_note, read_properties, render_note, split_frontmatter,
                            validate_memory)
 from vaultmem.vault import Vault, init_vault
 
@@ -322,3 +324,72 @@ def test_small_helpers():
 def test_statement_drops_a_leading_heading():
     note = parse_note("---\nid: A1\n---\n# Title\n\nThe statement.\n")
     assert note.statement() == "The statement."
+
+
+# ---- the one frontmatter reader: split, fast properties, note heads ----------------------
+
+# The `---` fence: the opening line, then up to the first closing line. (The regex vaultmem
+# used before python-frontmatter's handler had `(.*?\n)?`, which on an empty block took the
+# body up to a later `---` rule for YAML.)
+_FENCE_RULE = re.compile(r"\A---[ \t]*\n(.*?\n)??---[ \t]*(?:\n|\Z)", re.DOTALL)
+FENCE_LINES = st.lists(st.sampled_from(["---", "--- ", "---\t", "----", " ---", "-- -", "---x",
+                                        "a: 1", "", "b:", "  - x", "# c", "...", "\ufeff---"]),
+                       max_size=8)
+
+
+@settings(max_examples=400, derandomize=True, deadline=None, database=None)
+@given(FENCE_LINES, st.booleans(), st.text(max_size=20))
+def test_split_matches_the_fence_rule(lines, final_newline, tail):
+    text = "\n".join(lines) + ("\n" if final_newline else "") + tail
+    fence = _FENCE_RULE.match(text)
+    expected = (fence.group(1) or "", text[fence.end():]) if fence else None
+    assert split_frontmatter(text) == expected
+
+
+SCALARS = st.one_of(
+    st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\n\r"), max_size=12),
+    st.sampled_from(["", "x", "a: b", "a #b", "a#b", "'q'", '"q"', "'it''s'", '"a\\"b"', "[x]",
+                     "&a 1", "*a", "|", ">-", "- x", "~", "null", "2026-11-29", "0.5", "x:",
+                     "\t", "x\ty", "tea ", "\"[[Sessions/s#^m-1]]\"", "é"]))
+PROPERTY_LINES = st.lists(st.one_of(
+    st.tuples(st.sampled_from(["id", "user", "status", "value", "a.b", "x-y", "_k", "id"]), SCALARS)
+    .map(lambda kv: f"{kv[0]}: {kv[1]}".rstrip() if kv[1] else f"{kv[0]}:"),
+    st.sampled_from(["  - item", "- item", "  nested: 1", "# comment", "", "  # indented comment",
+                     "key:value", "... ", "\tx: 1", "k :", "<<: *a", "? k"])), max_size=8)
+
+
+@settings(max_examples=1000, derandomize=True, deadline=None, database=None)
+@given(PROPERTY_LINES)
+def test_head_scan_agrees_with_yaml_wherever_it_answers(lines):
+    block = "\n".join(lines) + "\n"
+    scanned = _scan_scalars(block)
+    if scanned is None:
+        return
+    found = read_properties(f"---\n{block}---\n")  # None for an empty block: no properties
+    assert scanned == ({k: v for k, v in found[0].items() if isinstance(v, str)} if found else {}), block
+
+
+def test_read_head_reads_past_a_long_list_to_the_closing_line(tmp_path):
+    ids = "".join(f"  - m-{i:05d}\n" for i in range(2000))  # ~24 KB, past the first read
+    path = tmp_path / "Long session.md"
+    path.write_bytes(("\ufeff---\r\ntype: session\r\nmessage_ids:\r\n" + ids.replace("\n", "\r\n")
+                      + "session: 'chat-1'\r\nuser: ann\r\n---\r\nbody\r\n").encode())
+    assert read_head(path) == {"type": "session", "session": "chat-1", "user": "ann"}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("---\nid: A1 # mine\nvalue: 'it''s'\nnote: |\n  two\n  lines\n---\n", {"id": "A1", "value": "it's"}),
+    ("---\nid: [unclosed\n---\n", {}),
+    ("no frontmatter\nid: A1\n", {}),
+    ("---\nid: A1\n", {}),  # no closing line
+    ("---\nid: A1\n----\n", {}),
+])
+def test_read_head_falls_back_to_yaml_and_is_empty_when_unreadable(tmp_path, text, expected):
+    path = tmp_path / "n.md"
+    path.write_text(text, encoding="utf-8")
+    got = read_head(path)
+    assert {k: got[k] for k in expected} == expected if expected else got == {}
+
+
+def test_read_head_of_a_missing_file_or_a_folder_is_empty(tmp_path):
+    assert read_head(tmp_path / "gone.md") == {} and read_head(tmp_path) == {}

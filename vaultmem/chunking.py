@@ -98,47 +98,22 @@ class IndexedNote:
     body: str
 
 
-_FENCE = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.DOTALL)
-_LOADER = None
-
-
-def _string_loader():
-    """libyaml's loader with every scalar left a string: 27x faster than the round-trip
-    parser, and chunking wants strings anyway (dates, ids and numbers stay as written)."""
-    global _LOADER
-    if _LOADER is None:
-        import yaml
-
-        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        _LOADER = type("StringLoader", (base,), {"yaml_implicit_resolvers": {}})
-    return _LOADER
-
-
 def read_for_index(data: bytes, path) -> IndexedNote:
-    """Parse a note's bytes for indexing, fast. Anything unusual (no or bad frontmatter,
-    encoding, size) goes through `note.parse_note_bytes`, so errors read the same
-    everywhere. Known difference: duplicate keys, which the round-trip parser rejects."""
-    from vaultmem.note import (MAX_NOTE_BYTES, check_frontmatter_text, check_frontmatter_values,
-                               parse_note_bytes)
+    """Parse a note's bytes for indexing, fast (`note.read_properties`: every scalar a
+    string, as chunking wants them). Anything unusual (no or bad frontmatter, encoding,
+    size) goes through `note.parse_note_bytes`, so errors read the same everywhere."""
+    from vaultmem.note import MAX_NOTE_BYTES, parse_note_bytes, read_properties
 
     if not data.strip() or len(data) > MAX_NOTE_BYTES or b"\x00" in data[:8192]:
         return parse_note_bytes(data, path)
     try:
-        import yaml
-    except ImportError:
-        return parse_note_bytes(data, path)
-    try:
         text = data.decode("utf-8").lstrip("\ufeff").replace("\r\n", "\n")
-        fence = _FENCE.match(text)
-        if fence:  # the same size, depth and alias limits as the round-trip parser
-            check_frontmatter_text(fence.group(1) or "", path)
-        meta = yaml.load(fence.group(1) or "", Loader=_string_loader()) if fence else None
-    except (UnicodeDecodeError, yaml.YAMLError, RecursionError):  # the real parser says what is wrong
+    except UnicodeDecodeError:  # the real parser says what is wrong
         return parse_note_bytes(data, path)
-    if not isinstance(meta, dict):
+    found = read_properties(text, path)
+    if found is None:
         return parse_note_bytes(data, path)
-    check_frontmatter_values(meta, path)
-    return IndexedNote(meta=meta, body=text[fence.end():])
+    return IndexedNote(*found)
 
 
 def bar_list(values) -> str:

@@ -1,8 +1,12 @@
 """Memory notes: parse and render Markdown files with YAML frontmatter (SPEC §3).
 
-Round-trip YAML (ruamel) keeps what the user wrote: unknown keys, key order, comments,
-quoting, list indentation, CRLF line ends and a BOM. A note that cannot be read raises
-NoteParseError naming the path and the reason, and is never rewritten.
+This is vaultmem's one frontmatter reader. python-frontmatter's handler splits the `---`
+block from the body; under it, round-trip YAML (ruamel) keeps what the user wrote: unknown
+keys, key order, comments, quoting, list indentation, CRLF line ends and a BOM. Code that
+only reads properties (indexing, scanning many notes) uses `read_properties` or
+`read_head`, the same split with a fast loader that leaves every scalar a string. A note
+that cannot be read raises NoteParseError naming the path and the reason, and is never
+rewritten.
 
     >>> note = parse_note("---\\nid: A1\\ntype: fact\\n# mine\\nmood: fine\\n---\\nBody\\n")
     >>> note.meta["type"] = "preference"
@@ -39,7 +43,8 @@ MAX_FRONTMATTER_BYTES = 1024 * 1024
 MAX_FRONTMATTER_DEPTH = 64
 MAX_FRONTMATTER_VALUES = 100_000
 
-_FENCE = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.DOTALL)
+# The frontmatter's opening and closing lines: `---`, maybe trailing blanks, nothing else.
+_FENCE_LINE = re.compile(r"^---[ \t]*(?:\n|\Z)", re.MULTILINE)
 _TAG_OK = re.compile(r"^[^\s#,]+$")
 
 
@@ -54,6 +59,7 @@ class Note:
     bom: bool = False
     had_frontmatter: bool = True
     seq_indent: tuple[int, int] = (4, 2)  # ruamel (sequence, offset): "  - item"
+    blank_head: str = ""  # blank lines above the first property, which ruamel would thin out
     raw: str = field(default="", repr=False)
 
     def get(self, key, default=None):
@@ -102,6 +108,175 @@ def _yaml(seq_indent=(4, 2)):
     return yaml
 
 
+_HANDLER = None
+
+
+def _handler():
+    """python-frontmatter's YAML handler with vaultmem's `---` lines and ruamel underneath.
+    Only the handler is used: `frontmatter.parse`, `loads` and `dumps` strip the text and
+    the body, which would change a note's bytes. Built on first use, since
+    python-frontmatter imports PyYAML and `import vaultmem.note` should stay cheap."""
+    global _HANDLER
+    if _HANDLER is None:
+        import frontmatter
+
+        class RoundTripYAML(frontmatter.YAMLHandler):
+            FM_BOUNDARY = _FENCE_LINE
+
+            def load(self, fm: str, seq_indent=(4, 2)):
+                return _yaml(seq_indent).load(fm)
+
+            def export(self, metadata, seq_indent=(4, 2)) -> str:
+                buf = io.StringIO()
+                _yaml(seq_indent).dump(metadata, buf)
+                return buf.getvalue()
+
+        _HANDLER = RoundTripYAML()
+    return _HANDLER
+
+
+def split_frontmatter(text: str) -> tuple[str, str] | None:
+    """(properties block, body) of note text without its BOM and with `\n` line ends, split
+    at the `---` lines; None when the text does not open with a whole frontmatter.
+
+        >>> split_frontmatter("---\\ntype: fact\\n---\\nBody\\n")
+        ('type: fact\\n', 'Body\\n')
+    """
+    handler = _handler()
+    if not handler.detect(text):
+        return None
+    try:
+        yaml_text, body = handler.split(text)
+    except ValueError:  # an opening line and no closing one
+        return None
+    return yaml_text, body
+
+
+_STRING_LOADER = None
+
+
+def _load_strings(yaml_text: str):
+    """libyaml with every scalar left a string: ~27x faster than the round-trip parser,
+    and readers want strings anyway (dates, ids and numbers stay as written). ValueError
+    on bad YAML."""
+    global _STRING_LOADER
+    import yaml
+
+    if _STRING_LOADER is None:
+        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        _STRING_LOADER = type("StringLoader", (base,), {"yaml_implicit_resolvers": {}})
+    try:
+        return yaml.load(yaml_text, Loader=_STRING_LOADER)
+    except (yaml.YAMLError, RecursionError) as exc:
+        raise ValueError(str(exc)) from None
+
+
+def read_properties(text: str, path=None) -> tuple[dict, str] | None:
+    """(properties, body) of note text (BOM and CRLF removed), read fast with every scalar a
+    string, for code that reads and never writes back. None when there is no frontmatter
+    or one only `parse_note` should judge (bad YAML, not a mapping, empty), so that the
+    caller can fall back to it and its error messages. The same size, depth and alias
+    limits as `parse_note` (NoteParseError). Known difference: duplicate keys, which the
+    round-trip parser rejects and this one lets the last win."""
+    parts = split_frontmatter(text)
+    if parts is None:
+        return None
+    yaml_text, body = parts
+    check_frontmatter_text(yaml_text, path)
+    try:
+        meta = _load_strings(yaml_text)
+    except ValueError:
+        return None
+    if not isinstance(meta, dict):
+        return None
+    check_frontmatter_values(meta, path)
+    return meta, body
+
+
+_HEAD_BYTES = 4096
+
+
+def _unix_text(data: bytes) -> str:
+    return data.decode("utf-8", "replace").lstrip("\ufeff").replace("\r\n", "\n")
+
+
+def read_head(path: Path | str) -> dict[str, str]:
+    """The scalar properties of the note at `path`, as written (strings), reading the file
+    only as far as its closing `---`: fast enough to scan thousands of notes. {} when the
+    note has no frontmatter or it cannot be read or parsed.
+
+        >>> read_head("Memory/Facts/Tea.md")                       # doctest: +SKIP
+        {'id': '01J...', 'type': 'fact', 'status': 'active', 'user': 'default', ...}
+    """
+    try:
+        with open(path, "rb") as handle:
+            data, at_end = b"", False
+            while not at_end and len(data) <= MAX_FRONTMATTER_BYTES:
+                want = max(_HEAD_BYTES, len(data))
+                more = handle.read(want)
+                data, at_end = data + more, len(more) < want
+                # Read on to the closing `---` (a long session's `message_ids` outgrow the
+                # first read), judging whole lines only: a cut `----` is no closing line.
+                text = _unix_text(data if at_end else data[:data.rfind(b"\n") + 1])
+                parts = split_frontmatter(text)
+                if parts or not text.startswith("---"):
+                    break
+    except OSError:
+        return {}
+    if parts is None or len(parts[0]) > MAX_FRONTMATTER_BYTES:
+        return {}
+    scanned = _scan_scalars(parts[0])
+    if scanned is not None:
+        return scanned
+    try:
+        found = read_properties(text, path)
+    except NoteParseError:
+        return {}
+    return {str(key): value for key, value in found[0].items() if isinstance(value, str)} if found else {}
+
+
+_SCAN_LINE = re.compile(r"([A-Za-z_][\w.-]*):(?: +(.*?))? *")
+_SCAN_ITEM = re.compile(r"( *)- +(.*?) *")
+# Tabs, control characters and the characters YAML takes for line breaks: left to YAML.
+_ODD = "\t\x00-\x1f\x7f-\x9f\u2028\u2029"
+# A one-line plain scalar: no indicator first, no ": " or " #" inside, no ":" last.
+_PLAIN = re.compile(f"[^-?:,\\[\\]{{}}#&*!|>'\"%@`\\s{_ODD}](?:(?!: | #)[^{_ODD}])*(?<!:)")
+_QUOTED = re.compile(f"\"[^\"\\\\{_ODD}]*\"|'[^'{_ODD}]*'")
+
+
+def _scan_scalars(yaml_text: str) -> dict[str, str] | None:
+    """The top-level scalar properties of a properties block, read line by line: several
+    times faster than libyaml (whose constructor is Python) and the same strings wherever
+    it answers. It answers for `key: value` lines with plain or simply quoted one-line
+    values and lists of such values under a bare `key:`; anything else (a comment after a
+    value, an anchor, a multi-line or escaped string...) returns None: ask YAML."""
+    found: dict[str, str] = {}
+    list_key, indent = None, None  # the bare `key:` whose list items follow, and their indent
+    for line in yaml_text.split("\n"):
+        if not line.strip(" ") or line.lstrip(" ").startswith("#"):
+            continue
+        item = _SCAN_ITEM.fullmatch(line)
+        if item:
+            if list_key is None or indent not in (None, item.group(1)) or not _scalar(item.group(2)):
+                return None
+            indent = item.group(1)
+            found.pop(list_key, None)  # a list, not a scalar
+            continue
+        match = _SCAN_LINE.fullmatch(line)
+        if match is None:
+            return None
+        key, value = match.group(1), match.group(2) or ""
+        list_key, indent = (None if value else key), None
+        if value and not _scalar(value):
+            return None
+        found[key] = value[1:-1] if _QUOTED.fullmatch(value) else value
+    return found
+
+
+def _scalar(value: str) -> bool:
+    return bool(_QUOTED.fullmatch(value) or _PLAIN.fullmatch(value))
+
+
 def _represent_datetime(representer, value: datetime):
     # Obsidian's date-time property form: no space, no offset, no fraction.
     text = value.replace(tzinfo=None, microsecond=0).isoformat(timespec="seconds")
@@ -129,19 +304,21 @@ def parse_note(text: str, path: Path | str | None = None) -> Note:
         text = text[1:]
     newline = "\r\n" if "\r\n" in text else "\n"
     unix = text.replace("\r\n", "\n")
-    match = _FENCE.match(unix)
-    if match is None:
+    parts = split_frontmatter(unix)
+    if parts is None:
         if unix.startswith("---\n"):
             raise NoteParseError(where, "frontmatter starts with '---' but has no closing '---' line")
         return Note(meta={}, body=unix, path=where, newline=newline, bom=bom,
                     had_frontmatter=False, raw=text)
-    yaml_text = match.group(1) or ""
+    yaml_text, body = parts
     check_frontmatter_text(yaml_text, where)
+    blank_head = _BLANK_HEAD.match(yaml_text).group(0)
+    yaml_text = yaml_text[len(blank_head):]
     seq_indent = _guess_seq_indent(yaml_text)
     try:
-        meta = _yaml(seq_indent).load(yaml_text) if yaml_text.strip() else None
+        meta = _handler().load(yaml_text, seq_indent) if yaml_text.strip() else None
     except Exception as exc:  # ruamel raises many error types; all mean "bad YAML"
-        raise NoteParseError(where, _yaml_error_reason(exc)) from None
+        raise NoteParseError(where, _yaml_error_reason(exc, 2 + blank_head.count("\n"))) from None
     check_frontmatter_values(meta, where)
     if meta is None:
         from ruamel.yaml.comments import CommentedMap
@@ -150,8 +327,8 @@ def parse_note(text: str, path: Path | str | None = None) -> Note:
     if not isinstance(meta, dict):
         raise NoteParseError(where, "frontmatter is not a mapping of properties (key: value)")
     _keep_spaced_datetimes(meta)
-    return Note(meta=meta, body=unix[match.end():], path=where, newline=newline, bom=bom,
-                seq_indent=seq_indent, raw=text)
+    return Note(meta=meta, body=body, path=where, newline=newline, bom=bom,
+                seq_indent=seq_indent, blank_head=blank_head, raw=text)
 
 
 def check_frontmatter_text(yaml_text: str, path=None) -> None:
@@ -171,6 +348,7 @@ def check_frontmatter_text(yaml_text: str, path=None) -> None:
 
 
 _BRACKETS = re.compile(r"[\[\]{}]")
+_BLANK_HEAD = re.compile(r"(?:[ \t]*\n)*")
 
 
 def check_frontmatter_values(meta, path=None) -> None:
@@ -207,16 +385,15 @@ def check_frontmatter_values(meta, path=None) -> None:
     size(meta)
 
 
-def _yaml_error_reason(exc: Exception) -> str:
-    """ruamel's message, with the line counted in the file (not in the YAML block) so that
-    the user can go straight to it."""
+def _yaml_error_reason(exc: Exception, first_line: int = 2) -> str:
+    """ruamel's message, with the line counted in the file (not in the YAML block, whose
+    first line is the file's `first_line`) so that the user can go straight to it."""
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None)
     if mark is None or not problem:
         detail = " ".join(str(exc).split("To suppress")[0].split()).replace('in "<unicode string>", ', "")
         return f"invalid YAML frontmatter: {detail[:300]} — fix the properties block"
-    # +1 for 1-based lines, +1 for the opening '---' line.
-    return (f"invalid YAML frontmatter at line {mark.line + 2}, column {mark.column + 1}: "
+    return (f"invalid YAML frontmatter at line {mark.line + first_line}, column {mark.column + 1}: "
             f"{' '.join(str(problem).split())[:200]} — fix the properties block")
 
 
@@ -278,10 +455,8 @@ def render_note(note: Note) -> str:
     """Render a note back to text, in the note's own newline style and BOM."""
     out = ""
     if note.meta or note.had_frontmatter:
-        buf = io.StringIO()
-        if note.meta:
-            _yaml(note.seq_indent).dump(note.meta, buf)
-        out = "---\n" + buf.getvalue() + "---\n"
+        properties = _handler().export(note.meta, seq_indent=note.seq_indent) if note.meta else ""
+        out = "---\n" + note.blank_head + properties + "---\n"
     out += note.body
     if note.newline == "\r\n":
         out = out.replace("\r\n", "\n").replace("\n", "\r\n")

@@ -344,9 +344,9 @@ class Vault:
         by_title = [p for p in notes if p.stem == title] or \
             [p for p in notes if p.stem.lower() == title.lower()]
         if not by_title:
-            for path in notes:
-                if _frontmatter_id(path) == ref:
-                    by_id.append(path)
+            from vaultmem.note import read_head
+
+            by_id = [path for path in notes if read_head(path).get("id") == ref]
         found = by_title or by_id
         if not found:
             raise NoteNotFound(f"no note matches {ref!r} — give a path, a title or an id "
@@ -355,22 +355,6 @@ class Vault:
             listing = ", ".join(self.rel(p) for p in found[:5])
             raise AmbiguousNote(f"{ref!r} matches several notes ({listing}) — give the path")
         return found[0]
-
-
-_ID_LINE = re.compile(rb"^id:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
-
-
-def _frontmatter_id(path: Path) -> str | None:
-    """Cheap id lookup that reads only the head of the file."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(4096)
-    except OSError:
-        return None
-    if not head.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
-        return None
-    match = _ID_LINE.search(head.split(b"\n---", 1)[0])
-    return match.group(1).decode("utf-8", "replace") if match else None
 
 
 def read_memory(vault: Vault, path: Path):

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from vaultmem.errors import TranscriptError
+from vaultmem.errors import NoteParseError, TranscriptError
+from vaultmem.note import read_properties, split_frontmatter
 
 FORMATS = ("jsonl", "chatgpt", "claude", "markdown")
 ROLES = ("user", "assistant", "system")
@@ -435,7 +436,7 @@ def _markdown_turns(lines: list[str]) -> list[tuple[int, str, str, str | None]]:
 
 def _load_markdown(path: Path, text: str) -> list[Session]:
     lines = text.split("\n")
-    meta, body_start = _front_matter(lines)
+    meta, body_start = _front_matter(text)
     started = _loose_time(meta.get("date") or meta.get("created") or "")
     starts = _markdown_turns(lines)
     starts = [s for s in starts if s[0] >= body_start]
@@ -472,18 +473,20 @@ def _markdown_role(name: str) -> str:
     return "assistant" if _looks_like_assistant(name) else "user"
 
 
-def _front_matter(lines: list[str]) -> tuple[dict[str, str], int]:
-    if not lines or lines[0].strip() != "---":
+def _front_matter(text: str) -> tuple[dict[str, str], int]:
+    """A Markdown log's properties (scalars, keys in lower case) and the line its body starts
+    on, read as notes are (`note.read_properties`). Properties that are not valid YAML are
+    left out; the block is still skipped."""
+    parts = split_frontmatter(text)
+    if parts is None:
         return {}, 0
-    for end in range(1, min(len(lines), 200)):
-        if lines[end].strip() == "---":
-            meta = {}
-            for line in lines[1:end]:
-                key, sep, value = line.partition(":")
-                if sep and key.strip() and not key.startswith((" ", "-")):
-                    meta[key.strip().lower()] = value.strip().strip("'\"")
-            return meta, end + 1
-    return {}, 0
+    body_start = text.count("\n", 0, len(text) - len(parts[1]))
+    try:
+        found = read_properties(text)
+    except NoteParseError:  # over the size, depth or alias limits
+        found = None
+    meta = found[0] if found else {}
+    return {str(k).lower(): v for k, v in meta.items() if isinstance(v, str)}, body_start
 
 
 def _loose_time(text: str, day: datetime | None = None) -> datetime | None:
