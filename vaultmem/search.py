@@ -208,7 +208,7 @@ class Searcher:
         """The `k` best hits for `query` that pass the filters and the score threshold."""
         config = self.vault.config
         user = user or config.user
-        also = ("shared",) if getattr(config, "share_shared", False) and user != "shared" else ()
+        also = ("shared",) if config.share_shared and user != "shared" else ()
         filters = Filters(user=user, type=type, tag=(tag or "").lstrip("#") or None,
                           since=normalise_day(since), as_of=normalise_day(as_of), all=all,
                           also_users=also, today=clock.today().isoformat())

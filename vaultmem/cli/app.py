@@ -69,5 +69,15 @@ def via_daemon(ctx, op, args):
     return try_request(ctx.vault_opt, op, args)
 
 
+def ask(ctx, op, args) -> dict:
+    """`op` answered by the vault's daemon when one runs, else by `Memory.<op>` in-process
+    (the protocol table names what exists); its `warning`, if any, goes to stderr."""
+    result = via_daemon(ctx, op, args)
+    if result is None:
+        result = getattr(ctx.memory(), op)(**args)
+    warn(result)
+    return result
+
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -2,7 +2,7 @@
 
 import click
 
-from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon, warn
+from vaultmem.cli.app import ask, cli, emit_json, pass_ctx
 from vaultmem.note import MEMORY_TYPES
 
 
@@ -39,10 +39,7 @@ def add(ctx, text, note_type, tags, importance, title, user, as_json):
     if not text.strip():
         raise click.UsageError("TEXT is empty — give the memory as a sentence")
     args = dict(text=text, type=note_type, tags=list(tags), importance=importance, title=title, user=user)
-    result = via_daemon(ctx, "add", args)
-    if result is None:
-        result = ctx.memory().add(**args)
-    warn(result)
+    result = ask(ctx, "add", args)
     if as_json:
         emit_json(result)
         return

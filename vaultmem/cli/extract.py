@@ -4,7 +4,7 @@ import os
 
 import click
 
-from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon
+from vaultmem.cli.app import ask, cli, emit_json, pass_ctx
 
 FORMATS = ["jsonl", "chatgpt", "claude", "markdown"]
 
@@ -21,9 +21,7 @@ def extract(ctx, files, fmt, llm, user, dry_run, as_json):
     """Turn transcripts into session notes and typed memory notes."""
     # The daemon's working folder is the vault: hand it absolute paths.
     args = dict(paths=[os.path.abspath(f) for f in files], format=fmt, llm=llm, user=user, dry_run=dry_run)
-    report = via_daemon(ctx, "extract", args)
-    if report is None:
-        report = ctx.memory().extract(**args)
+    report = ask(ctx, "extract", args)
     for error in report["errors"]:
         click.echo(f"Error: {error}", err=True)
     for warning in report["warnings"]:

@@ -2,7 +2,7 @@
 
 import click
 
-from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon, warn
+from vaultmem.cli.app import ask, cli, emit_json, pass_ctx
 
 _json = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 _user = click.option("--user", help="Only if NOTE belongs to this namespace.")
@@ -55,10 +55,7 @@ def rollback(ctx, note, rev, run, user, as_json):
     if (run and (note or rev)) or (not run and not (note and rev)):
         raise click.UsageError("give either NOTE --to REV or --run RUN")
     args = dict(ref=note, to=rev, run=run, user=user)
-    result = via_daemon(ctx, "rollback", args)
-    if result is None:
-        result = ctx.memory().rollback(**args)
-    warn(result)
+    result = ask(ctx, "rollback", args)
     if as_json:
         emit_json(result)
         return
@@ -85,10 +82,7 @@ def forget(ctx, note, purge, force, user, as_json):
     if force and not purge:
         raise click.UsageError("--force only applies with --purge")
     args = dict(ref=note, purge=purge, force=force, user=user)
-    result = via_daemon(ctx, "forget", args)
-    if result is None:
-        result = ctx.memory().forget(**args)
-    warn(result)
+    result = ask(ctx, "forget", args)
     if as_json:
         emit_json(result)
         return

@@ -2,7 +2,7 @@
 
 import click
 
-from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon, warn
+from vaultmem.cli.app import ask, cli, emit_json, pass_ctx
 from vaultmem.note import NOTE_TYPES
 
 
@@ -20,8 +20,7 @@ from vaultmem.note import NOTE_TYPES
 def search(ctx, query, k, note_type, tag, user, since, as_of, all_, as_json):
     """Ranked memories and session turns for QUERY."""
     args = dict(query=query, k=k, type=note_type, tag=tag, user=user, since=since, as_of=as_of, all=all_)
-    result = via_daemon(ctx, "search", args) or ctx.memory().search(**args)
-    warn(result)
+    result = ask(ctx, "search", args)
     if as_json:
         emit_json(result)
         return
@@ -42,8 +41,7 @@ def search(ctx, query, k, note_type, tag, user, since, as_of, all_, as_json):
 def context(ctx, question, budget, user, as_json):
     """A prompt-ready block of the memories relevant to QUESTION."""
     args = dict(question=question, budget=budget, user=user)
-    result = via_daemon(ctx, "context", args) or ctx.memory().context(**args)
-    warn(result)
+    result = ask(ctx, "context", args)
     if as_json:
         emit_json(result)
     else:

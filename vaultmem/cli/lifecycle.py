@@ -2,7 +2,7 @@
 
 import click
 
-from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon, warn
+from vaultmem.cli.app import ask, cli, emit_json, pass_ctx
 
 
 @cli.command()
@@ -13,10 +13,7 @@ from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon, warn
 def gc(ctx, dry_run, user, as_json):
     """Archive low-importance memories nobody has recalled for a while (config [gc])."""
     args = dict(dry_run=dry_run, user=user)
-    result = via_daemon(ctx, "gc", args)
-    if result is None:
-        result = ctx.memory().gc(**args)
-    warn(result)
+    result = ask(ctx, "gc", args)
     if as_json:
         emit_json(result)
         return
@@ -35,10 +32,7 @@ def gc(ctx, dry_run, user, as_json):
 def correct(ctx, note, text, user, as_json):
     """Supersede NOTE with its corrected TEXT (the old version is kept as superseded)."""
     args = dict(ref=note, text=text, user=user)
-    result = via_daemon(ctx, "correct", args)
-    if result is None:
-        result = ctx.memory().correct(**args)
-    warn(result)
+    result = ask(ctx, "correct", args)
     if as_json:
         emit_json(result)
         return
