@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultmem.errors import IndexUnavailable
+from vaultmem.layout import STATE_DIR
 
 TABLE = "chunks"
 SCHEMA_VERSION = 3
@@ -104,7 +105,7 @@ class ChunkIndex:
     """
 
     def __init__(self, vault_root: str | Path):
-        self.dir = Path(vault_root) / ".vaultmem" / "index"
+        self.dir = Path(vault_root) / STATE_DIR / "index"
         self.meta_path = self.dir / "meta.json"
         self._db = None
         self._table = None
