@@ -15,7 +15,7 @@ from vaultmem.errors import (AmbiguousNote, ConcurrentEdit, NoteNotFound, NotePa
 from vaultmem.layout import STATE_DIR, TYPE_FOLDERS
 
 LAYOUT = tuple(TYPE_FOLDERS.values()) + ("Archive", "Inbox")
-GITIGNORE_LINES = (".vaultmem/", ".trash/")
+GITIGNORE_LINES = (f"{STATE_DIR}/", ".trash/")
 # Obsidian link syntax and OS path characters that a file name must not hold (SPEC §3).
 _FORBIDDEN = re.compile(r'[#|^:%\[\]/\\<>"?*\x00-\x1f\x7f]')
 _RESERVED = {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", *(f"COM{i}" for i in range(1, 10)),
