@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vaultmem.errors import NoteParseError
+from vaultmem.limits import MAX_NOTE_BYTES
 from vaultmem.memories import update_note
 from vaultmem.note import (_scan_scalars, as_date, as_datetime, clean_tag, content_hash, link,
                            link_target, new_memory_meta, parse_note, parse_note_bytes, read_head,
@@ -237,8 +238,8 @@ def test_missing_file_is_reported(tmp_path):
 
 
 def test_oversized_note_is_refused_before_parsing():
-    with pytest.raises(NoteParseError, match="over the 5 MB limit"):
-        parse_note_bytes(b"---\nid: a\n---\n" + b"x" * (5 * 1024 * 1024 + 1), "big.md")
+    with pytest.raises(NoteParseError, match=f"over the {MAX_NOTE_BYTES // 1024 // 1024} MB limit"):
+        parse_note_bytes(b"---\nid: a\n---\n" + b"x" * MAX_NOTE_BYTES, "big.md")
 
 
 @pytest.mark.parametrize("data", [v[0] for v in BAD_FILES.values()], ids=list(BAD_FILES))

@@ -31,17 +31,12 @@ from pathlib import Path
 
 from vaultmem.errors import NoteParseError
 from vaultmem.layout import MEMORY_TYPES, NOTE_TYPES  # noqa: F401  (re-exported)
+from vaultmem.limits import (MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_DEPTH, MAX_FRONTMATTER_VALUES,
+                             note_too_large)
 
 STATUSES = ("active", "superseded", "archived")
 REQUIRED_KEYS = ("id", "type", "created", "updated", "status", "user")
 LINK_KEYS = ("entities", "sources", "supersedes", "superseded_by")
-MAX_NOTE_BYTES = 5 * 1024 * 1024
-# Hostile frontmatter must be refused fast: ruamel spends seconds failing on a few hundred
-# nested brackets, ~13 s per MB of small keys, and an alias "billion laughs" expands to
-# hundreds of millions of values when chunked or rendered. Real properties stay far below.
-MAX_FRONTMATTER_BYTES = 1024 * 1024
-MAX_FRONTMATTER_DEPTH = 64
-MAX_FRONTMATTER_VALUES = 100_000
 
 # The frontmatter's opening and closing lines: `---`, maybe trailing blanks, nothing else.
 _FENCE_LINE = re.compile(r"^---[ \t]*(?:\n|\Z)", re.MULTILINE)
@@ -438,8 +433,8 @@ def read_note(path: Path | str) -> Note:
 def parse_note_bytes(data: bytes, path: Path | str | None = None) -> Note:
     if not data.strip():
         raise NoteParseError(path, "file is empty")
-    if len(data) > MAX_NOTE_BYTES:
-        raise NoteParseError(path, f"file is {len(data) // 1024 // 1024} MB, over the 5 MB limit for a note")
+    if note_too_large(len(data)):
+        raise NoteParseError(path, note_too_large(len(data)))
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise NoteParseError(path, "UTF-16 encoded; re-save the file as UTF-8")
     if b"\x00" in data[:8192]:
