@@ -13,7 +13,7 @@ $(BIN)/python:
 # own `torch>=2.1` is then already satisfied, so pip never fetches a CUDA build.
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,bench]'
 	touch $(STAMP)
 
 install: $(STAMP)

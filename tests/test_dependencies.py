@@ -1,0 +1,101 @@
+"""The package declares what it imports, and imports what it declares.
+
+The imports are read from the source (every `import x` / `from x import`, lazy ones
+included), mapped to their distributions through the installed metadata, and compared
+with pyproject.toml's `dependencies`.
+"""
+
+import ast
+import importlib.metadata
+import re
+import sys
+from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "vaultmem"
+# Declared without being imported by name, each for a stated reason.
+NOT_IMPORTED = {
+    "pylance": "lancedb's Table.to_lance() (index.py's fast scans) needs it installed",
+    "tomli": "tomllib's backport, imported only on Python 3.10",
+}
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0].strip().lower().replace("_", "-")
+
+
+def _imported_modules(folder: Path) -> set[str]:
+    modules = set()
+    for path in folder.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                modules.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                modules.add(node.module.split(".")[0])
+    return modules - set(sys.stdlib_module_names) - {"vaultmem", "__future__"}
+
+
+def _distributions(modules: set[str]) -> dict[str, str]:
+    owners = importlib.metadata.packages_distributions()
+    found = {}
+    for module in modules:
+        if module in ("tomli",):  # the 3.10 backport, absent on newer Pythons
+            found[module] = "tomli"
+            continue
+        assert module in owners, f"{module} is imported but no installed distribution provides it"
+        found[module] = owners[module][0].lower().replace("_", "-")
+    return found
+
+
+def test_every_imported_package_is_declared():
+    declared = {_name(r) for r in _pyproject()["project"]["dependencies"]}
+    used = _distributions(_imported_modules(PACKAGE))
+    missing = {module: dist for module, dist in used.items() if dist not in declared}
+    assert not missing, f"imported by vaultmem/ but not in pyproject dependencies: {missing}"
+
+
+def test_every_declared_dependency_is_imported():
+    declared = {_name(r) for r in _pyproject()["project"]["dependencies"]}
+    used = set(_distributions(_imported_modules(PACKAGE)).values())
+    unused = declared - used - set(NOT_IMPORTED)
+    assert not unused, f"declared in pyproject but never imported by vaultmem/: {sorted(unused)}"
+
+
+def test_every_dependency_has_an_upper_bound_and_the_installed_version_fits():
+    """Pre-1.0 libraries whose APIs move (lancedb, pylance) and the majors we test against
+    are bounded, and the environment the tests run in satisfies the bounds."""
+    for requirement in _pyproject()["project"]["dependencies"]:
+        name = _name(requirement)
+        spec = requirement.split(";")[0]
+        if "python_version" in requirement and sys.version_info >= (3, 11):
+            continue
+        assert "<" in spec, f"{requirement!r} has no upper bound"
+        installed = importlib.metadata.version(name)
+        for op, bound in re.findall(r"(>=|<)\s*([0-9][0-9.]*)", spec):
+            have = _version(installed)
+            want = _version(bound)
+            ok = have >= want if op == ">=" else have < want
+            assert ok, f"installed {name} {installed} does not satisfy {requirement!r}"
+
+
+def _version(text: str) -> tuple:
+    parts = [int(p) for p in re.findall(r"\d+", text.split("+")[0])[:3]]
+    return tuple(parts + [0] * (3 - len(parts)))
+
+
+def test_benchmark_only_packages_stay_out_of_the_package():
+    """bm25s serves the benchmarks' baseline only: an extra, never a runtime dependency."""
+    declared = {_name(r) for r in _pyproject()["project"]["dependencies"]}
+    bench = {_name(r) for r in _pyproject()["project"]["optional-dependencies"]["bench"]}
+    assert "bm25s" in bench and "bm25s" not in declared
+    benchmark_modules = _imported_modules(ROOT / "benchmarks")
+    assert "bm25s" in benchmark_modules
