@@ -31,12 +31,12 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 
 from vaultmem.errors import ChangeFailed, HistoryError, VaultmemError
+from vaultmem.vault import atomic_write
 
 JOURNALS = "changes"            # under .vaultmem/
 OPEN, PENDING = ".open", ".pending"
@@ -63,15 +63,13 @@ class VaultChange:
     # --- writing ---------------------------------------------------------------------------
     def write(self, rel: str, text: str, *, expected: bytes | None = None) -> None:
         """Replace (or create) a note atomically; `expected`: only if it still holds those bytes."""
-        from vaultmem.vault import atomic_write
-
         self.record(rel)
         atomic_write(self.vault.abs(rel), text, expected=expected)
 
     def write_bytes(self, rel: str, data: bytes) -> None:
         """Replace (or create) a file with exactly these bytes (a BOM, CRLF kept)."""
         self.record(rel)
-        write_bytes(self.vault.abs(rel), data)
+        atomic_write(self.vault.abs(rel), data)
 
     def create(self, folder: Path, title: str, text: str) -> str:
         """A new note under a free name in `folder`; returns its vault path."""
@@ -182,7 +180,7 @@ class VaultChange:
                 if data is None:
                     path.unlink(missing_ok=True)
                 else:
-                    write_bytes(path, data, mode)
+                    atomic_write(path, data, mode=mode)
             except OSError as exc:
                 failed.append((rel, (exc.strerror or str(exc)).lower()))
         return failed
@@ -200,8 +198,6 @@ class VaultChange:
             handle.write(json.dumps({"path": rel}) + "\n")
 
     def _keep_pending(self, paths, exc) -> None:
-        from vaultmem.vault import atomic_write
-
         entry = {"message": self.message, "action": self.action, "run": self.run,
                  "source": self.source, "paths": paths, "error": str(exc)}
         target = (self._journal or self.vault.state_dir / JOURNALS / f"{os.getpid()}-{next(_sequence)}")
@@ -339,26 +335,3 @@ def commit_journaled(vault) -> list[dict]:
             journal.unlink(missing_ok=True)
             done.append({"message": message, "commit": sha})
     return done
-
-
-def write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Byte-exact atomic write (temp file in the same folder, fsync, rename): a restored
-    version keeps its BOM and line ends as they were."""
-    from vaultmem.vault import TEMP_PREFIX
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode if mode is not None else
-                 (path.stat().st_mode & 0o777 if path.exists() else 0o644))
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise

@@ -92,9 +92,12 @@ TEMP_PREFIX = ".vaultmem-"
 _TEMP_NAME = re.compile(r"^\.vaultmem-(\d+)-.*\.tmp$")
 
 
-def atomic_write(path: Path, text: str, *, overwrite: bool = True, expected: bytes | None = None) -> None:
-    """Write text so that readers see the old file or the new one, never half of either:
-    temp file in the same folder, fsync, rename over, fsync the folder.
+def atomic_write(path: Path, text: str | bytes, *, overwrite: bool = True, expected: bytes | None = None,
+                 mode: int | None = None) -> None:
+    """Write text (UTF-8, line ends as given) or bytes (exactly: a restored version keeps its
+    BOM and line ends) so that readers see the old file or the new one, never half of either:
+    temp file in the same folder, fsync, rename over, fsync the folder. The new file keeps
+    the old one's permissions (`mode` sets them instead; 0644 for a new file).
 
     With `overwrite=False` the file must not exist yet: it appears complete or not at all,
     and FileExistsError is raised if another writer (Obsidian, the daemon) took the name
@@ -111,11 +114,14 @@ def atomic_write(path: Path, text: str, *, overwrite: bool = True, expected: byt
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        if path.exists() and overwrite:
+        if mode is not None:
+            os.chmod(tmp, mode)
+        elif path.exists() and overwrite:
             os.chmod(tmp, path.stat().st_mode & 0o777)
         else:
             os.chmod(tmp, 0o644)
