@@ -209,8 +209,6 @@ def test_parts_written_to_a_vault_resolve_every_turn_link(tmp_path):
     assert any("part 2#^m-1199" in link for link in links)
 
 
-@pytest.mark.xfail(strict=True, reason="extract/run.py still writes one session note per session; "
-                   "it must write `render_session_parts` (issue 14, limits): see the limits helper's report")
 def test_extract_writes_a_long_session_as_parts_and_its_memories_cite_the_right_part(
         tmp_path, embedder, monkeypatch):
     # 40 turns a part instead of 1,000: the same code path, without embedding 1,200 turns.
@@ -220,12 +218,57 @@ def test_extract_writes_a_long_session_as_parts_and_its_memories_cite_the_right_
     memory = Memory(root, embedder=embedder)
     transcript = long_transcript(tmp_path / "long.jsonl", 60, 20)
     report = memory.extract([transcript])
-    sessions = sorted((root / "Memory" / "Sessions").glob("*.md"))
+    sessions = sorted((root / "Memory" / "Sessions").glob("*.md"), key=lambda p: p.stem)
     assert [p.stem for p in sessions] == ["2026-11-29 marathon", "2026-11-29 marathon part 2"]
     assert all(p.stat().st_size <= limits.MAX_SESSION_NOTE_BYTES for p in sessions)
     maya = [p for p in (root / "Memory").rglob("*.md") if "Lisbon" in p.read_text(encoding="utf-8")
-            and "Sessions" not in p.parts]
+            and not {"Sessions", "Entities"} & set(p.parts)]  # the memory, not the session or a hub
     assert maya, report.to_dict() if hasattr(report, "to_dict") else report
     source = parse_note(maya[0].read_text(encoding="utf-8")).meta["sources"][0]
     assert re.fullmatch(r"\[\[Sessions/2026-11-29 marathon part 2#\^m-58\]\]", source)
+    assert memory.doctor()["broken_links"] == []
+
+    # Re-extracting the same transcript finds both parts again: nothing new, same ids.
+    before = {p.name: p.read_bytes() for p in sessions}
+    again = memory.extract([transcript])
+    assert not any("Sessions" in rel for rel in again["notes"]) and again["created"] == 0
+    assert {p.name: p.read_bytes() for p in (root / "Memory" / "Sessions").glob("*.md")} == before
+    assert memory.doctor()["broken_links"] == []
+
+
+def test_a_later_export_keeps_the_parts_ids_and_names_adds_parts_and_deletes_surplus_ones(
+        tmp_path, embedder, monkeypatch):
+    monkeypatch.setattr(limits, "MAX_SESSION_TURNS", 40)
+    root = tmp_path / "vault"
+    init(root)
+    memory = Memory(root, embedder=embedder)
+    folder = root / "Memory" / "Sessions"
+    memory.extract([long_transcript(tmp_path / "long.jsonl", 60, 20)])
+    ids = {p.stem: parse_note(p.read_text(encoding="utf-8")).id for p in folder.glob("*.md")}
+    # The part 2 name is taken elsewhere in the vault: the new part 3 gets a free name and
+    # part 2 links to it by that name.
+    (root / "Memory" / "Facts" / "2026-11-29 marathon part 3.md").write_text(
+        note_text("01JTAKEN00000000000000000A", "A note that took the name."), encoding="utf-8")
+    report = memory.extract([long_transcript(tmp_path / "longer.jsonl", 100, 20)])
+    parts = {p.stem: parse_note(p.read_text(encoding="utf-8")) for p in folder.glob("*.md")}
+    assert sorted(parts) == ["2026-11-29 marathon", "2026-11-29 marathon part 2", "2026-11-29 marathon part 3 2"]
+    assert {stem: parts[stem].id for stem in ids} == ids
+    assert [parts[stem].meta["part"] for stem in sorted(parts)] == [1, 2, 3]
+    assert "Continued in [[2026-11-29 marathon part 3 2]]" in parts["2026-11-29 marathon part 2"].body
+    assert "Continued from [[2026-11-29 marathon part 2]]" in parts["2026-11-29 marathon part 3 2"].body
+    assert [m for stem in sorted(parts) for m in parts[stem].meta["message_ids"]] == [f"m-{n}" for n in range(100)]
+    assert "Memory/Sessions/2026-11-29 marathon part 3 2.md" in report["notes"]
+    assert memory.doctor()["broken_links"] == []
+
+    # With room for the whole session in one note, the first part holds it all (no `part`),
+    # the others are deleted, and the memory citing a turn of part 2 now cites part 1.
+    monkeypatch.setattr(limits, "MAX_SESSION_TURNS", 1000)
+    memory.extract([long_transcript(tmp_path / "longest.jsonl", 101, 20)])
+    (only,) = folder.glob("*.md")
+    note = parse_note(only.read_text(encoding="utf-8"))
+    assert only.stem == "2026-11-29 marathon" and note.id == ids["2026-11-29 marathon"]
+    assert "part" not in note.meta and len(note.meta["message_ids"]) == 101
+    sources = [s for p in (root / "Memory").rglob("*.md") if "Sessions" not in p.parts
+               for s in parse_note(p.read_text(encoding="utf-8")).meta.get("sources") or []]
+    assert "[[Sessions/2026-11-29 marathon#^m-58]]" in sources and not any("part" in s for s in sources)
     assert memory.doctor()["broken_links"] == []

@@ -7,6 +7,13 @@ the file's order. User turns that yield no memory for a reason worth showing (a 
 one-off request, a secret) are reported as rejected. Re-running the same transcript writes
 nothing new: session notes are found again by their session id, and every candidate is then
 already remembered ("unchanged"), even one that was superseded or merged since.
+
+A session too long for one note (`limits`) is written as linked parts ("… part 2", SPEC §3);
+a memory's `sources` link to the part holding its turn. A later export of the session
+rewrites its parts in place (ids and file names kept; new parts get free names) and deletes
+parts it no longer needs, in the same change, so the session's notes are exactly its render;
+memories citing a turn that moved to another part (the limits changed, an old over-limit note
+is split) are pointed at its new place in that change too.
 """
 
 from __future__ import annotations
@@ -20,11 +27,12 @@ from vaultmem import clock
 from vaultmem.errors import TranscriptError, VaultmemError
 from vaultmem.extract.candidate import Candidate
 from vaultmem.extract.importers import Session, load_transcript
-from vaultmem.extract.sessions import message_link, redact_session, render_session
+from vaultmem.extract.sessions import block_ids, message_link, part_title, redact_session, \
+    render_session_parts, session_title
 from vaultmem.ids import run_id
 from vaultmem.note import as_list, read_note
 from vaultmem.policy import decide
-from vaultmem.vault import Vault
+from vaultmem.vault import Vault, atomic_write
 from vaultmem.write import apply, head_props, load_pool, plan
 
 
@@ -53,18 +61,28 @@ class RunReport:
                 **({"warning": self.warning} if self.warning else {})}
 
 
-def find_session_notes(vault: Vault) -> dict[tuple[str, str], Path]:
-    """(user, session id) -> path of the session notes already in the vault."""
-    found = {}
+def find_session_notes(vault: Vault) -> dict[tuple[str, str], list[Path]]:
+    """(user, session id) -> paths of the session's notes already in the vault, ordered by
+    their `part` (a note without one is part 1), then by file name."""
+    found: dict[tuple[str, str], list[tuple[int, str, Path]]] = {}
     folder = vault.folder_for("session")
     if folder.is_dir():
         for path in folder.glob("*.md"):
             text = path.read_text(encoding="utf-8", errors="replace")[:4096]
-            session = next((line.split(":", 1)[1].strip().strip("'\"") for line in text.splitlines()
-                            if line.startswith("session:")), None)
+            props = dict(line.split(":", 1) for line in text.splitlines()
+                         if line.startswith(("session:", "part:")))
+            session = props.get("session", "").strip().strip("'\"")
             if session:
-                found[(head_props(path).get("user", "default"), session)] = path
-    return found
+                found.setdefault((head_props(path).get("user", "default"), session), []).append(
+                    (_part_number(props.get("part", 1)), path.name, path))
+    return {key: [path for *_order, path in sorted(parts)] for key, parts in found.items()}
+
+
+def _part_number(value) -> int:
+    try:
+        return max(int(str(value).strip()), 1)
+    except ValueError:
+        return 1
 
 
 def extract(memory, paths, *, format: str | None = None, llm: bool = False, user: str | None = None,
@@ -110,15 +128,14 @@ def _run(memory, vault: Vault, sessions, user: str, report: RunReport, now, ch, 
     for session, source in sessions:
         redacted, kinds = redact_session(session)
         report.redactions += len(kinds)
-        old = existing_sessions.get((user, session.id))
-        rel, written = _write_session(vault, session, old, user, report.run, ch)
-        if written:
-            report.notes.append(rel)
-        plans.append((redacted, rel, source))
+        old = existing_sessions.get((user, session.id), [])
+        turns_at, written = _write_session(vault, session, old, user, report.run, ch)
+        report.notes.extend(written)
+        plans.append((redacted, turns_at, source))
     report.sessions = len(plans)
 
     candidates = []
-    for redacted, rel, _source in plans:
+    for redacted, turns_at, _source in plans:
         found = _candidates(memory, redacted, llm, report)
         found += _turned_down(redacted, found)
         order = {t.id: i for i, t in enumerate(redacted.turns)}
@@ -127,15 +144,13 @@ def _run(memory, vault: Vault, sessions, user: str, report: RunReport, now, ch, 
         days = {t.id: (t.time or redacted.start or now).date() for t in redacted.turns}
         for cand in found:
             stated = next((days[m] for m in cand.source_messages if m in days), None)
-            candidates.append((cand, rel, stated, redacted))
+            candidates.append((cand, turns_at, stated))
     pool = load_pool(vault, user, memory.snapshot())
     live = [c for c, *_ in candidates if not c.rejected_reason]
     vectors = dict(zip(map(id, live), memory.embedder.encode([c.content for c in live]))) if live else {}
-    for cand, session_rel, stated, session in candidates:
+    for cand, turns_at, stated in candidates:
         vector = vectors.get(id(cand))
-        session_link = Path(session_rel).relative_to(vault.config.memory_root).with_suffix("").as_posix()
-        blocks = _block_map(vault, session_rel, session)
-        sources = [message_link(session_link, blocks[m]) for m in cand.source_messages if m in blocks]
+        sources = [_turn_link(vault, *turns_at[m]) for m in cand.source_messages if m in turns_at]
         decision = decide(cand, user, pool, vector, links=sources)
         report.decisions.append(decision)
         if ch is None:
@@ -150,46 +165,117 @@ def _run(memory, vault: Vault, sessions, user: str, report: RunReport, now, ch, 
             decision.action, decision.reason = "rejected", f"not written: {exc}"
 
 
-def _write_session(vault: Vault, session: Session, old: Path | None, user: str, run: str,
-                   ch) -> tuple[str, bool]:
-    """Write (or extend) the session note within `ch` (None: a dry run, nothing written);
-    returns its vault path and whether it changed."""
-    if old is not None:
-        note = read_note(old)
-        known = [str(m) for m in as_list(note.get("message_ids"))]
-        new_ids = [t.id for t in session.turns]
-        if set(new_ids) <= set(known):
-            return vault.rel(old), False
-        if set(known) <= set(new_ids):  # a later export of the same session: rewrite in full
-            rendered = render_session(session, user=user, run=run, note_id=note.id)
-            if ch is not None:
-                ch.write(vault.rel(old), rendered.text)
-            return vault.rel(old), True
-        # Turns missing from this export stay in the old note; the new one gets its own note.
-    rendered = render_session(session, user=user, run=run)
+def _write_session(vault: Vault, session: Session, old: list[Path], user: str, run: str,
+                   ch) -> tuple[dict[str, tuple[str, str]], list[str]]:
+    """Write (or extend) the session's notes within `ch` (None: a dry run, nothing written).
+    Returns where each message's turn is, `{message id: (vault path, block id)}`, and the
+    vault paths written or deleted. `old`: the session's notes already in the vault."""
+    notes = [read_note(path) for path in old]
+    if old:
+        known = {str(m) for note in notes for m in as_list(note.get("message_ids"))}
+        new_ids = {str(t.id) for t in session.turns}
+        if new_ids <= known:
+            return _turns_at([(vault.rel(path), _blocks(note)) for path, note in zip(old, notes)]), []
+        if not known <= new_ids:
+            # Turns missing from this export stay in the old notes; it gets notes of its own.
+            old, notes = [], []
+    # A later export of the same session (or a new one): render in full, reusing the parts'
+    # ids and file names in order; a longer session gets new parts under free names.
+    folder = vault.folder_for("session")
+    rendered = render_session_parts(session, user=user, run=run, note_ids=[note.id for note in notes])
+    rels = [vault.rel(path) for path in old[:len(rendered)]]
+    if len(rendered) > 1:
+        titles = [Path(rel).stem for rel in rels]
+        titles += _free_titles(vault, folder, session, range(len(titles) + 1, len(rendered) + 1),
+                               {title.lower() for title in titles})
+        if titles != [note.title for note in rendered]:  # parts link to each other by name
+            rendered = render_session_parts(session, user=user, run=run,
+                                            note_ids=[note.id for note in notes], titles=titles)
+        rels += [vault.rel(folder / f"{title}.md") for title in titles[len(rels):]]
+    elif not rels:
+        rels = [vault.rel(vault.unique_path(folder, rendered[0].title))]
+    surplus = [vault.rel(path) for path in old[len(rendered):]]
     if ch is not None:
-        return ch.create(vault.folder_for("session"), rendered.title, rendered.text), True
-    return vault.rel(vault.unique_path(vault.folder_for("session"), rendered.title)), True
+        for i, (rel, note) in enumerate(zip(rels, rendered)):
+            if i < len(old):
+                ch.write(rel, note.text)
+            elif len(rendered) == 1:
+                rels[0] = ch.create(folder, note.title, note.text)
+            else:  # exactly the name the other parts link to; never over another writer's note
+                atomic_write(vault.abs(rel), note.text, overwrite=False)
+                ch.created(rel)
+        for rel in surplus:  # its turns are in the parts above now
+            ch.delete(rel)
+    turns_at = _turns_at([(rel, note.block_ids) for rel, note in zip(rels, rendered)])
+    written = rels + surplus
+    if ch is not None and old:
+        was_at = _turns_at([(vault.rel(path), _blocks(note)) for path, note in zip(old, notes)])
+        moved = {_turn_link(vault, *was_at[m]): _turn_link(vault, *turns_at[m])
+                 for m in was_at if m in turns_at and was_at[m] != turns_at[m]}
+        written += _repoint_sources(vault, moved, ch) if moved else []
+    return turns_at, written
 
 
-_BLOCK_CACHE: dict[tuple[str, float], dict] = {}
+def _free_titles(vault: Vault, folder: Path, session: Session, numbers, taken: set[str]) -> list[str]:
+    """Free file names for new parts `numbers` of the session, none in `taken` (the names of
+    its other parts) nor another of them."""
+    titles = []
+    for n in numbers:
+        title, k = vault.unique_path(folder, part_title(session, n)).stem, 1
+        while title.lower() in taken:  # a long title cut to fit lost its " part n"
+            k += 1
+            title = vault.unique_path(folder, f"{session_title(session)[:40]} part {n}"
+                                      + (f" {k}" if k > 2 else "")).stem
+        taken.add(title.lower())
+        titles.append(title)
+    return titles
 
 
-def _block_map(vault: Vault, session_rel: str, session: Session) -> dict[str, str]:
-    """Original message id -> block id in the session note, from its `message_ids` (or, in
-    a dry run where the note is not written, the ids it would get)."""
-    from vaultmem.extract.sessions import block_ids
+def _repoint_sources(vault: Vault, moved: dict[str, str], ch) -> list[str]:
+    """Point memories' `sources` citing a moved turn (`moved`: old link -> new link) at its
+    new place, within `ch`; returns the vault paths changed. Their `updated` stays."""
+    from vaultmem.memories import update_note
 
-    path = vault.abs(session_rel)
-    if not path.exists():
-        ids = [t.id for t in session.turns]
-        return dict(zip(ids, block_ids(ids)))
-    key = (str(path), path.stat().st_mtime_ns)
-    if key not in _BLOCK_CACHE:
-        _BLOCK_CACHE.clear()  # one entry per run is all that is ever read again
-        ids = [str(m) for m in as_list(read_note(path).get("message_ids"))]
-        _BLOCK_CACHE[key] = dict(zip(ids, block_ids(ids)))
-    return _BLOCK_CACHE[key]
+    sessions = vault.folder_for("session")
+    prefixes = {old.split("#", 1)[0][2:] + "#^" for old in moved}
+    changed = []
+    for path in vault.iter_notes():
+        if path.parent == sessions:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if not any(prefix in text for prefix in prefixes):
+            continue
+        note = read_note(path)
+        sources = as_list(note.get("sources"))
+        repointed = [moved.get(str(value).strip(), value) for value in sources]
+        if repointed != sources:
+            changes = {"sources": repointed}
+            if "updated" in note.meta:
+                changes["updated"] = note.meta["updated"]
+            changed.append(ch.record(vault.rel(path)))
+            update_note(vault, path, changes, expected_raw=note.raw)
+    return changed
+
+
+def _turn_link(vault: Vault, rel: str, block: str) -> str:
+    """`[[Sessions/2026-11-29 chat-3f2a part 2#^m-12]]` for a turn's part and block."""
+    return message_link(Path(rel).relative_to(vault.config.memory_root).with_suffix("").as_posix(), block)
+
+
+def _blocks(note) -> dict[str, str]:
+    """Message id -> block id in a session note, from its `message_ids`, as it was rendered."""
+    ids = [str(m) for m in as_list(note.get("message_ids"))]
+    return dict(zip(ids, block_ids(ids)))
+
+
+def _turns_at(parts) -> dict[str, tuple[str, str]]:
+    """Message id -> (vault path, block id) over a session's parts `[(path, blocks)]`: the
+    first part holding the message (a turn cut into pieces keeps its id in each)."""
+    out: dict[str, tuple[str, str]] = {}
+    for rel, blocks in parts:
+        for message_id, block in blocks.items():
+            out.setdefault(str(message_id), (rel, block))
+    return out
 
 
 _ABOUT_A_SECRET = re.compile(
