@@ -7,34 +7,16 @@ vault back) and returns the vault-relative paths it touched.
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime
 from pathlib import Path
 
 from vaultmem import clock
 from vaultmem.errors import ConcurrentEdit
+from vaultmem.layout import STATEMENT_TYPES
 from vaultmem.memories import update_note, write_memory
-from vaultmem.note import as_list, link, link_target, read_note
+from vaultmem.note import as_list, link, link_target, read_head, read_note
 from vaultmem.policy import Decision, Existing, Pool
 from vaultmem.vault import Vault, safe_title
-
-_HEAD_KEY = re.compile(r"^(id|type|status|user|subject|attribute|value):[ \t]*['\"]?(.*?)['\"]?[ \t]*$",
-                       re.MULTILINE)
-
-
-def head_props(path: Path) -> dict:
-    """A few scalar properties read from the head of a note without a YAML parse (fast
-    enough to scan thousands of notes)."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(4096).decode("utf-8", "replace").lstrip("\ufeff")
-    except OSError:
-        return {}
-    if not head.startswith("---"):
-        return {}
-    block = head[3:].split("\n---", 1)[0]
-    return {m.group(1): m.group(2) for m in _HEAD_KEY.finditer(block)}
-
 
 def load_pool(vault: Vault, user: str, snapshot=None, texts: dict | None = None) -> Pool:
     """The user's active memories, with vectors from the index snapshot where indexed, and
@@ -48,12 +30,12 @@ def load_pool(vault: Vault, user: str, snapshot=None, texts: dict | None = None)
             if cols["user"][i] == user and cols["status"][i] == "active":
                 vectors[cols["path"][i]] = np.asarray(snapshot.vectors[i], dtype=np.float32)
     entries, retired = [], []
-    for folder in ("fact", "preference", "event", "procedure"):
+    for folder in STATEMENT_TYPES:
         base = vault.folder_for(folder)
         if not base.is_dir():
             continue
         for path in sorted(base.glob("*.md")):
-            props = head_props(path)
+            props = read_head(path)
             status = props.get("status", "active")
             if props.get("user", "default") != user or status not in ("active", "superseded"):
                 continue

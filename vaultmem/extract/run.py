@@ -30,10 +30,10 @@ from vaultmem.extract.importers import Session, load_transcript
 from vaultmem.extract.sessions import block_ids, message_link, part_title, redact_session, \
     render_session_parts, session_title
 from vaultmem.ids import run_id
-from vaultmem.note import as_list, read_note
+from vaultmem.note import as_list, read_head, read_note
 from vaultmem.policy import decide
 from vaultmem.vault import Vault, atomic_write
-from vaultmem.write import apply, head_props, load_pool, plan
+from vaultmem.write import apply, load_pool, plan
 
 
 @dataclass
@@ -68,13 +68,10 @@ def find_session_notes(vault: Vault) -> dict[tuple[str, str], list[Path]]:
     folder = vault.folder_for("session")
     if folder.is_dir():
         for path in folder.glob("*.md"):
-            text = path.read_text(encoding="utf-8", errors="replace")[:4096]
-            props = dict(line.split(":", 1) for line in text.splitlines()
-                         if line.startswith(("session:", "part:")))
-            session = props.get("session", "").strip().strip("'\"")
-            if session:
-                found.setdefault((head_props(path).get("user", "default"), session), []).append(
-                    (_part_number(props.get("part", 1)), path.name, path))
+            props = read_head(path)
+            if props.get("session"):
+                found.setdefault((props.get("user", "default"), props["session"]), []).append(
+                    (_part_number(props.get("part")), path.name, path))
     return {key: [path for *_order, path in sorted(parts)] for key, parts in found.items()}
 
 
