@@ -105,8 +105,11 @@ def test_flags_are_coherent_and_client_timeouts_follow_them():
 def test_every_operation_the_cli_and_mcp_send_is_in_the_table():
     cli_ops = set()
     for path in (PACKAGE / "cli").glob("*.py"):
-        cli_ops |= set(re.findall(r'via_daemon\(ctx, "(\w+)"', path.read_text()))
-    assert cli_ops and cli_ops <= set(OPS)
+        cli_ops |= set(re.findall(r'(?:ask|via_daemon)\(ctx, "(\w+)"', path.read_text()))
+    assert {"search", "context", "add", "extract", "correct", "forget", "rollback", "gc"} <= cli_ops
+    assert cli_ops <= set(OPS)
+    for name in cli_ops - {"status", "flush", "shutdown"}:  # ask() falls back to Memory.<op>
+        assert callable(getattr(Memory, name)), name
     asked = set(re.findall(r'backend\.ask\("(\w+)"', (PACKAGE / "mcp_server.py").read_text()))
     assert asked - set(OPS) <= {"history"}  # not served: the MCP server reads it in-process
     for name in asked:
