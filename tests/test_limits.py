@@ -238,37 +238,37 @@ def test_extract_writes_a_long_session_as_parts_and_its_memories_cite_the_right_
 
 def test_a_later_export_keeps_the_parts_ids_and_names_adds_parts_and_deletes_surplus_ones(
         tmp_path, embedder, monkeypatch):
-    monkeypatch.setattr(limits, "MAX_SESSION_TURNS", 40)
+    monkeypatch.setattr(limits, "MAX_SESSION_TURNS", 10)  # few turns keep the embedding short
     root = tmp_path / "vault"
     init(root)
     memory = Memory(root, embedder=embedder)
     folder = root / "Memory" / "Sessions"
-    memory.extract([long_transcript(tmp_path / "long.jsonl", 60, 20)])
+    memory.extract([long_transcript(tmp_path / "long.jsonl", 16, 20)])
     ids = {p.stem: parse_note(p.read_text(encoding="utf-8")).id for p in folder.glob("*.md")}
     # The part 2 name is taken elsewhere in the vault: the new part 3 gets a free name and
     # part 2 links to it by that name.
     (root / "Memory" / "Facts" / "2026-11-29 marathon part 3.md").write_text(
         note_text("01JTAKEN00000000000000000A", "A note that took the name."), encoding="utf-8")
-    report = memory.extract([long_transcript(tmp_path / "longer.jsonl", 100, 20)])
+    report = memory.extract([long_transcript(tmp_path / "longer.jsonl", 26, 20)])
     parts = {p.stem: parse_note(p.read_text(encoding="utf-8")) for p in folder.glob("*.md")}
     assert sorted(parts) == ["2026-11-29 marathon", "2026-11-29 marathon part 2", "2026-11-29 marathon part 3 2"]
     assert {stem: parts[stem].id for stem in ids} == ids
     assert [parts[stem].meta["part"] for stem in sorted(parts)] == [1, 2, 3]
     assert "Continued in [[2026-11-29 marathon part 3 2]]" in parts["2026-11-29 marathon part 2"].body
     assert "Continued from [[2026-11-29 marathon part 2]]" in parts["2026-11-29 marathon part 3 2"].body
-    assert [m for stem in sorted(parts) for m in parts[stem].meta["message_ids"]] == [f"m-{n}" for n in range(100)]
+    assert [m for stem in sorted(parts) for m in parts[stem].meta["message_ids"]] == [f"m-{n}" for n in range(26)]
     assert "Memory/Sessions/2026-11-29 marathon part 3 2.md" in report["notes"]
     assert memory.doctor()["broken_links"] == []
 
     # With room for the whole session in one note, the first part holds it all (no `part`),
     # the others are deleted, and the memory citing a turn of part 2 now cites part 1.
     monkeypatch.setattr(limits, "MAX_SESSION_TURNS", 1000)
-    memory.extract([long_transcript(tmp_path / "longest.jsonl", 101, 20)])
+    memory.extract([long_transcript(tmp_path / "longest.jsonl", 27, 20)])
     (only,) = folder.glob("*.md")
     note = parse_note(only.read_text(encoding="utf-8"))
     assert only.stem == "2026-11-29 marathon" and note.id == ids["2026-11-29 marathon"]
-    assert "part" not in note.meta and len(note.meta["message_ids"]) == 101
+    assert "part" not in note.meta and len(note.meta["message_ids"]) == 27
     sources = [s for p in (root / "Memory").rglob("*.md") if "Sessions" not in p.parts
                for s in parse_note(p.read_text(encoding="utf-8")).meta.get("sources") or []]
-    assert "[[Sessions/2026-11-29 marathon#^m-58]]" in sources and not any("part" in s for s in sources)
+    assert "[[Sessions/2026-11-29 marathon#^m-14]]" in sources and not any("part" in s for s in sources)
     assert memory.doctor()["broken_links"] == []
