@@ -211,12 +211,12 @@ def test_parts_written_to_a_vault_resolve_every_turn_link(tmp_path):
 
 def test_extract_writes_a_long_session_as_parts_and_its_memories_cite_the_right_part(
         tmp_path, embedder, monkeypatch):
-    # 40 turns a part instead of 1,000: the same code path, without embedding 1,200 turns.
-    monkeypatch.setattr(limits, "MAX_SESSION_TURNS", 40)
+    # 10 turns a part instead of 1,000: the same code path, without embedding 1,200 turns.
+    monkeypatch.setattr(limits, "MAX_SESSION_TURNS", 10)
     root = tmp_path / "vault"
     init(root)
     memory = Memory(root, embedder=embedder)
-    transcript = long_transcript(tmp_path / "long.jsonl", 60, 20)
+    transcript = long_transcript(tmp_path / "long.jsonl", 16, 20)
     report = memory.extract([transcript])
     sessions = sorted((root / "Memory" / "Sessions").glob("*.md"), key=lambda p: p.stem)
     assert [p.stem for p in sessions] == ["2026-11-29 marathon", "2026-11-29 marathon part 2"]
@@ -225,7 +225,7 @@ def test_extract_writes_a_long_session_as_parts_and_its_memories_cite_the_right_
             and not {"Sessions", "Entities"} & set(p.parts)]  # the memory, not the session or a hub
     assert maya, report.to_dict() if hasattr(report, "to_dict") else report
     source = parse_note(maya[0].read_text(encoding="utf-8")).meta["sources"][0]
-    assert re.fullmatch(r"\[\[Sessions/2026-11-29 marathon part 2#\^m-58\]\]", source)
+    assert re.fullmatch(r"\[\[Sessions/2026-11-29 marathon part 2#\^m-14\]\]", source)
     assert memory.doctor()["broken_links"] == []
 
     # Re-extracting the same transcript finds both parts again: nothing new, same ids.
