@@ -17,13 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.cli_probe import cli_imports
+
 from vaultmem import client
 from vaultmem.daemon.lock import DaemonLock, lock_is_held, read_pid, running_pid
 from vaultmem.daemon.worker import Gate
 from vaultmem.errors import DaemonError
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
-HEAVY = ("torch", "sentence_transformers", "lancedb")
 REEMBEDDED = re.compile(r"indexed: \d+ added, [1-9]\d* updated")
 
 
@@ -315,17 +316,9 @@ def test_cli_search_through_daemon_matches_in_process_and_stays_light(live):
     assert human.stdout == vaultmem("search", "what does the user drink", vault=live,
                                     env={"VAULTMEM_NO_DAEMON": "1"}).stdout
     # The CLI process itself, answered by the daemon, never imports the heavy libraries.
-    probe = ("import json, sys\n"
-             "from vaultmem.cli import cli\n"
-             "try:\n"
-             "    cli(['--vault', sys.argv[1], 'search', 'green tea', '--json'])\n"
-             "except SystemExit:\n"
-             "    pass\n"
-             f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]), file=sys.stderr)\n")
-    done = subprocess.run([sys.executable, "-c", probe, str(live)], capture_output=True,
-                          text=True, timeout=60)
+    done, heavy = cli_imports(live, "search", "green tea", "--json")
     assert json.loads(done.stdout)["hits"], done.stderr
-    assert json.loads(done.stderr.strip().splitlines()[-1]) == []
+    assert heavy == [], done.stderr
 
 
 def test_a_caller_on_another_clock_is_answered_in_process(live, monkeypatch):

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.cli_probe import cli_imports
+
 from vaultmem import client, errors
 from vaultmem.api import Memory
 from vaultmem import protocol
@@ -25,7 +27,6 @@ from vaultmem.errors import (BadRequest, DaemonError, NotServed, NoteParseError,
 
 PACKAGE = Path(__file__).resolve().parent.parent / "vaultmem"
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
-HEAVY = ("torch", "sentence_transformers", "lancedb")
 
 
 def note_text(note_id, body):
@@ -341,19 +342,11 @@ def test_reindex_full_with_a_running_daemon_goes_through_it(tmp_path, git_identi
         index = root / ".vaultmem" / "index"
         # The CLI in a process of its own that reports whether it loaded the model or the
         # index itself: it must not, the daemon does the rebuild.
-        probe = ("import json, sys\n"
-                 "from vaultmem.cli import cli\n"
-                 "try:\n"
-                 "    cli(['--vault', sys.argv[1], 'reindex', '--full', '--json'])\n"
-                 "except SystemExit:\n"
-                 "    pass\n"
-                 f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]), file=sys.stderr)\n")
-        done = subprocess.run([sys.executable, "-c", probe, str(root)], capture_output=True,
-                              text=True, timeout=300)
+        done, heavy = cli_imports(root, "reindex", "--full", "--json", timeout=300)
         report = json.loads(done.stdout)
         assert report["rebuilt"] == "--full" and report["errors"] == [], report
         assert report["added"] == len(topics) * 5 + 1
-        assert json.loads(done.stderr.strip().splitlines()[-1]) == [], done.stderr
+        assert heavy == [], done.stderr
         log = (root / ".vaultmem" / "daemon.log").read_text(encoding="utf-8")
         assert "rebuilding the index (reindex --full)" in log and "index rebuilt:" in log
         status = client.request(root, "status")
