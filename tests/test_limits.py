@@ -10,7 +10,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,8 @@ from vaultmem.extract.importers import load_transcript
 from vaultmem.extract.sessions import (message_link, parse_session_turns, render_session_parts,
                                        split_session)
 from vaultmem.note import parse_note
+
+from tests.helpers.wait import wait_for as wait
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 GARDEN = "Memory/Facts/Garden.md"
@@ -40,17 +41,17 @@ def daemon(vault, action):
     return json.loads(done.stdout)
 
 
-def wait_for(predicate, deadline=120.0, what="condition"):
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
+def wait_for(predicate, what="condition"):
+    """`tests.helpers.wait.wait_for`, taking a daemon still building its index ("busy") as
+    not yet."""
+    def answered():
         try:
-            if predicate():
-                return
-        except DaemonError as exc:  # a daemon still building its index answers "busy"
+            return predicate()
+        except DaemonError as exc:
             if "busy" not in str(exc):
                 raise
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+            return False
+    return wait(answered, what)
 
 
 def daemon_finds(vault, query, rel) -> bool:

@@ -10,12 +10,12 @@ import re
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.cli_probe import cli_imports
+from tests.helpers.wait import wait_for
 
 from vaultmem import client, errors
 from vaultmem.api import Memory
@@ -314,15 +314,6 @@ def _cli(*args, vault, check=True):
     return done
 
 
-def _wait_for(predicate, deadline, what):
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def test_reindex_full_with_a_running_daemon_goes_through_it(tmp_path, git_identity, monkeypatch):
     monkeypatch.delenv("VAULTMEM_NOW", raising=False)
     monkeypatch.delenv("VAULTMEM_NO_DAEMON", raising=False)
@@ -338,7 +329,7 @@ def test_reindex_full_with_a_running_daemon_goes_through_it(tmp_path, git_identi
     started = json.loads(_cli("daemon", "start", "--json", vault=root).stdout)
     try:
         assert started["started"]
-        _wait_for(lambda: client.request(root, "status")["state"] == "watching", 120, "watching")
+        wait_for(lambda: client.request(root, "status")["state"] == "watching", "watching")
         index = root / ".vaultmem" / "index"
         # The CLI in a process of its own that reports whether it loaded the model or the
         # index itself: it must not, the daemon does the rebuild.
@@ -365,9 +356,9 @@ def test_reindex_full_with_a_running_daemon_goes_through_it(tmp_path, git_identi
         # An edit after the rebuild still reaches search: the watcher writes the new index.
         (facts / "Tea.md").write_text(note_text("01JTEA0000000000000000000A",
                                                 "The user drinks rooibos every evening."))
-        _wait_for(lambda: any(h["path"] == "Memory/Facts/Tea.md" and "rooibos" in h["text"]
-                              for h in client.request(root, "search", {"query": "rooibos"})["hits"]),
-                  60, "the edit searchable")
+        wait_for(lambda: any(h["path"] == "Memory/Facts/Tea.md" and "rooibos" in h["text"]
+                             for h in client.request(root, "search", {"query": "rooibos"})["hits"]),
+                 "the edit searchable", deadline=60)
         assert client.request(root, "status")["pid"] == started["pid"]
     finally:
         _cli("daemon", "stop", vault=root, check=False)

@@ -16,7 +16,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 import zlib
 from pathlib import Path
 
@@ -27,6 +26,8 @@ from vaultmem import api, client, history
 from vaultmem.cli import cli
 from vaultmem.erasure import REDACTED, redact_turns
 from vaultmem.note import read_note
+
+from tests.helpers.wait import wait_for
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 TURN = "I'm allergic to Macadamia nuts since my trip to Quetzaltenango."
@@ -276,16 +277,6 @@ def vaultmem(root, *args, check=True):
     if check and done.returncode != 0:
         raise AssertionError(f"vaultmem {' '.join(args)}: {done.stderr}")
     return done
-
-
-def wait_for(predicate, what: str, deadline: float = 120.0):
-    end, last = time.monotonic() + deadline, None
-    while time.monotonic() < end:
-        last = predicate()
-        if last:
-            return last
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
 
 
 @pytest.fixture
