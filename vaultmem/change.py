@@ -35,6 +35,7 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
+from vaultmem import history
 from vaultmem.errors import ChangeFailed, HistoryError, VaultmemError
 from vaultmem.vault import atomic_write
 
@@ -157,7 +158,8 @@ class VaultChange:
                 problems.append(f"the index could not be updated ({type(exc).__name__}: {exc}) — "
                                 "run `vaultmem reindex`")
         try:
-            self.commit = _commit(self.vault, changed, self.message, self.action, self.run, self.source)
+            self.commit = history.commit(self.vault.root, changed, self.message, self.action, self.run,
+                                         self.source)
         except Exception as exc:  # git trouble: the change stays, journaled for a later commit
             self._keep_pending(changed, exc)
             problems.append(f"git could not record this change ({exc}); it is saved in the vault"
@@ -266,14 +268,6 @@ def _where(vault, filename) -> str | None:
 
 # --- committing -------------------------------------------------------------------------------
 
-def _commit(vault, paths, message: str, action: str, run=None, source=None) -> str | None:
-    from vaultmem.history import VAULTMEM_IDENTITY, Repo, commit_paths, vaultmem_message
-
-    with Repo(vault.root) as repo:
-        repo.check_state("the change is saved in the vault but not committed")
-        return commit_paths(repo, paths, vaultmem_message(message, action, run, source), VAULTMEM_IDENTITY)
-
-
 def _journals(vault) -> list[Path]:
     folder = vault.state_dir / JOURNALS
     return sorted(folder.iterdir(), key=lambda p: p.stat().st_mtime_ns) if folder.is_dir() else []
@@ -328,8 +322,8 @@ def commit_journaled(vault) -> list[dict]:
                 message += " (interrupted: what it had written)"
             paths = [p for p in entry.get("paths", []) if isinstance(p, str)]
             try:
-                sha = _commit(vault, paths, message, entry.get("action") or "change",
-                              entry.get("run"), entry.get("source")) if paths else None
+                sha = history.commit(vault.root, paths, message, entry.get("action") or "change",
+                                     entry.get("run"), entry.get("source")) if paths else None
             except (HistoryError, OSError):
                 continue
             journal.unlink(missing_ok=True)
