@@ -195,7 +195,7 @@ def _edit_files(repo: Repo, edits) -> list[str]:
             if new == data:
                 break
             try:
-                atomic_write(path, new.decode("utf-8", "surrogateescape"), expected=data)
+                atomic_write(path, new, expected=data)
             except ConcurrentEdit:
                 continue
             changed.append(repo.to_vault(name))
