@@ -125,8 +125,8 @@ def _run(memory, vault: Vault, sessions, user: str, report: RunReport, now, ch, 
     for session, source in sessions:
         redacted, kinds = redact_session(session)
         report.redactions += len(kinds)
-        old = existing_sessions.get((user, session.id), [])
-        turns_at, written = _write_session(vault, session, old, user, report.run, ch)
+        old = existing_sessions.get((user, redacted.id), [])
+        turns_at, written = _write_session(vault, redacted, old, user, report.run, ch)
         report.notes.extend(written)
         plans.append((redacted, turns_at, source))
     report.sessions = len(plans)
