@@ -15,8 +15,8 @@ from pathlib import Path
 
 from vaultmem import clock
 from vaultmem.errors import VaultmemError
-from vaultmem.layout import STATEMENT_TYPES
-from vaultmem.note import MEMORY_TYPES, as_datetime, read_note
+from vaultmem.layout import MEMORY_TYPES, STATEMENT_TYPES
+from vaultmem.note import as_datetime, read_note
 from vaultmem.vault import Vault
 
 NEVER_ARCHIVE_FROM = 0.8   # importance at or above which gc leaves a memory alone

@@ -433,8 +433,8 @@ def read_note(path: Path | str) -> Note:
 def parse_note_bytes(data: bytes, path: Path | str | None = None) -> Note:
     if not data.strip():
         raise NoteParseError(path, "file is empty")
-    if note_too_large(len(data)):
-        raise NoteParseError(path, note_too_large(len(data)))
+    if (too_large := note_too_large(len(data))):
+        raise NoteParseError(path, too_large)
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise NoteParseError(path, "UTF-16 encoded; re-save the file as UTF-8")
     if b"\x00" in data[:8192]:

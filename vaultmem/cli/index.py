@@ -3,7 +3,7 @@
 import click
 
 from vaultmem.cli.app import ask, cli, emit_json, pass_ctx
-from vaultmem.note import NOTE_TYPES
+from vaultmem.layout import NOTE_TYPES
 
 
 @cli.command()

@@ -19,7 +19,6 @@ log = logging.getLogger("vaultmem.daemon")
 TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".md", ".markdown", ".txt")
 ERROR_SUFFIX = ".error.txt"
 PROCESSED = "processed"
-DEFAULT_SETTLE_SECONDS = 2.0
 
 
 class Inbox:
@@ -29,12 +28,12 @@ class Inbox:
     its index lock) and returns the extract summary dict.
     """
 
-    def __init__(self, vault, run_extract, settle: float | None = None, clock=time.monotonic):
+    def __init__(self, vault, run_extract, settle: float, clock=time.monotonic):
         self.vault = vault
         self.dir = Path(vault.inbox_dir)
         self.rel_dir = self.dir.relative_to(vault.root).as_posix()
         self.run_extract = run_extract
-        self.settle = DEFAULT_SETTLE_SECONDS if settle is None else settle
+        self.settle = settle  # [daemon] inbox_settle_seconds
         self._clock = clock
         self._waiting: dict[str, tuple[tuple, float]] = {}  # rel -> (size, mtime), since
 
