@@ -211,7 +211,8 @@ def _session_chunks(note, meta, base, title) -> list[Chunk]:
     turns = [t for t in turns if t.text]
     ids = as_list(meta.get("message_ids"))
     original = dict(zip(block_ids(ids), ids))
-    day = as_text(meta.get("date")) or base["created"][:10]
+    said_day = (as_text(meta.get("date")) or base["valid_from"])[:10]
+    day = said_day or base["created"][:10]
     chunks = []
 
     def said(turn, text):
@@ -223,6 +224,10 @@ def _session_chunks(note, meta, base, title) -> list[Chunk]:
     def add(group, shown, before, after):
         first = group[0]
         when = first.time if len(first.time) > 5 else " ".join(x for x in (day, first.time) if x)
+        # The day the turns were said: the turn's own time, else the session's `date`. A
+        # session without either (a transcript without times) leaves it empty, so nobody
+        # shows its import day as the day it was said.
+        day_said = first.time[:10] if len(first.time) > 5 else said_day
         header = f"{title} ({when})" if when and when not in title else title
         lines = [said(before, clip(before.text, NEIGHBOUR_WORDS))] if before else []
         lines += shown
@@ -231,7 +236,8 @@ def _session_chunks(note, meta, base, title) -> list[Chunk]:
         chunks.append(Chunk(chunk_id=f"{base['note_id']}#{len(chunks)}", text="\n".join(shown),
                             search_text="\n".join(lines), keywords=header,
                             source_messages=[message_id(t) for t in group],
-                            sources=[f"[[{title}#^{t.block_id}]]" for t in group], **base))
+                            sources=[f"[[{title}#^{t.block_id}]]" for t in group],
+                            **dict(base, valid_from=day_said)))
 
     for position, turn in enumerate(turns):
         before = turns[position - 1] if position > 0 else None

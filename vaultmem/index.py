@@ -21,7 +21,9 @@ from vaultmem.errors import IndexUnavailable
 from vaultmem.layout import STATE_DIR
 
 TABLE = "chunks"
-SCHEMA_VERSION = 3
+# Bumped when a column's layout or meaning changes; `Indexer.sync` then rebuilds the index
+# (4: a session chunk's `valid_from` is the day its turns were said).
+SCHEMA_VERSION = 4
 # Rows added since the last FTS/compaction pass before `maintain()` folds them in;
 # below it LanceDB's flat scan of unindexed rows costs less than re-optimising.
 OPTIMIZE_AFTER_ROWS = 2000
