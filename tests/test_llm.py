@@ -5,11 +5,17 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 import pytest
+from click.testing import CliRunner
 
 from tests.helpers.llm_endpoint import LoopbackLLM, completion
+from tests.helpers.transcripts import write_jsonl
+from vaultmem import api
+from vaultmem.cli import cli
 from vaultmem.errors import LLMError
+from vaultmem.extract import llm as llm_module
 from vaultmem.extract.llm import (
-    LLMSettings, extract_llm, extract_with_fallback, parse_memory_items, render_turns)
+    LLMSettings, extract_llm, extract_with_fallback, normalise_slot, parse_memory_items, render_turns)
+from vaultmem.note import read_note
 
 
 @dataclass
@@ -139,20 +145,20 @@ def test_reply_that_is_not_a_chat_completion_raises():
 @pytest.mark.parametrize("item, problem", [
     ({"content": "", "type": "fact", "importance": 0.5, "source_messages": ["D1:2"]}, "content"),
     ({"content": "x", "type": "opinion", "importance": 0.5, "source_messages": ["D1:2"]}, "type"),
-    ({"content": "x", "type": "fact", "importance": 1.5, "source_messages": ["D1:2"]}, "importance"),
     ({"content": "x", "type": "fact", "importance": True, "source_messages": ["D1:2"]}, "importance"),
     ({"content": "x", "type": "fact", "importance": 0.5, "source_messages": []}, "source_messages"),
-    ({"content": "x", "type": "fact", "importance": 0.5, "source_messages": ["D1:2"],
-      "valid_from": "last week"}, "valid_from"),
+    ({"content": "x", "type": "fact", "importance": 0.5, "source_messages": ["D9:9"]}, "source_messages"),
 ])
 def test_validation_names_the_broken_field(item, problem):
+    """A reply whose only item is invalid is unusable as a whole (retried, then the fallback)."""
     with pytest.raises(ValueError, match=rf"memory_items\[0\]\.{problem}"):
         parse_memory_items(json.dumps({"memory_items": [item]}), ["D1:2"])
 
 
 def test_fenced_json_is_accepted():
-    items = parse_memory_items("```json\n" + json.dumps(VALID) + "\n```", ["D1:2", "D1:3"])
+    items, problems = parse_memory_items("```json\n" + json.dumps(VALID) + "\n```", ["D1:2", "D1:3"])
     assert [i["source_messages"] for i in items] == [["D1:2"], ["D1:3"]]
+    assert problems == []
 
 
 def test_settings_come_from_a_dict_or_config_like_object():
@@ -173,3 +179,188 @@ def test_render_turns_lists_ids_speakers_and_times():
     text = render_turns(TURNS[:1], SESSION)
     assert text.splitlines() == ["Session time: 2023-05-08 13:56", "Messages:",
                                  "[D1:1] 2023-05-08 13:56 Caroline (user): Hey Mel! Good to see you!"]
+
+
+# ---- item by item: keep the valid items, report the rest ------------------------------------
+
+def item(content, source, **more):
+    return {"content": content, "type": "fact", "importance": 0.6, "source_messages": [source], **more}
+
+
+def test_out_of_range_importance_and_a_date_that_is_not_one_are_cleaned_and_reported():
+    reply = {"memory_items": [item("x", "D1:2", importance=1.5, valid_from="last week"),
+                              item("y", "D1:3", importance=-0.2, valid_to="2026-02-30")]}
+    (first, second), problems = parse_memory_items(json.dumps(reply), ["D1:2", "D1:3"])
+    assert (first["importance"], first["valid_from"]) == (1.0, None)
+    assert (second["importance"], second["valid_to"]) == (0.0, None)
+    assert problems == ["memory_items[0].importance 1.5 is outside 0–1; clamped to 1.0",
+                        "memory_items[0].valid_from 'last week' is not a YYYY-MM-DD date; left empty",
+                        "memory_items[1].importance -0.2 is outside 0–1; clamped to 0.0",
+                        "memory_items[1].valid_to '2026-02-30' is not a YYYY-MM-DD date; left empty"]
+
+
+def test_an_unknown_source_id_beside_a_known_one_is_dropped():
+    reply = {"memory_items": [{**item("x", "D1:2"), "source_messages": ["D9:9", "D1:2"]}]}
+    (kept,), problems = parse_memory_items(json.dumps(reply), ["D1:2"])
+    assert kept["source_messages"] == ["D1:2"]
+    assert problems == ["memory_items[0].source_messages: dropped 'D9:9', not message ids of this conversation"]
+
+
+def test_one_invalid_item_is_left_out_and_reported_without_a_retry_or_the_offline_extractor():
+    reply = {"memory_items": [
+        item("Caroline went to an LGBTQ support group.", "D1:2"),
+        item("Melanie lives in Boston.", "D1:3"),
+        item("Melanie has kids.", "D1:3"),
+        {**item("Melanie is nice.", "D1:3"), "type": "opinion"}]}
+    with CannedLLM([(200, completion(json.dumps(reply)))]) as llm:
+        cands, warnings = extract_with_fallback(TURNS, SESSION, llm.settings)
+    assert len(llm.requests) == 1
+    assert [c.content for c in cands] == ["Caroline went to an LGBTQ support group.",
+                                          "Melanie lives in Boston.", "Melanie has kids."]
+    assert warnings == ["memory_items[3] left out: memory_items[3].type must be one of fact, preference, "
+                        "event, procedure, not 'opinion'"]
+
+
+def test_every_item_invalid_is_retried_then_falls_back_saying_why():
+    bad = json.dumps({"memory_items": [{**item("x", "D1:2"), "type": "opinion"}, item("", "D1:3")]})
+    with CannedLLM([(200, completion(bad)), (200, completion(bad))]) as llm:
+        cands, warnings = extract_with_fallback(TURNS, SESSION, llm.settings)
+    assert len(llm.requests) == 2
+    retry = llm.requests[1]["body"]["messages"][3]["content"]
+    assert "memory_items[0].type" in retry and "memory_items[1].content" in retry
+    (warning,) = warnings
+    assert "used the offline extractor" in warning and "memory_items[1].content" in warning
+    assert "On 2023-05-07, Caroline went to a LGBTQ support group and it was so powerful." in \
+        [c.content for c in cands]
+
+
+def test_a_batch_that_fails_twice_falls_back_for_that_batch_alone(monkeypatch):
+    monkeypatch.setattr(llm_module, "MAX_BATCH_TURNS", 2)  # batches: D1:1-D1:2, then D1:3
+    garbage = (200, completion("no JSON here"))
+    later = json.dumps({"memory_items": [item("Melanie lives in Boston.", "D1:3")]})
+    with CannedLLM([garbage, garbage, (200, completion(later))]) as llm:
+        cands, warnings = extract_with_fallback(TURNS, SESSION, llm.settings)
+    assert len(llm.requests) == 3
+    assert "[D1:3]" in llm.requests[2]["body"]["messages"][1]["content"]
+    (warning,) = warnings
+    assert warning.startswith("messages D1:1–D1:2: LLM extraction failed") and "offline" in warning
+    assert [c.source_messages for c in cands] == [["D1:2"], ["D1:3"]]
+    assert cands[1].content == "Melanie lives in Boston."  # the model's, not the offline wording
+
+
+def test_an_endpoint_failing_midway_sends_the_rest_of_the_session_offline(monkeypatch):
+    monkeypatch.setattr(llm_module, "MAX_BATCH_TURNS", 1)
+    first = json.dumps({"memory_items": []})
+    with CannedLLM([(200, completion(first)), (500, {"error": "out of memory"})]) as llm:
+        cands, warnings = extract_with_fallback(TURNS, SESSION, llm.settings)
+    assert len(llm.requests) == 2  # the third batch is not tried against a failing server
+    (warning,) = warnings
+    assert warning.startswith("messages D1:2–D1:2: ") and "HTTP 500" in warning
+    assert {tuple(c.source_messages) for c in cands} == {("D1:2",), ("D1:3",)}
+
+
+@pytest.mark.parametrize("given, wanted", [
+    (("I", "city", "Chicago"), ("user", "home", "Chicago")),
+    (("the user", "lives_in", "Denver"), ("user", "home", "Denver")),
+    (("User", "Location of residence", "Denver"), ("user", "home", "Denver")),
+    (("我", "居住地", "上海"), ("user", "home", "上海")),
+    (("Ravi", "works_at", "Acme"), ("Ravi", "employer", "Acme")),
+    (("user", "company", "Acme"), ("user", "employer", "Acme")),
+    (("user", "Job Title", "Nurse"), ("user", "job", "Nurse")),
+    (("user", "occupation", "nurse"), ("user", "job", "nurse")),
+    (("user", "likes", "Running."), ("user", "likes:running", "yes")),
+    (("user", "dislikes", "running"), ("user", "likes:running", "no")),
+    (("user", "dislikes:running", "yes"), ("user", "likes:running", "no")),
+    (("user", "likes:running", "No"), ("user", "likes:running", "no")),
+    (("用户", "喜欢:咖啡", "不"), ("user", "likes:咖啡", "no")),
+    (("user", "favourite_color", "blue"), ("user", "favorite:color", "blue")),
+    (("user", "wife", "Ana"), ("user", "family:wife", "Ana")),
+    (("user", "cat", "Miso"), ("user", "pet:cat", "Miso")),
+    (("user", "Wedding Date", "2026-12-20"), ("user", "wedding_date", "2026-12-20")),
+    (("Alice", None, None), ("Alice", None, None)),
+])
+def test_llm_slots_are_put_in_the_offline_extractors_terms(given, wanted):
+    assert normalise_slot(*given) == wanted
+
+
+def test_a_slot_without_a_subject_is_the_speakers():
+    assert normalise_slot(None, "home", "Porto", speaker="user") == ("user", "home", "Porto")
+    assert normalise_slot("", "home", "Porto", speaker="Caroline") == ("Caroline", "home", "Porto")
+
+
+# ---- through a real extraction run: the run report, the notes, the write policy --------------
+
+@pytest.fixture
+def vault(tmp_path, embedder, monkeypatch):
+    """A fresh vault whose `extract` embeds with the shared model; the clock after the sessions."""
+    monkeypatch.setenv("VAULTMEM_NOW", "2026-11-30T12:00:00")
+    monkeypatch.delenv("VAULTMEM_VAULT", raising=False)
+    monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
+    root = tmp_path / "vault"
+    api.init(root)
+    return root
+
+
+def memory_notes(root):
+    return {note.statement(): note for note in map(read_note, (root / "Memory").rglob("*.md"))
+            if note.type in ("fact", "preference", "event", "procedure")}
+
+
+def test_extract_llm_writes_the_valid_items_and_reports_the_invalid_one(vault, tmp_path):
+    transcript = write_jsonl(tmp_path / "porto.jsonl", "porto", [
+        ("user", "I live in Porto."), ("user", "I play the cello every evening."),
+        ("user", "I work at Acme as a nurse."), ("user", "My sister Ana lives in Lisbon.")], speaker="user")
+    reply = {"memory_items": [
+        item("The user lives in Porto.", "j-0", subject="user", attribute="home", value="Porto"),
+        item("The user works at Acme.", "j-2", subject="user", attribute="company", value="Acme"),
+        item("The user's sister Ana lives in Lisbon.", "j-3"),
+        {**item("The user plays the cello.", "j-1"), "importance": "high"}]}
+    with CannedLLM([(200, completion(json.dumps(reply)))]) as llm:
+        llm.configure(vault)
+        result = CliRunner().invoke(cli, ["--vault", str(vault), "extract", str(transcript), "--llm", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["created"] == 3 and len(llm.requests) == 1
+    assert report["warnings"] == ["session porto: memory_items[3] left out: memory_items[3].importance "
+                                  "must be a number from 0 to 1, not 'high'"]
+    notes = memory_notes(vault)
+    assert sorted(notes) == ["The user lives in Porto.", "The user works at Acme.",
+                             "The user's sister Ana lives in Lisbon."]  # no cello: not the offline extractor
+    acme = notes["The user works at Acme."]
+    assert (acme.get("subject"), acme.get("attribute"), acme.get("value")) == ("user", "employer", "Acme")
+    assert notes["The user lives in Porto."].get("valid_from") == date(2026, 12, 1)  # the turn's day
+
+
+def test_a_fully_invalid_reply_falls_back_to_the_offline_extractor_with_a_warning(vault, tmp_path):
+    transcript = write_jsonl(tmp_path / "cello.jsonl", "cello", [("user", "I play the cello every evening.")],
+                             speaker="user")
+    bad = completion(json.dumps({"memory_items": [{**item("x", "j-0"), "type": "opinion"}]}))
+    with CannedLLM([(200, bad), (200, bad)]) as llm:
+        llm.configure(vault)
+        report = api.Memory(vault).extract([transcript], llm=True)
+    (warning,) = report["warnings"]
+    assert warning.startswith("session cello: LLM extraction failed") and "offline extractor" in warning
+    assert "memory_items[0].type" in warning
+    assert any("cello" in statement for statement in memory_notes(vault))
+
+
+def test_llm_synonym_attributes_from_two_sessions_supersede(vault, tmp_path):
+    chicago = write_jsonl(tmp_path / "s1.jsonl", "s1", [("user", "I live in Chicago.")], prefix="a",
+                          speaker="user", start=datetime(2026, 9, 1, 9, 0))
+    denver = write_jsonl(tmp_path / "s2.jsonl", "s2", [("user", "We moved to Denver last month.")],
+                         prefix="b", speaker="user", start=datetime(2026, 10, 12, 9, 0))
+    first = {"memory_items": [item("The user lives in Chicago.", "a-0", subject="The user",
+                                   attribute="city", value="Chicago")]}
+    second = {"memory_items": [item("The user moved to Denver.", "b-0", attribute="lives_in", value="Denver")]}
+    with CannedLLM([(200, completion(json.dumps(first))), (200, completion(json.dumps(second)))]) as llm:
+        llm.configure(vault)
+        mem = api.Memory(vault)
+        assert mem.extract([chicago], llm=True)["warnings"] == []
+        report = mem.extract([denver], llm=True)
+    assert len(llm.requests) == 2
+    assert (report["superseded"], report["warnings"]) == (1, [])
+    notes = memory_notes(vault)
+    old, new = notes["The user lives in Chicago."], notes["The user moved to Denver."]
+    assert (old.status, new.status) == ("superseded", "active")
+    assert (old.get("attribute"), new.get("attribute")) == ("home", "home")
+    assert old.get("valid_to") == date(2026, 10, 12) and new.get("valid_from") == date(2026, 10, 12)

@@ -4,8 +4,10 @@ the house style allows at the edges). Subclasses say how to answer; every reques
 from __future__ import annotations
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 
 def completion(content: str) -> dict:
@@ -51,6 +53,16 @@ class LoopbackLLM:
         host, port = self.server.server_address
         return {"base_url": f"http://{host}:{port}/v1", "model": "test-model",
                 "api_key_env": "VAULTMEM_TEST_LLM_KEY", "timeout": 5}
+
+    def configure(self, vault_root: Path) -> None:
+        """Point the `[llm]` table of the vault's config.toml (as `vaultmem init` wrote it)
+        at this endpoint, so `extract --llm` and `Memory.extract(llm=True)` use it."""
+        config = Path(vault_root) / ".vaultmem" / "config.toml"
+        table = "[llm]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in self.settings.items())
+        text, found = re.subn(r"(?m)^\[llm\]\n(?:(?!\[).*\n)*", lambda _m: table + "\n",
+                              config.read_text(encoding="utf-8"))
+        assert found == 1, f"no [llm] table in {config}"
+        config.write_text(text, encoding="utf-8")
 
     def __enter__(self):
         self.thread.start()

@@ -1,15 +1,20 @@
 """The LLM extractor: an OpenAI-compatible chat-completions endpoint turns turns into `Candidate`s.
 
 Plain urllib, no client library: any server that speaks `/chat/completions` works (OpenAI,
-llama.cpp, Ollama, vLLM). The model's output is validated strictly; malformed output gets
-one retry that tells the model what was wrong, then `LLMError`. `extract_with_fallback`
-catches that and uses the offline extractor instead, with a warning.
+llama.cpp, Ollama, vLLM). The model's output is validated item by item: a valid item is kept
+(its subject and attribute put in the offline extractor's terms, so the same write policy
+supersedes on them), an invalid one is left out and a field that is merely wrong (a date that
+is not one, an importance above 1) is cleaned, each with a warning. Only a reply that is not
+a JSON object with a "memory_items" list, or whose every item is invalid, fails its batch:
+one retry tells the model what was wrong, then `extract_with_fallback` uses the offline
+extractor for that batch alone.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -17,10 +22,12 @@ from datetime import date, datetime
 
 from vaultmem.errors import LLMError
 from vaultmem.extract.candidate import Candidate
+from vaultmem.extract.patterns import _PETS, _RELATIONS
 from vaultmem.layout import STATEMENT_TYPES
 
 MAX_BATCH_CHARS = 12000  # transcript characters per request, so long sessions fit any context
 MAX_BATCH_TURNS = 80
+DEFAULT_IMPORTANCE = 0.5  # for an item the model gave none
 
 SYSTEM_PROMPT = """You extract long-term memories from a conversation, for an AI agent's memory.
 Return one JSON object: {"memory_items": [ITEM, ...]} and nothing else.
@@ -42,8 +49,11 @@ Rules:
 - source_messages: the ids (as given in brackets) of the one to three messages the item is
   based on; never an id that is not in the conversation.
 - entities: people, places, projects and tools named.
-- subject/attribute/value identify what the item sets, so contradictions can be found:
-  subject "Alice", attribute "home", value "Shanghai"; attribute "likes:coffee", value "yes"/"no".
+- subject/attribute/value identify what the item sets, so a later change can replace it:
+  subject "user" for the user, else the person's name; attribute one of name, home, origin,
+  employer, job, relationship, family:<relation>, pet:<kind>, likes:<thing> (value "yes" or
+  "no"), tool:<name>, editor, diet, or a short name of your own; value the value it has now.
+  Example: subject "Alice", attribute "home", value "Shanghai".
   correction: true when the message corrects something said earlier.
 - Skip greetings, thanks, small talk, questions, one-off requests to the assistant, and venting.
   An empty list is a valid answer."""
@@ -75,32 +85,66 @@ class LLMSettings:
         return cls(str(base_url), str(model), str(get("api_key_env", "") or ""), float(get("timeout", 60.0)))
 
 
+class ReplyError(LLMError):
+    """The model's output did not validate, even after one retry."""
+
+
 def extract_llm(turns, session_time: datetime | None, settings) -> list[Candidate]:
-    """Candidates for `turns` from the LLM; raises `LLMError` on HTTP/connection failure or
-    when the model's output does not validate twice in a row."""
+    """Candidates for `turns` from the LLM, without the warnings about the items left out;
+    raises `LLMError` on HTTP/connection failure or when a batch's output does not validate
+    twice in a row (`extract_with_fallback` keeps the warnings and falls back instead)."""
     settings = LLMSettings.coerce(settings)
-    turns = [t for t in turns if (t.role or "user").lower() in ("user", "assistant") and t.text.strip()]
     out: list[Candidate] = []
-    for batch in _batches(turns):
-        out.extend(_extract_batch(batch, session_time, settings))
+    for batch in _batches(_spoken(turns)):
+        out.extend(_extract_batch(batch, session_time, settings)[0])
     return out
 
 
 def extract_with_fallback(turns, session_time: datetime | None, settings, user_names=None):
-    """`(candidates, warnings)`: the LLM's candidates, or the offline extractor's when the
-    LLM fails (the warning says why)."""
+    """`(candidates, warnings)`: the LLM's valid items, a warning for each item left out or
+    cleaned, and the offline extractor's candidates for what the LLM could not do: a batch
+    whose output did not validate twice, or, once the endpoint failed, the rest of the session.
+    A warning reads like "memory_items[3] left out: memory_items[3].type must be one of ..."."""
+    from vaultmem.extract.offline import extract_offline
+
     turns = list(turns)
+    batches = list(_batches(_spoken(turns)))
+    out, warnings = [], []
     try:
-        return extract_llm(turns, session_time, settings), []
+        settings = LLMSettings.coerce(settings)
     except LLMError as exc:
-        from vaultmem.extract.offline import extract_offline
+        return extract_offline(turns, session_time, user_names), [_fell_back(exc)]
+    for i, batch in enumerate(batches):
+        where = "" if len(batches) == 1 else f"messages {batch[0].id}–{batch[-1].id}: "
+        try:
+            cands, problems = _extract_batch(batch, session_time, settings)
+        except ReplyError as exc:  # this batch only: the next one may well validate
+            todo = turns if len(batches) == 1 else batch
+            out.extend(extract_offline(todo, session_time, user_names))
+            warnings.append(where + _fell_back(exc))
+            continue
+        except LLMError as exc:  # the endpoint is down or refuses: asking again would only wait
+            todo = turns if i == 0 else [t for rest in batches[i:] for t in rest]
+            out.extend(extract_offline(todo, session_time, user_names))
+            warnings.append(where + _fell_back(exc))
+            break
+        out.extend(cands)
+        warnings.extend(where + problem for problem in problems)
+    return out, warnings
 
-        warning = f"LLM extraction failed ({exc}); used the offline extractor instead"
-        return extract_offline(turns, session_time, user_names), [warning]
+
+def _fell_back(exc: LLMError) -> str:
+    return f"LLM extraction failed ({exc}); used the offline extractor instead"
 
 
-def parse_memory_items(text: str, known_ids) -> list[dict]:
-    """The validated items of a model reply; `ValueError` says what is wrong with it."""
+def _spoken(turns) -> list:
+    return [t for t in turns if (t.role or "user").lower() in ("user", "assistant") and t.text.strip()]
+
+
+def parse_memory_items(text: str, known_ids) -> tuple[list[dict], list[str]]:
+    """`(items, problems)` of a model reply: the items that validate, cleaned, and one line
+    for each item left out or field cleaned. `ValueError` when the reply as a whole is
+    unusable: not JSON, no "memory_items" list, or no item in it valid."""
     try:
         data = json.loads(_strip_fence(text))
     except (TypeError, json.JSONDecodeError) as exc:
@@ -108,10 +152,21 @@ def parse_memory_items(text: str, known_ids) -> list[dict]:
     if not isinstance(data, dict) or not isinstance(data.get("memory_items"), list):
         raise ValueError('the reply must be a JSON object with a "memory_items" list')
     known = set(known_ids)
-    return [_validate_item(item, i, known) for i, item in enumerate(data["memory_items"])]
+    items, problems, refused = [], [], []
+    for i, raw in enumerate(data["memory_items"]):
+        try:
+            items.append(_validate_item(raw, i, known, problems))
+        except ValueError as exc:
+            refused.append((i, str(exc)))
+    if refused and not items:
+        raise ValueError("; ".join(reason for _i, reason in refused))
+    return items, [f"memory_items[{i}] left out: {reason}" for i, reason in refused] + problems
 
 
-def _validate_item(item, i: int, known: set) -> dict:
+def _validate_item(item, i: int, known: set, problems: list[str]) -> dict:
+    """One item, cleaned; `ValueError` when it cannot be kept. What was cleaned rather than
+    refused (an importance out of range, a date that is not one, an unknown source id among
+    known ones) is added to `problems`."""
     where = f"memory_items[{i}]"
     if not isinstance(item, dict):
         raise ValueError(f"{where} must be an object")
@@ -120,66 +175,153 @@ def _validate_item(item, i: int, known: set) -> dict:
         raise ValueError(f"{where}.content must be a non-empty string")
     if item.get("type") not in STATEMENT_TYPES:
         raise ValueError(f"{where}.type must be one of {', '.join(STATEMENT_TYPES)}, not {item.get('type')!r}")
-    importance = item.get("importance")
-    if isinstance(importance, bool) or not isinstance(importance, (int, float)) or not 0 <= importance <= 1:
+    importance = item.get("importance", DEFAULT_IMPORTANCE)
+    if isinstance(importance, bool) or not isinstance(importance, (int, float)):
         raise ValueError(f"{where}.importance must be a number from 0 to 1, not {importance!r}")
+    if not 0 <= importance <= 1:
+        clamped = min(max(float(importance), 0.0), 1.0)
+        problems.append(f"{where}.importance {importance!r} is outside 0–1; clamped to {clamped}")
+        importance = clamped
     sources = item.get("source_messages")
     if not isinstance(sources, list) or not sources or not all(isinstance(s, str) for s in sources):
         raise ValueError(f"{where}.source_messages must be a non-empty list of message ids")
     unknown = [s for s in sources if s not in known]
-    if unknown:
+    if len(unknown) == len(sources):
         raise ValueError(f"{where}.source_messages: {unknown[0]!r} is not a message id of this conversation")
+    if unknown:
+        problems.append(f"{where}.source_messages: dropped {', '.join(map(repr, unknown))}, not message "
+                        f"ids of this conversation")
     clean = {"content": " ".join(content.split()), "type": item["type"], "importance": float(importance),
-             "source_messages": list(dict.fromkeys(sources))}
+             "source_messages": list(dict.fromkeys(s for s in sources if s in known))}
     for key in ("entities", "tags"):
         value = item.get(key) or []
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ValueError(f"{where}.{key} must be a list of strings")
-        clean[key] = [v.strip() for v in value if v.strip()]
+        value = [value] if isinstance(value, str) else value
+        if not isinstance(value, list):
+            problems.append(f"{where}.{key} is not a list of strings; left empty")
+            value = []
+        clean[key] = [v.strip() for v in value if isinstance(v, str) and v.strip()]
     for key in ("valid_from", "valid_to"):
-        value = item.get(key)
-        if value in (None, ""):
-            clean[key] = None
-            continue
-        try:
-            clean[key] = date.fromisoformat(str(value)[:10])
-        except ValueError:
-            raise ValueError(f"{where}.{key} must be a YYYY-MM-DD date or null, not {value!r}") from None
+        clean[key] = _date(item.get(key), f"{where}.{key}", problems)
     for key in ("subject", "attribute", "value"):
         value = item.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)
         if value is not None and not isinstance(value, str):
-            raise ValueError(f"{where}.{key} must be a string or null")
-        clean[key] = value or None
+            problems.append(f"{where}.{key} is not a string; left empty")
+            value = None
+        clean[key] = (value or "").strip() or None
     correction = item.get("correction", False)
     if not isinstance(correction, bool):
-        raise ValueError(f"{where}.correction must be true or false")
+        problems.append(f"{where}.correction {correction!r} is not true or false; taken as false")
+        correction = False
     clean["correction"] = correction
     return clean
 
 
-def _extract_batch(turns, session_time, settings: LLMSettings) -> list[Candidate]:
+def _date(value, where: str, problems: list[str]) -> date | None:
+    """A YYYY-MM-DD date, or None for none given; a value that is not a real date is
+    cleaned to None (the run then dates the item by its message) and reported."""
+    if value in (None, ""):
+        return None
+    try:
+        return date.fromisoformat(str(value)[:10])
+    except ValueError:
+        problems.append(f"{where} {value!r} is not a YYYY-MM-DD date; left empty")
+        return None
+
+
+def _extract_batch(turns, session_time, settings: LLMSettings) -> tuple[list[Candidate], list[str]]:
+    """`(candidates, problems)` of one request; `ReplyError` when the reply is unusable twice."""
     ids = [t.id for t in turns]
     messages = [{"role": "system", "content": SYSTEM_PROMPT},
                 {"role": "user", "content": render_turns(turns, session_time)}]
     reply = _chat(settings, messages)
     try:
-        items = parse_memory_items(reply, ids)
+        items, problems = parse_memory_items(reply, ids)
     except ValueError as first:
         messages += [{"role": "assistant", "content": reply},
                      {"role": "user", "content": f"That reply was invalid: {first}. Answer again with "
                                                  f"only the corrected JSON object."}]
         reply = _chat(settings, messages)
         try:
-            items = parse_memory_items(reply, ids)
+            items, problems = parse_memory_items(reply, ids)
         except ValueError as second:
-            raise LLMError(f"the model's output did not validate twice: {second}") from None
+            raise ReplyError(f"the model's output did not validate twice: {second}") from None
     speakers = {t.id: t.speaker for t in turns}
-    return [Candidate(content=item["content"], type=item["type"], importance=item["importance"],
-                      source_messages=item["source_messages"], entities=item["entities"],
-                      subject=item["subject"], attribute=item["attribute"], value=item["value"],
-                      valid_from=item["valid_from"], valid_to=item["valid_to"], tags=item["tags"],
-                      correction=item["correction"], speaker=speakers[item["source_messages"][0]])
-            for item in items]
+    out = []
+    for item in items:
+        speaker = speakers[item["source_messages"][0]]
+        subject, attribute, value = normalise_slot(item["subject"], item["attribute"], item["value"], speaker)
+        out.append(Candidate(content=item["content"], type=item["type"], importance=item["importance"],
+                             source_messages=item["source_messages"], entities=item["entities"],
+                             subject=subject, attribute=attribute, value=value,
+                             valid_from=item["valid_from"], valid_to=item["valid_to"], tags=item["tags"],
+                             correction=item["correction"], speaker=speaker))
+    return out, problems
+
+
+# The LLM's words for a slot -> the offline extractor's name for it (extract/patterns.py), so
+# a later statement supersedes an earlier one whichever extractor and wording made them.
+_ATTRIBUTES = {
+    "home": ("home", "city", "home_city", "current_city", "city_of_residence", "residence",
+             "location_of_residence", "place_of_residence", "lives_in", "living_in", "lives", "address",
+             "home_address", "居住地", "住址", "住在", "城市", "所在城市", "现居地"),
+    "origin": ("origin", "hometown", "home_town", "from", "birthplace", "place_of_birth", "家乡", "老家"),
+    "employer": ("employer", "company", "works_at", "work_at", "works_for", "workplace", "organization",
+                 "organisation", "公司", "单位", "雇主", "工作单位"),
+    "job": ("job", "job_title", "title", "role", "occupation", "profession", "position", "career", "work",
+            "职业", "工作", "职位"),
+    "name": ("name", "full_name", "first_name", "名字", "姓名"),
+    "relationship": ("relationship", "relationship_status", "marital_status", "婚姻状况"),
+    "diet": ("diet", "dietary_preference", "dietary_restriction", "饮食"),
+    "editor": ("editor", "code_editor", "text_editor", "ide", "编辑器"),
+}
+_SYNONYMS = {word: name for name, words in _ATTRIBUTES.items() for word in words}
+_LIKES = {"likes", "like", "loves", "love", "enjoys", "enjoy", "prefers", "preference", "喜欢", "爱"}
+_DISLIKES = {"dislikes", "dislike", "hates", "hate", "不喜欢", "讨厌"}
+_NO = {"no", "false", "dislike", "dislikes", "hate", "hates", "negative", "否", "不", "不喜欢", "讨厌"}
+_THE_USER = {"i", "me", "my", "myself", "the user", "user", "the speaker", "我", "用户", "本人"}
+
+
+def normalise_slot(subject: str | None, attribute: str | None, value: str | None,
+                   speaker: str = "") -> tuple[str | None, str | None, str | None]:
+    """The LLM's subject/attribute/value in the offline extractor's terms: subject "user" for
+    the user, else the name as the offline side writes it (the policy compares slots
+    case-blind), the message's speaker when the model named none; attribute synonyms onto
+    the offline names, likes and dislikes onto `likes:<object>` = yes/no.
+
+    >>> normalise_slot("I", "lives_in", "Denver")
+    ('user', 'home', 'Denver')
+    >>> normalise_slot("The user", "dislikes", "Running")
+    ('user', 'likes:running', 'no')
+    """
+    from vaultmem.extract.offline import display_name
+
+    subject = " ".join((subject or "").split()).strip(" .")
+    if subject.lower() in _THE_USER:
+        subject = "user"
+    if not attribute:
+        return subject or None, None, value
+    subject = subject or display_name(speaker, {}, False)[1]
+    key = re.sub(r"[\s_-]+", "_", attribute.strip().lower()).strip("_")
+    head, colon, obj = key.partition(":")
+    obj = " ".join(obj.replace("_", " ").split())
+    if not colon and head in _LIKES | _DISLIKES and value:
+        head, obj, value = head, " ".join(value.lower().split()).strip(" ."), "yes"
+    if obj and head in _LIKES | _DISLIKES:
+        liked = (value or "yes").strip().lower() not in _NO
+        return subject, f"likes:{obj}", "yes" if liked == (head in _LIKES) else "no"
+    if head.startswith(("favorite_", "favourite_")) and not colon:
+        head, obj = "favorite", head.split("_", 1)[1].replace("_", " ")
+    elif head in ("favourite", "favorites", "favourites"):
+        head = "favorite"
+    elif head in _RELATIONS and not colon:
+        head, obj = "family", head
+    elif head in _PETS and not colon:
+        head, obj = "pet", head
+    else:
+        head = _SYNONYMS.get(head, head)
+    return subject, f"{head}:{obj}" if obj else head, value
 
 
 def render_turns(turns, session_time: datetime | None) -> str:
