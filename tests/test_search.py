@@ -8,8 +8,9 @@ from conftest import copy_sample_vault, memory_meta, write_note
 from vaultmem.api import Memory
 from vaultmem.cli import cli
 
+# SPEC §5's HIT, plus the days it held: `valid_from` (when it was said) and `valid_to`.
 HIT_KEYS = {"id", "path", "type", "title", "text", "score", "status", "created", "updated",
-            "source_messages"}
+            "valid_from", "valid_to", "source_messages"}
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,7 @@
-"""Final ranking rules of `search._best_per_note`, on hand-made scored rows (no model)."""
+"""Final ranking rules of `search._best_per_note` and the filler test, on hand-made rows
+(no model); `test_search_order.py` runs them through a real index."""
 
-from vaultmem.search import _best_per_note
+from vaultmem.search import REPEAT_FACTOR, _best_per_note, is_filler
 
 
 def row(note_id, type, sources, chunk=0):
@@ -36,3 +37,25 @@ def test_memory_shows_once_and_session_turns_once_each():
     hits = _best_per_note(scored, 10)
     assert [(h.id, h.source_messages) for h in hits] == [("m", ["x1"]), ("s", ["t1"]), ("s", ["t2"])]
     assert hits[0].score == 0.9 and hits[0].parts == {"vector": 0.9, "keyword": 0.0}
+
+
+def test_a_repeat_takes_its_place_by_its_lowered_score_so_order_follows_the_score_shown():
+    scored = [(0.9, 0.9, 0.0, row("turns-1-2", "session", ["m1", "m2"])),
+              (0.8, 0.8, 0.0, row("memory-of-m2", "fact", ["m2"])),
+              (0.5, 0.5, 0.0, row("memory-of-m7", "fact", ["m7"])),
+              (0.3, 0.3, 0.0, row("memory-of-m8", "fact", ["m8"]))]
+    hits = _best_per_note(scored, 4)
+    assert [h.id for h in hits] == ["turns-1-2", "memory-of-m7", "memory-of-m2", "memory-of-m8"]
+    assert [h.score for h in hits] == [0.9, 0.5, 0.8 * REPEAT_FACTOR, 0.3]
+    assert hits[2].parts == {"vector": 0.8, "keyword": 0.0, "repeat": REPEAT_FACTOR}
+    assert "repeat" not in hits[1].parts
+
+
+def test_greeting_and_filler_chunks_are_told_from_turns_that_say_something():
+    assert is_filler("user: Hi there!\nassistant: Hello! How can I help?")
+    assert is_filler("Caroline: Thanks, Mel!\nMelanie: Congrats!")
+    assert is_filler("user: 你好！\nassistant: 你好，有什么可以帮你？")
+    assert not is_filler("user: Hi there!\nassistant: Hello! How can I help?\nuser: I adopted a cat called Miso.")
+    assert not is_filler("Mel: That sounds great! What did you paint?")
+    assert not is_filler("user: 我上周领养了一只猫，叫米索。")
+    assert not is_filler("")

@@ -4,15 +4,20 @@
     >>> hits = searcher.search("what does the user drink?", k=5)                           # doctest: +SKIP
     >>> hits[0].to_dict()["text"], hits.warning                                             # doctest: +SKIP
 
-How a hit is scored (all parts visible in `Hit.parts`):
+How a hit is scored (all parts visible in `Hit.parts`). The score shown is the ranking
+score: hits come out in its order, highest first.
 - `vector`: cosine similarity of query and chunk (the whole filtered table is scanned as
   one in-memory matrix, so metadata filters apply before top-k, not after).
 - `keyword`: the share of the query's words found in the chunk, weighted by where the
   chunk ranks in LanceDB's BM25 results. The same filter mask picks from that ranking
   (`Filters.mask` is the one definition of the filters; no SQL copy of it can drift).
 - score = (vector + KEYWORD_WEIGHT * keyword) * (weights for importance and recency),
-  times SESSION_FACTOR for a session chunk, times STALE_FACTOR for a memory nobody
-  recalled nor updated for `[gc] stale_after_days`.
+  where recency is the age of the day the memory was said (`valid_from`, else its last
+  update), times SESSION_FACTOR for a session chunk, times FILLER_FACTOR for a session
+  chunk whose turns are only greetings, thanks or filler ("Hi there!" / "Hello! How can I
+  help?"), times STALE_FACTOR for a memory nobody recalled nor updated for
+  `[gc] stale_after_days`, and times REPEAT_FACTOR for a hit whose source turns are all
+  shown by higher hits already (`parts["repeat"]`; see `_best_per_note`).
 Hits under `min_score` (config `[search] min_score`) are dropped, so an unrelated question
 gets no hits rather than the least bad ones. When the index is missing or unusable, a plain
 keyword scan of the vault answers instead and `hits.warning` says so.
@@ -20,10 +25,12 @@ keyword scan of the vault answers instead and `hits.warning` says so.
 
 from __future__ import annotations
 
+import heapq
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from functools import lru_cache
 
 from vaultmem import clock
 from vaultmem.errors import ConfigError, IndexUnavailable, VaultmemError
@@ -40,15 +47,26 @@ RECENCY_WEIGHT = 0.05
 RECENCY_HALF_LIFE_DAYS = 180
 # Memories nobody recalled (nor updated) for `[gc] stale_after_days` rank this much lower.
 STALE_FACTOR = 0.85
+# A session chunk of greetings and filler is embedded with its neighbour turn, so it matches
+# what the next turn says ("Hi there!" scored 1.09 against 1.04 for the memory that answered
+# "does the user have a cat?") while showing nothing: it must never outrank a memory.
+FILLER_FACTOR = 0.3
+# A hit whose source turns are all shown by higher hits (a memory beside the turn it was
+# drawn from) tells the reader little new: it ranks as if it scored this much less.
+REPEAT_FACTOR = 0.5
+# Small talk is short: a longer chunk is not classified (the classifier costs ~0.3 ms).
+FILLER_MAX_WORDS = 30
 # The access map is re-read from state.db at most this often (other processes record too).
 ACCESS_REFRESH_SECONDS = 60.0
 CANDIDATES = 60          # per retriever, before fusion
 # Short columns whose values among the allowed rows narrow LanceDB's BM25 scan.
 NARROWING_COLUMNS = ("type", "user", "status")
 ROW_KEYS = ["chunk_id", "note_id", "path", "type", "title", "text", "status", "created", "updated",
-            "source_messages", "sources", "importance"]
+            "valid_from", "valid_to", "tags", "source_messages", "sources", "importance"]
 
 _WORD = re.compile(r"[a-z0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+# "Alice: " opening a chunk line (chunking writes each turn as `Speaker: text`).
+_SPEAKER = re.compile(r"^[^:\n]{1,60}: ")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 STOP_WORDS = frozenset("""a an and are as at be been being but by can could did do does doing
 for from had has have having he her hers him his how i if in into is it its itself me my of on
@@ -75,11 +93,16 @@ class Hit:
     sources: list = field(default_factory=list)
     importance: float = 0.5
     parts: dict = field(default_factory=dict)
+    valid_from: str = ""      # the day it was said ('' when unknown)
+    valid_to: str = ""        # the last day it held ('' while it holds)
+    tags: list = field(default_factory=list)
+    superseded_by: list = field(default_factory=list)   # links, filled in by who shows them
 
     def to_dict(self) -> dict:
         return {"id": self.id, "path": self.path, "type": self.type, "title": self.title,
                 "text": self.text, "score": round(self.score, 4), "status": self.status,
                 "created": self.created, "updated": self.updated,
+                "valid_from": self.valid_from, "valid_to": self.valid_to,
                 "source_messages": list(self.source_messages)}
 
 
@@ -174,15 +197,42 @@ def normalise_day(value) -> str | None:
     return text
 
 
-def weight(importance: float, updated: str, today: date) -> float:
-    """Multiplier in [1 - weights, 1] from importance and the age of the last update."""
+def weight(importance: float, said: str, today: date) -> float:
+    """Multiplier in [1 - weights, 1] from importance and the age of `said`, the day the
+    memory was said (`valid_from`; else its last update: an undated memory ages from when
+    vaultmem learnt it)."""
     try:
-        age = max(0, (today - date.fromisoformat(updated[:10])).days)
+        age = max(0, (today - date.fromisoformat(said[:10])).days)
         recency = 0.5 ** (age / RECENCY_HALF_LIFE_DAYS)
     except ValueError:
         recency = 0.5
     spare = 1 - IMPORTANCE_WEIGHT - RECENCY_WEIGHT
     return spare + IMPORTANCE_WEIGHT * float(importance) + RECENCY_WEIGHT * recency
+
+
+@lru_cache(maxsize=65536)
+def is_filler(text: str) -> bool:
+    r"""True when every turn of a session chunk (`Speaker: text` lines) is a greeting, thanks
+    or filler, by the extractor's own turn classifier: nothing in it can answer a question.
+
+    >>> is_filler("Alice: Hi there!\nBot: Hello! How can I help?")
+    True
+    >>> is_filler("Alice: Hi! I adopted a cat called Miso.")
+    False
+    """
+    from vaultmem.extract.classify import classify_text
+    from vaultmem.policy import opens_with_greeting
+
+    turns = [_SPEAKER.sub("", line, count=1) for line in text.splitlines() if line.strip()]
+    if not turns or len(text.split()) > FILLER_MAX_WORDS:
+        return False
+    for turn in turns:
+        kind, _ = classify_text(turn)
+        # "Hello! How can I help?" is a greeting with a question that asks nothing.
+        greets = opens_with_greeting(turn, chinese=False) or opens_with_greeting(turn, chinese=True)
+        if kind not in ("empty", "greeting", "filler") and not (kind == "question" and greets):
+            return False
+    return True
 
 
 class Searcher:
@@ -335,10 +385,13 @@ class Searcher:
                 lexical = keyword_coverage(qterms, cols["fts_text"][offset])
                 lexical *= 0.5 + 0.5 * bm25[chunk_id] / top_bm25
             updated = cols["updated"][offset] or cols["created"][offset]
+            said = cols["valid_from"][offset] or updated
             score = (max(vector, 0.0) + KEYWORD_WEIGHT * lexical) * weight(
-                cols["importance"][offset], updated, today)
+                cols["importance"][offset], said, today)
             if cols["type"][offset] == "session":
                 score *= SESSION_FACTOR
+                if is_filler(cols["text"][offset]):
+                    score *= FILLER_FACTOR
             else:  # sessions are records, not recalled memories
                 seen = (access.get(cols["note_id"][offset]) or {}).get("last_access") or ""
                 if max(seen, updated)[:10] < stale_before:
@@ -349,34 +402,40 @@ class Searcher:
 
 
 def _best_per_note(scored, k) -> list[Hit]:
-    """Highest first; a memory note appears once (its best chunk), session turns each.
+    """Highest score first; a memory note appears once (its best chunk), session turns each.
 
     Diversity by provenance: a hit whose source messages are all shown by higher hits
     already (a memory beside the turn it was extracted from, a second memory of the same
-    turn) tells the reader little new, so it waits until the hits that add new turns are
-    placed, and fills the list only when there are too few of those."""
-    hits, repeats, seen, covered = [], [], set(), set()
-    for score, vector, lexical, row in sorted(scored, key=lambda s: -s[0]):
+    turn) tells the reader little new, so its score is multiplied by REPEAT_FACTOR and it
+    takes its place among the rest by that score (`parts["repeat"]` says so). Order and
+    shown score never disagree."""
+    queue = [(-score, n, False, vector, lexical, row)
+             for n, (score, vector, lexical, row) in enumerate(scored)]
+    heapq.heapify(queue)
+    hits, seen, covered = [], set(), set()
+    while queue and len(hits) < k:
+        negative, n, repeat, vector, lexical, row = heapq.heappop(queue)
         # A memory shows once (its best chunk); a session once per turn, however split.
         key = (row["note_id"], tuple(row["source_messages"] or ()) if row["type"] == "session" else ())
         if key in seen:
             continue
-        seen.add(key)
-        hit = Hit(id=row["note_id"], path=row["path"], type=row["type"], title=row["title"],
-                  text=row["text"], score=score, status=row["status"],
-                  created=row["created"], updated=row["updated"],
-                  source_messages=row["source_messages"] or [],
-                  sources=row["sources"] or [], importance=row["importance"],
-                  parts={"vector": round(vector, 4), "keyword": round(lexical, 4)})
-        provenance = set(hit.source_messages)
-        if provenance and provenance <= covered:
-            repeats.append(hit)
+        provenance = set(row["source_messages"] or ())
+        if not repeat and provenance and provenance <= covered:
+            heapq.heappush(queue, (negative * REPEAT_FACTOR, n, True, vector, lexical, row))
             continue
+        seen.add(key)
         covered |= provenance
-        hits.append(hit)
-        if len(hits) == k:
-            break
-    return hits + repeats[: k - len(hits)]
+        parts = {"vector": round(vector, 4), "keyword": round(lexical, 4)}
+        if repeat:
+            parts["repeat"] = REPEAT_FACTOR
+        hits.append(Hit(id=row["note_id"], path=row["path"], type=row["type"], title=row["title"],
+                        text=row["text"], score=-negative, status=row["status"],
+                        created=row["created"], updated=row["updated"],
+                        source_messages=row["source_messages"] or [],
+                        sources=row["sources"] or [], importance=row["importance"], parts=parts,
+                        valid_from=row.get("valid_from") or "", valid_to=row.get("valid_to") or "",
+                        tags=[t for t in (row.get("tags") or "").split("|") if t]))
+    return hits
 
 
 def search(vault, query: str, k: int = 10, type=None, tag=None, user=None, since=None,
