@@ -1,9 +1,16 @@
+import json
+import sys
+from pathlib import Path
+
 import pytest
-from conftest import copy_sample_vault
+from conftest import copy_sample_vault, memory_meta, write_note
 
 from vaultmem.api import Memory
-from vaultmem.context import NO_MEMORIES, build_context
+from vaultmem.context import HEADER, NO_MEMORIES, build_context
 from vaultmem.search import Hit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from memquality import NOT_CURRENT, memory_entries  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -19,27 +26,79 @@ def hit(n, type="preference", text="The user drinks tea without milk.", score=0.
                updated="2026-11-20T19:45:00", source_messages=[f"m-{n}"], **extra)
 
 
-def test_memories_come_before_session_snippets_with_type_date_score_and_link(embedder):
-    hits = [hit(1, type="session", text="Alice: I drink too much coffee.", score=0.9,
-                sources=["[[2026-11-29 chat#^m-11]]"]),
-            hit(2, sources=["[[2026-11-29 chat#^m-12]]"])]
+def test_lines_are_in_score_order_with_excerpts_and_memories_interleaved(embedder):
+    hits = [hit(2, sources=["[[2026-11-29 chat#^m-12]]"]),
+            hit(1, type="session", text="Alice: I drink too much coffee.", score=0.9,
+                valid_from="2026-11-29", sources=["[[2026-11-29 chat#^m-11]]"]),
+            hit(3, text="The user likes oat milk.", score=0.5)]
     block = build_context(hits, budget=500, count_tokens=embedder.count_tokens)
+    assert block["text"].splitlines() == [
+        HEADER,
+        "- [2026-11-29 · [[2026-11-29 chat#^m-11]] · score 0.90] Alice: I drink too much coffee.",
+        "- [preference · 2026-11-20 · score 0.80] The user drinks tea without milk. "
+        "(source: [[2026-11-29 chat#^m-12]])",
+        "- [preference · 2026-11-20 · score 0.50] The user likes oat milk. (source messages: m-3)"]
+    assert (block["memories"], block["snippets"], block["ids"]) == (2, 1, ["01H1", "01H2", "01H3"])
+    # The memory-quality harness still tells memory lines from excerpts.
+    assert [e.split("] ")[1] for e in memory_entries(block["text"])] == [
+        "The user drinks tea without milk. (source: [[2026-11-29 chat#^m-12]])",
+        "The user likes oat milk. (source messages: m-3)"]
+
+
+def test_an_excerpt_holding_the_answer_beats_weak_memories_under_a_small_budget(embedder):
+    weak = [hit(n, text=f"The user mentioned something loosely related, number {n}.", score=0.3)
+            for n in range(6)]
+    answer = hit(9, type="session", score=1.02, valid_from="2026-05-07",
+                 text="Caroline: I went to the LGBTQ support group yesterday.",
+                 sources=["[[2023-05-08 locomo#^D1-3]]"])
+    budget = embedder.count_tokens("\n".join([HEADER, "- [2026-05-07 · [[2023-05-08 locomo#^D1-3]] "
+                                              "· score 1.02] " + answer.text])) + 30
+    block = build_context(weak + [answer], budget=budget, count_tokens=embedder.count_tokens)
     lines = block["text"].splitlines()
-    assert lines[0] == "## Relevant memories"
-    assert lines[1] == ("- [preference · 2026-11-20 · score 0.80] The user drinks tea without milk. "
-                        "(source: [[2026-11-29 chat#^m-12]])")
-    assert lines[2] == "## Conversation excerpts"
-    assert lines[3] == "- [2026-11-20 · [[2026-11-29 chat#^m-11]]] Alice: I drink too much coffee."
-    assert (block["memories"], block["snippets"], block["ids"]) == (1, 1, ["01H2", "01H1"])
+    assert lines[1].endswith("Caroline: I went to the LGBTQ support group yesterday.")
+    assert block["snippets"] == 1 and block["ids"][0] == "01H9"
+    assert block["tokens"] <= budget
 
 
 def test_two_turn_snippet_keeps_one_turn_per_line_inside_its_bullet(embedder):
-    pair = hit(3, type="session", text="Alice: Any plans?\nBob: Hiking on Sunday.",
+    pair = hit(3, type="session", text="Alice: Any plans?\nBob: Hiking on Sunday.", valid_from="2026-11-29",
                sources=["[[2026-11-29 chat#^m-3]]", "[[2026-11-29 chat#^m-4]]"])
     block = build_context([pair], budget=500, count_tokens=embedder.count_tokens)
-    assert block["text"].splitlines() == ["## Conversation excerpts",
-                                          "- [2026-11-20 · [[2026-11-29 chat#^m-3]]] Alice: Any plans?",
+    assert block["text"].splitlines() == [HEADER,
+                                          "- [2026-11-29 · [[2026-11-29 chat#^m-3]] · score 0.80] Alice: Any plans?",
                                           "  Bob: Hiking on Sunday."]
+
+
+def test_each_line_is_dated_by_when_it_was_said_and_says_when_nobody_knows(embedder):
+    said = hit(1, valid_from="2026-09-14")                       # extracted 2026-11-20
+    undated = hit(2, type="event", text="The user starts a new job next Friday.", score=0.7,
+                  tags=["vaultmem/event", "vaultmem/undated"])
+    untimed_turn = hit(3, type="session", text="Alice: Hi again.", score=0.6)
+    lines = build_context([said, undated, untimed_turn], budget=500,
+                          count_tokens=embedder.count_tokens)["text"].splitlines()
+    assert lines[1].startswith("- [preference · 2026-09-14 · score 0.80] ")
+    assert lines[2].startswith("- [event · date unknown · score 0.70] The user starts a new job")
+    assert lines[3].startswith("- [date unknown · [[x3]] · score 0.60] ")
+    assert "2026-11-20" not in "\n".join(lines)
+
+
+def test_a_memory_no_longer_current_says_until_when_and_what_superseded_it(embedder):
+    moved = hit(1, type="fact", text="The user lives in Chicago.", valid_from="2026-03-02",
+                valid_to="2026-10-12", superseded_by=["[[Lives in Denver]]"])
+    moved.status = "superseded"
+    unlinked = hit(2, type="fact", text="The user works at Initech.", score=0.7)
+    unlinked.status = "superseded"
+    expired = hit(3, type="event", text="The user is on leave.", score=0.6, valid_to="2026-10-01")
+    current = hit(4, type="fact", text="The user lives in Denver.", score=0.5, valid_from="2026-10-12")
+    block = build_context([moved, unlinked, expired, current], budget=500,
+                          count_tokens=embedder.count_tokens)["text"]
+    assert block.splitlines()[1:] == [
+        "- [fact · 2026-03-02 · until 2026-10-12 · score 0.80] The user lives in Chicago. "
+        "(superseded by [[Lives in Denver]]) (source messages: m-1)",
+        "- [fact · 2026-11-20 · superseded · score 0.70] The user works at Initech. (source messages: m-2)",
+        "- [event · 2026-11-20 · until 2026-10-01 · score 0.60] The user is on leave. (source messages: m-3)",
+        "- [fact · 2026-10-12 · score 0.50] The user lives in Denver. (source messages: m-4)"]
+    assert [bool(NOT_CURRENT.search(e)) for e in memory_entries(block)] == [True, True, True, False]
 
 
 @pytest.mark.parametrize("budget", [5, 20, 40, 80, 200])
@@ -59,6 +118,9 @@ def test_api_context_for_a_question(memory):
     result = memory.context("What does the user drink?", budget=120)
     assert result["tokens"] <= 120 and result["memories"] >= 2
     assert "The user is cutting back on coffee" in result["text"]
+    scores = [float(line.rsplit("score ", 1)[1].split("]")[0])
+              for line in result["text"].splitlines() if line.startswith("- [")]
+    assert scores == sorted(scores, reverse=True) and len(scores) >= 2
     assert memory.context("How do I change a car tyre?")["text"] == NO_MEMORIES
 
 
@@ -70,5 +132,58 @@ def test_cli_context_prints_the_block(memory):
     result = CliRunner().invoke(cli, ["--vault", str(memory.vault.root), "context",
                                       "Who is the user's partner?", "--budget", "60"])
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("## Relevant memories\n- [")
+    assert result.stdout.startswith(HEADER + "\n- [")
     assert "Mei" in result.stdout
+
+
+# --- a change of address, seen before and after it (notes as the extractor writes them) ----
+@pytest.fixture
+def moved(tmp_path, monkeypatch, embedder):
+    monkeypatch.setenv("VAULTMEM_NOW", "2026-11-30T12:00:00")
+    root = tmp_path / "vault"
+    (root / ".obsidian").mkdir(parents=True)
+    extracted = {"created": "2026-11-30T10:00:00", "updated": "2026-11-30T10:00:00"}
+    write_note(root, "Memory/Facts/Lives in Chicago.md",
+               memory_meta("01OLD", status="superseded", valid_from="2026-03-02", valid_to="2026-10-12",
+                           superseded_by=["[[Lives in Denver]]"], **extracted),
+               "The user lives in Chicago.")
+    write_note(root, "Memory/Facts/Lives in Denver.md",
+               memory_meta("01NEW", valid_from="2026-10-12", supersedes=["[[Lives in Chicago]]"],
+                           **extracted),
+               "The user lives in Denver.")
+    mem = Memory(root, embedder=embedder)
+    mem.reindex()
+    return mem
+
+
+def test_context_as_of_gives_the_old_value_before_a_change_and_the_new_after(moved):
+    before = moved.context("Where does the user live?", as_of="2026-09-20")["text"]
+    assert "Chicago" in before and "lives in Denver" not in before
+    line = next(e for e in memory_entries(before) if "Chicago" in e)
+    assert line.startswith("- [fact · 2026-03-02 · until 2026-10-12 · score ")
+    assert "(superseded by [[Lives in Denver]])" in line
+    after = moved.context("Where does the user live?", as_of="2026-11-01")["text"]
+    assert "Denver" in after and "Chicago" not in after
+    now = moved.context("Where does the user live?")["text"]
+    assert memory_entries(now)[0].startswith("- [fact · 2026-10-12 · score ")   # said, not extracted
+    assert "Chicago" not in now and "2026-11-30" not in now
+
+
+def test_context_all_shows_the_old_value_labelled_beside_the_current_one(moved):
+    entries = memory_entries(moved.context("Where does the user live?", all=True)["text"])
+    assert sorted(("lives in Denver" in e, bool(NOT_CURRENT.search(e))) for e in entries) == [
+        (False, True), (True, False)]
+
+
+def test_cli_context_as_of(moved):
+    from click.testing import CliRunner
+
+    from vaultmem.cli import cli
+
+    result = CliRunner().invoke(cli, ["--vault", str(moved.vault.root), "context",
+                                      "Where does the user live?", "--as-of", "2026-09-20", "--json"])
+    assert result.exit_code == 0, result.output
+    text = json.loads(result.stdout)["text"]
+    assert "until 2026-10-12" in text and "lives in Denver" not in text
+    bad = CliRunner().invoke(cli, ["--vault", str(moved.vault.root), "context", "x", "--as-of", "soon"])
+    assert bad.exit_code != 0 and "YYYY-MM-DD" in bad.output

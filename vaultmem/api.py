@@ -176,16 +176,21 @@ class Memory:
         return result
 
     def context(self, question: str, budget: int = 800, user: str | None = None,
-                k: int = 20) -> dict:
+                k: int = 20, as_of=None, all: bool = False) -> dict:
         """A prompt-ready block within `budget` tokens: `{"question", "budget", "text",
         "tokens", "memories", "snippets", "ids"}` (+ `"warning"` after a fallback).
+        `as_of` (YYYY-MM-DD) and `all` choose the memories as `search` does; a line for one
+        that is no longer current says until when it held and what superseded it.
 
         >>> print(Memory(vault).context("what does the user drink?", budget=200)["text"])  # doctest: +SKIP
         """
         from vaultmem.context import build_context
         from vaultmem.errors import VaultmemError
 
-        hits = self._search_hits(question, k=k, user=user)
+        hits = self._search_hits(question, k=k, user=user, as_of=as_of, all=all)
+        for hit in hits:
+            if hit.status == "superseded":   # only --as-of / --all show these: a few reads
+                hit.superseded_by = self._superseded_by(hit.path)
         try:
             count = self.embedder.count_tokens
         except VaultmemError:  # no model: a conservative estimate keeps the budget honest
@@ -196,6 +201,17 @@ class Memory:
         if hits.warning:
             result["warning"] = hits.warning
         return result
+
+    def _superseded_by(self, rel: str) -> list[str]:
+        """The `superseded_by` links of the note at `rel`, as written ([] when unreadable):
+        the index keeps no links, the note is the source of truth."""
+        from vaultmem.errors import VaultmemError
+        from vaultmem.note import as_list, read_note
+
+        try:
+            return [str(v) for v in as_list(read_note(self.vault.abs(rel)).get("superseded_by"))]
+        except (VaultmemError, OSError):
+            return []
 
     def reindex(self, full: bool = False, paths=None, progress=None) -> dict:
         """Bring the index up to date (`full`: rebuild). `progress(done, total)` per batch.

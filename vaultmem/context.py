@@ -1,30 +1,57 @@
 """A prompt-ready memory block for a question, within a token budget.
 
     >>> print(build_context(hits, budget=300, count_tokens=embedder.count_tokens))  # doctest: +SKIP
-    ## Relevant memories
+    ## Relevant memories (most relevant first)
+    - [2026-11-29 · [[2026-11-29 chat#^m-13]] · score 1.02] Alice: my doctor told me to cut down.
     - [preference · 2026-11-29 · score 0.62] The user is cutting back on coffee. (source: [[2026-11-29 chat#^m-12]])
-    ## Conversation excerpts
-    - [2026-11-29 · [[2026-11-29 chat#^m-13]]] Alice: my doctor told me to cut down.
+    - [fact · 2026-09-01 · until 2026-10-12 · score 0.41] The user lives in Chicago. (superseded by [[Lives in Denver]])
+    - [event · date unknown · score 0.35] The user starts a new job next Friday.
 
-Memories come first (highest score first), session snippets after them. An entry that does
-not fit the remaining budget is skipped, so the block never exceeds the budget. With no
-hit above the search threshold the block says so instead of padding with weak hits.
+One list in score order: memories (`[type · date · score]`) and conversation excerpts
+(`[date · link · score]`) compete for the budget by score alone, so an excerpt that holds
+the answer is never pushed out by a weak memory. Filling is greedy: an entry that does not
+fit the remaining budget is skipped and a shorter one after it may still fit, so the block
+never exceeds the budget. With no hit above the search threshold the block says so instead
+of padding with weak hits.
+
+Each line is dated by when it was said (`said_on`), not when vaultmem wrote it down; a
+memory that is no longer current (shown by `--as-of` or `--all`) says until when it held
+and what superseded it.
 """
 
 from __future__ import annotations
 
+from vaultmem.write import UNDATED_TAG
+
 NO_MEMORIES = "No relevant memories."
-MEMORY_HEADER = "## Relevant memories"
-SNIPPET_HEADER = "## Conversation excerpts"
+HEADER = "## Relevant memories (most relevant first)"
+UNKNOWN_DATE = "date unknown"
 
 
-def _date(hit) -> str:
-    return (hit.created or hit.updated or "")[:10]
+def said_on(hit) -> str:
+    """The day `hit` was said, as shown: `valid_from`; for a memory tagged undated, or a
+    session excerpt whose turns carry no time, "date unknown"; else the creation day."""
+    if hit.valid_from:
+        return hit.valid_from[:10]
+    if hit.type == "session" or UNDATED_TAG in hit.tags:
+        return UNKNOWN_DATE
+    return (hit.created or hit.updated or "")[:10] or UNKNOWN_DATE
+
+
+def not_current(hit) -> list[str]:
+    """Meta labels of a memory that no longer holds (or holds only until a known day)."""
+    labels = [f"until {hit.valid_to[:10]}"] if hit.valid_to else []
+    if hit.status != "active" and not (hit.status == "superseded" and hit.superseded_by):
+        labels.append(hit.status)
+    return labels
 
 
 def memory_line(hit) -> str:
-    meta = " · ".join(x for x in (hit.type, _date(hit), f"score {hit.score:.2f}") if x)
+    meta = " · ".join(x for x in (hit.type, said_on(hit), *not_current(hit),
+                                   f"score {hit.score:.2f}") if x)
     line = f"- [{meta}] {hit.text}"
+    if hit.status == "superseded" and hit.superseded_by:
+        line += f" (superseded by {', '.join(hit.superseded_by[:2])})"
     if hit.sources:
         line += f" (source: {', '.join(hit.sources[:2])})"
     elif hit.source_messages:
@@ -35,17 +62,16 @@ def memory_line(hit) -> str:
 def snippet_line(hit) -> str:
     where = hit.sources[0] if hit.sources else f"[[{hit.title}]]"
     # A snippet of several turns keeps one turn per line, indented to stay in its bullet.
-    return f"- [{_date(hit)} · {where}] " + "\n  ".join(hit.text.splitlines())
+    return (f"- [{said_on(hit)} · {where} · score {hit.score:.2f}] "
+            + "\n  ".join(hit.text.splitlines()))
 
 
 def build_context(hits, budget: int, count_tokens) -> dict:
-    """Render `hits` (search.Hit) into a block of at most `budget` tokens.
+    """Render `hits` (search.Hit) into a block of at most `budget` tokens, in score order.
 
     `count_tokens(text) -> int` is the embedding model's tokenizer (or an equivalent).
     Returns `{"text", "tokens", "memories", "snippets", "ids"}`; `ids` are the note ids shown.
     """
-    memories = [h for h in hits if h.type != "session"]
-    snippets = [h for h in hits if h.type == "session"]
     if not hits:
         text = NO_MEMORIES if count_tokens(NO_MEMORIES) <= budget else ""
         return {"text": text, "tokens": count_tokens(text) if text else 0,
@@ -54,22 +80,15 @@ def build_context(hits, budget: int, count_tokens) -> dict:
     lines: list[str] = []
     shown = {"memories": 0, "snippets": 0}
     ids: list[str] = []
-
-    def fits(candidate: list[str]) -> bool:
-        return count_tokens("\n".join(candidate)) <= budget
-
-    for header, group, render, key in ((MEMORY_HEADER, memories, memory_line, "memories"),
-                                       (SNIPPET_HEADER, snippets, snippet_line, "snippets")):
-        started = False
-        for hit in group:
-            entry = render(hit)
-            candidate = lines + ([header] if not started else []) + [entry]
-            if not fits(candidate):
-                continue
-            lines = candidate
-            started = True
-            shown[key] += 1
-            ids.append(hit.id)
+    for hit in sorted(hits, key=lambda h: -h.score):   # stable: ties keep search's order
+        is_snippet = hit.type == "session"
+        entry = snippet_line(hit) if is_snippet else memory_line(hit)
+        candidate = (lines or [HEADER]) + [entry]
+        if count_tokens("\n".join(candidate)) > budget:
+            continue
+        lines = candidate
+        shown["snippets" if is_snippet else "memories"] += 1
+        ids.append(hit.id)
     text = "\n".join(lines)
     return {"text": text, "tokens": count_tokens(text) if text else 0,
             "memories": shown["memories"], "snippets": shown["snippets"],

@@ -93,7 +93,8 @@ OPS: dict[str, Op] = {op.name: op for op in (
     Op("search", (_str("query"), Arg("k", (int,), 10), _opt("type"), _opt("tag"), _USER,
                   _opt("since"), _opt("as_of"), _flag("all")),
        result=("query", "hits"), read_only=True),
-    Op("context", (_str("question"), Arg("budget", (int,), 800), _USER, Arg("k", (int,), 20)),
+    Op("context", (_str("question"), Arg("budget", (int,), 800), _USER, Arg("k", (int,), 20),
+                   _opt("as_of"), _flag("all")),
        result=("question", "budget", "text", "tokens", "memories", "snippets", "ids"),
        read_only=True),
     # Writes (each also updates the index). add: SPEC's `add --json`.

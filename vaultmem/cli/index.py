@@ -36,11 +36,14 @@ def search(ctx, query, k, note_type, tag, user, since, as_of, all_, as_json):
 @click.argument("question")
 @click.option("--budget", type=click.IntRange(1), default=800, show_default=True, help="Token budget.")
 @click.option("--user", help="Namespace to use (default: the config's user).")
+@click.option("--as-of", "as_of", help="What was valid on this date (YYYY-MM-DD).")
+@click.option("--all", "all_", is_flag=True, help="Include superseded and archived memories.")
 @click.option("--json", "as_json", is_flag=True, help="Print the block and its counts as JSON.")
 @pass_ctx
-def context(ctx, question, budget, user, as_json):
-    """A prompt-ready block of the memories relevant to QUESTION."""
-    args = dict(question=question, budget=budget, user=user)
+def context(ctx, question, budget, user, as_of, all_, as_json):
+    """A prompt-ready block of the memories relevant to QUESTION, in score order, each line
+    dated by when it was said; a line that is no longer current says so."""
+    args = dict(question=question, budget=budget, user=user, as_of=as_of, all=all_)
     result = ask(ctx, "context", args)
     if as_json:
         emit_json(result)
