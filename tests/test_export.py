@@ -91,6 +91,24 @@ def test_claude_section_replaced_in_place_and_the_rest_byte_identical(vault, tmp
     assert target.read_bytes().decode() == data and again["ids"] == result["ids"]
 
 
+def test_lines_show_the_day_said_and_undated_memories_are_not_news(vault, tmp_path):
+    add(vault, "The user moved to Denver", valid_from=date(2026, 9, 14), importance=0.7)
+    add(vault, "The user starts a new job next Friday", type="event", importance=0.9,
+        tags=["vaultmem/event", "vaultmem/undated"])
+    add(vault, "The user is allergic to peanuts", importance=0.9, tags=["vaultmem/fact", "vaultmem/undated"])
+    dated_event = add(vault, "The user ran a half marathon", type="event", valid_from=date(2026, 10, 4))
+    target = tmp_path / "CLAUDE.md"
+    result = export(vault, "claude", out=target)
+    text = target.read_text()
+    assert "- [fact, 2026-09-14] The user moved to Denver" in text       # said, not written (11-30)
+    assert "- [fact, date unknown] The user is allergic to peanuts" in text
+    assert "new job" not in text and result["memories"] == 3
+    assert note_id(dated_event) in result["ids"]
+    # An unknown day earns no recency: importance alone ranks it (it was never recalled).
+    ranked = {n["text"]: n["score"] for n in hot_set(vault)}
+    assert ranked["The user is allergic to peanuts"] == round(0.5 * 0.9, 4)
+
+
 def test_section_appended_when_absent_and_file_created_when_missing(vault, tmp_path):
     add(vault, "The user works from Lisbon", importance=0.7)
     target = tmp_path / "AGENTS.md"

@@ -7,6 +7,14 @@
   within Hermes' limits (2,200 and 1,375 characters). Entries Hermes wrote itself are kept;
   only entries carrying vaultmem's tag are replaced.
 
+Dates are the days memories were said (`valid_from`), not the days vaultmem wrote them
+down, and recency ranks by them. A memory whose day cannot be known (tagged
+`vaultmem/undated`: a transcript without times, "next Friday the user starts a new job")
+is not passed off as news: an undated event is left out, since an agent reading it at
+start-up would take it as current when it may be years old; an undated fact, preference or
+procedure stays (it is about the user, not about a moment) with "date unknown" as its date
+and no recency bonus.
+
 What goes out is data, not instructions: memory text is quoted inside a delimited block
 under a one-line notice saying so, and a memory that reads like a prompt injection
 (`looks_like_injection`) is left out and reported.
@@ -87,9 +95,25 @@ def _age_days(value, now: datetime) -> float:
     return max(0.0, (now - when.replace(tzinfo=None)).total_seconds() / 86400)
 
 
+def _undated(note: dict) -> bool:
+    from vaultmem.write import UNDATED_TAG
+
+    return not note.get("valid_from") and UNDATED_TAG in (note.get("tags") or ())
+
+
+def _said(note: dict) -> str | None:
+    """The day (or time) the memory was said: `valid_from`, else its last update or
+    creation; None when it is tagged undated (nobody knows)."""
+    if _undated(note):
+        return None
+    return note.get("valid_from") or note["updated"] or note["created"]
+
+
 def _current(note: dict, today: date) -> bool:
     if note["status"] != "active" or note["type"] in EXCLUDED_TYPES:
         return False
+    if note["type"] == "event" and _undated(note):
+        return False  # see the module docstring: an event of unknown day is no news
     valid_to = as_date(note.get("valid_to"))
     valid_from = as_date(note.get("valid_from"))
     return (valid_to is None or valid_to >= today) and (valid_from is None or valid_from <= today)
@@ -97,7 +121,8 @@ def _current(note: dict, today: date) -> bool:
 
 def hot_set(vault: Vault, user: str | None = None, now: datetime | None = None) -> list[dict]:
     """Current memories of `user`, most important first: a weighted mix of importance,
-    recency (`updated`, 90-day half-life) and access count (log-scaled). Each item is
+    recency (the day said, 90-day half-life; none when unknown) and access count
+    (log-scaled). Each item is
     `list`'s summary plus `"score"` and `"accesses"`."""
     from vaultmem.memories import list_notes
     from vaultmem.state import State
@@ -115,10 +140,11 @@ def hot_set(vault: Vault, user: str | None = None, now: datetime | None = None) 
     for n in current:
         count = access.get(n["id"], {}).get("count", 0)
         importance = n["importance"] if isinstance(n["importance"], (int, float)) else 0.5
-        recency = 0.5 ** (_age_days(n["updated"] or n["created"], now) / 90)
+        said = _said(n)
+        recency = 0.5 ** (_age_days(said, now) / 90) if said else 0.0
         n["accesses"] = count
         n["score"] = round(0.5 * importance + 0.3 * recency + 0.2 * min(1.0, math.log1p(count) / math.log1p(ACCESS_SATURATION)), 4)
-    current.sort(key=lambda n: (n["updated"] or n["created"] or "", n["id"]), reverse=True)
+    current.sort(key=lambda n: (_said(n) or "", n["id"]), reverse=True)
     current.sort(key=lambda n: -n["score"])  # stable: ties keep the newest first
     return current
 
@@ -131,8 +157,8 @@ def _defang(text: str) -> str:
 
 
 def _line(note: dict) -> str:
-    day = (note["updated"] or note["created"] or "")[:10]
-    return f"- [{note['type']}{', ' + day if day else ''}] {_defang(note['text'])}"
+    day = (_said(note) or "")[:10] or "date unknown"
+    return f"- [{note['type']}, {day}] {_defang(note['text'])}"
 
 
 def render_section(notes: list[dict], newline: str = "\n", max_memories: int = SECTION_MAX_MEMORIES,

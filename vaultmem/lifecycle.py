@@ -5,6 +5,10 @@ that nobody has recalled for a month is archived (moved to `Memory/Archive/`, ke
 git); one not recalled for half a year is only ranked lower (search multiplies its score by
 `search.STALE_FACTOR`); important memories are never archived automatically. "Recalled"
 means returned by search, context or MCP: `Memory._search_hits` counts it in state.db.
+Idleness is measured from the last recall or edit (`updated`), never from the day the
+memory was said (`valid_from`): a fact said two years ago and recalled yesterday is in use,
+and one whose validity ended (`valid_to`) stays for `--as-of` and history; that is the
+search filter's business, not decay's.
 """
 
 from __future__ import annotations
