@@ -33,7 +33,7 @@ from vaultmem.ids import run_id
 from vaultmem.note import as_list, read_head, read_note
 from vaultmem.policy import decide
 from vaultmem.vault import Vault, atomic_write
-from vaultmem.write import apply, load_pool, plan
+from vaultmem.write import UNDATED, apply, load_pool, plan
 
 
 @dataclass
@@ -138,9 +138,12 @@ def _run(memory, vault: Vault, sessions, user: str, report: RunReport, now, ch, 
         order = {t.id: i for i, t in enumerate(redacted.turns)}
         found.sort(key=lambda c: min((order.get(m, len(order)) for m in c.source_messages),
                                      default=len(order)))  # stable: a turn's own order stays
-        days = {t.id: (t.time or redacted.start or now).date() for t in redacted.turns}
+        # The day each turn was said: its own time, else its session's; unknown (None) in a
+        # transcript without times, where no date is guessed (the memory says so instead).
+        days = {t.id: (t.time or redacted.start).date() if (t.time or redacted.start) else None
+                for t in redacted.turns}
         for cand in found:
-            stated = next((days[m] for m in cand.source_messages if m in days), None)
+            stated = next((days[m] for m in cand.source_messages if days.get(m)), None)
             candidates.append((cand, turns_at, stated))
     pool = load_pool(vault, user, memory.snapshot())
     live = [c for c, *_ in candidates if not c.rejected_reason]
@@ -155,7 +158,8 @@ def _run(memory, vault: Vault, sessions, user: str, report: RunReport, now, ch, 
             continue
         try:
             report.notes.extend(apply(vault, decision, pool, change=ch, user=user, run=report.run,
-                                      sources=sources, vector=vector, now=now, stated=stated))
+                                      sources=sources, vector=vector, now=now,
+                                      stated=stated or UNDATED))
         except VaultmemError as exc:  # e.g. the user is editing that note right now: skip it,
             # keep the rest of the run (it is still indexed and committed)
             report.errors.append(f"{decision.content[:60]}: {exc}")
