@@ -109,3 +109,64 @@ def test_no_note_or_hub_is_named_after_a_secret(field, value):
     clean = Candidate(content="The user deploys the blog with rsync from the laptop", type="procedure",
                       entities=["Rsync"], title="Deploying the blog")
     assert decide(clean, "default", Pool([])).action == "created"
+
+
+def test_a_work_change_in_a_later_session_supersedes_the_other_work_slot():
+    old = entry("The user is a financial analyst at Jincheng Energy.", "Facts/j.md", subject="user",
+                attribute="job", value="financial analyst", sources=["Sessions/2026-08-30 chat#^m-3"])
+    pool = Pool([old])
+    joined = Candidate(content="The user joined Mingfan Logistics.", type="fact", subject="user",
+                       attribute="employer", value="Mingfan Logistics", entities=["Mingfan Logistics"])
+    later = decide(joined, "default", pool, links=["[[Sessions/2026-10-25 chat#^m-3]]"])
+    assert later.action == "superseded" and later.target is old
+    # in the same session the two complete each other; the same employer changes nothing
+    assert decide(joined, "default", pool, links=["[[Sessions/2026-08-30 chat#^m-5]]"]).action == "created"
+    same = Candidate(content="The user joined Jincheng Energy.", type="fact", subject="user",
+                     attribute="employer", value="Jincheng Energy")
+    assert decide(same, "default", pool, links=["[[Sessions/2026-10-25 chat#^m-3]]"]).action == "created"
+
+
+def test_a_correction_supersedes_the_latest_memory_holding_its_detail_with_it_fixed():
+    from vaultmem.extract.corrections import find_correction
+
+    older = entry("The dentist is on Tuesday.", "Facts/d.md", sources=["Sessions/a#^m-1"])
+    latest = entry("Kabir's swim lessons are Tuesday evenings.", "Facts/s.md", sources=["Sessions/b#^m-11"])
+    other = entry("The user lives in Denver.", "Facts/h.md", sources=["Sessions/b#^m-3"])
+    pool = Pool([older, latest, other])
+    fix = Candidate(content="Sorry, the user meant Thursday not Tuesday.", type="fact", source_messages=["m-13"],
+                    corrects=find_correction("sorry, I meant Thursday not Tuesday", False))
+    decision = decide(fix, "default", pool, links=["[[Sessions/b#^m-13]]"])
+    assert decision.action == "superseded" and decision.target is latest
+    assert decision.content == "Kabir's swim lessons are Thursday evenings."
+    # nothing holding the old detail: the correction stays in the session note
+    lonely = Candidate(content="Sorry, the user meant Thursday not Tuesday.", type="fact",
+                       corrects=find_correction("sorry, I meant Thursday not Tuesday", False))
+    assert decide(lonely, "default", Pool([other])).action == "rejected"
+
+
+def test_a_possible_update_the_rules_cannot_settle_keeps_both_and_says_so():
+    old = entry("The user lives in Beijing.", "Facts/b.md", subject="user", attribute="home", value="Beijing")
+    cand = Candidate(content="用户住在北京。", type="fact", subject="user", attribute="home", value="北京")
+    decision = decide(cand, "default", Pool([old]))
+    assert decision.action == "created" and "Facts/b.md" in decision.reason and "both are kept" in decision.reason
+    a = np.array([1.0, 0.0], dtype=np.float32)
+    tea = entry("The user drinks green tea every morning.", "Preferences/t.md", type="preference", vector=a)
+    switched = Candidate(content="The user now drinks black tea every morning.", type="preference")
+    near = np.array([0.85, np.sqrt(1 - 0.85 ** 2)], dtype=np.float32)
+    decision = decide(switched, "default", Pool([tea]), near)
+    assert decision.action == "created" and "Preferences/t.md" in decision.reason
+    plain = Candidate(content="The user drinks black tea every morning.", type="preference")
+    assert decide(plain, "default", Pool([tea]), near).reason == "new memory"
+
+
+def test_a_promotion_keeps_the_employer_the_old_job_named():
+    old = entry("The user works as a senior test engineer at Kestrel Freight.", "Facts/k.md", subject="user",
+                attribute="job", value="senior test engineer")
+    promoted = Candidate(content="The user got promoted, they are quality engineering lead now.", type="fact",
+                         subject="user", attribute="job", value="quality engineering lead")
+    decision = decide(promoted, "default", Pool([old]))
+    assert decision.action == "superseded"
+    assert decision.content.endswith("(still at Kestrel Freight).") and "Kestrel Freight" in promoted.entities
+    # a new career says nothing of the old employer
+    nurse = Candidate(content="The user is a nurse now.", type="fact", subject="user", attribute="job", value="nurse")
+    assert "Kestrel" not in decide(nurse, "default", Pool([old])).content

@@ -130,6 +130,16 @@ def normalise(text: str) -> str:
     return re.sub(r"[\s.。!！]+$", "", " ".join(str(text).lower().split()))
 
 
+WORK = frozenset({"job", "employer"})
+
+
+def _sessions(links) -> set[str]:
+    """The session notes (`Sessions/2026-11-29 chat`) that session-turn links point into."""
+    from vaultmem.note import link_target
+
+    return {str(link_target(s)).split("#", 1)[0] for s in links or ()}
+
+
 @dataclass
 class Existing:
     """An active memory the policy compares new candidates with."""
@@ -222,6 +232,25 @@ class Pool:
         key = (user, subject.lower(), attribute.lower())
         return [e for e in self.entries if e.slot == key]
 
+    def work_holders(self, user: str, candidate, links=None) -> list[Existing]:
+        """Memories of the user's work that a later statement of it replaces although it
+        fills the other slot: "I joined Orrin Robotics" (employer) after "I'm a developer at
+        Pellucid" (job). Only across sessions (within one, the two complete each other) and
+        only when the new employer is not the one the old memory names."""
+        attribute = (getattr(candidate, "attribute", None) or "").lower()
+        subject = getattr(candidate, "subject", None)
+        if attribute not in WORK or not subject:
+            return []
+        employer = (candidate.value if attribute == "employer"
+                    else next(iter(getattr(candidate, "entities", None) or []), None))
+        if not employer:
+            return []
+        sessions, other = _sessions(links), next(iter(WORK - {attribute}))
+        return [e for e in self.entries
+                if e.slot == (user, subject.lower(), other)
+                and employer.lower() not in e.text.lower()
+                and sessions and not (_sessions(e.sources) & sessions)]
+
     def citing(self, user: str, candidate, links=None) -> Existing | None:
         """An active memory already built from the candidate's messages whose text still holds
         the candidate's statement: the user added to it by hand, so it is not news again."""
@@ -264,6 +293,8 @@ def decide(candidate, user: str, pool: Pool, vector=None, links=None) -> Decisio
     reason = screen(content) or _screen_names(candidate)
     if reason:
         return Decision("rejected", reason, content, ctype, candidate=candidate)
+    if getattr(candidate, "corrects", None) is not None:
+        return _correction(candidate, user, pool, links)
     same = pool.exact(user, content)
     if same is not None:
         if not (getattr(candidate, "source_messages", None) or links):
@@ -285,21 +316,26 @@ def decide(candidate, user: str, pool: Pool, vector=None, links=None) -> Decisio
         return Decision("unchanged", f"already remembered in {edited.rel} (edited since)", content,
                         ctype, edited, candidate=candidate)
     value = (getattr(candidate, "value", None) or "").strip().lower()
-    for holder in pool.slot_holders(user, getattr(candidate, "subject", None),
-                                    getattr(candidate, "attribute", None)):
+    holders = pool.slot_holders(user, getattr(candidate, "subject", None), getattr(candidate, "attribute", None))
+    doubts = []  # memories this one may contradict, where the rules cannot tell: both are kept
+    for holder in holders + pool.work_holders(user, candidate, links):
         held = (holder.value or "").strip().lower()
         if value and held and (_cjk_share(value) > 0) != (_cjk_share(held) > 0):
-            continue  # "北京" vs "Beijing": one place in two scripts, not a contradiction we can see
+            # "北京" vs "Beijing": maybe one place in two scripts, maybe a move
+            doubts.append(f"{holder.rel} ({candidate.attribute}: {holder.value} vs {candidate.value}, "
+                          "in two scripts)")
+            continue
         if value and held == value:
             if _known_sources(holder, candidate, links, empty=False):
                 return Decision("unchanged", f"already remembered in {holder.rel}", content, ctype,
                                 holder, candidate=candidate)
             return Decision("updated", f"restates {holder.rel}; sources merged", content, ctype,
                             holder, candidate=candidate)
+        _keep_employer(candidate, holder)
         return Decision("superseded",
                         f"contradicts {holder.rel} ({candidate.attribute}: {holder.value or '?'} -> "
                         f"{candidate.value or '?'}); the old memory is kept as superseded",
-                        content, ctype, holder, candidate=candidate)
+                        candidate.content, ctype, holder, candidate=candidate)
     near, score = pool.nearest(user, ctype, vector, candidate)
     if near is not None and score >= pool.threshold:
         if _known_sources(near, candidate, links, empty=False):
@@ -307,7 +343,73 @@ def decide(candidate, user: str, pool: Pool, vector=None, links=None) -> Decisio
                             candidate=candidate)
         return Decision("updated", f"near-duplicate of {near.rel} (cosine {score:.2f}); sources merged",
                         content, ctype, near, candidate=candidate)
+    if near is not None and score >= DOUBT_COSINE and _CHANGE_WORDS.search(content):
+        doubts.append(f"{near.rel} (cosine {score:.2f}, and this one speaks of a change)")
+    if doubts:
+        return Decision("created", "new memory; it may update " + "; ".join(doubts)
+                        + " — the extractor cannot tell, so both are kept", content, ctype, candidate=candidate)
     return Decision("created", "new memory", content, ctype, candidate=candidate)
+
+
+# A new memory this close to one it does not supersede, in words of change, may be an update
+# the rules missed: the decision says so (both are kept; `vaultmem correct` settles it).
+DOUBT_COSINE = 0.8
+_CHANGE_WORDS = re.compile(r"\b(?:now|anymore|any more|no longer|switched|changed|moved|new|instead|"
+                           r"these days|since)\b|现在|不再|换成|改成|搬到|新的|已经", re.I)
+
+
+def _keep_employer(candidate, holder: Existing) -> None:
+    """A promotion keeps the employer: "I'm quality engineering lead now" after "a senior
+    test engineer at Kestrel Freight" says where only through the note it replaces, so the
+    new memory names it ("... (still at Kestrel Freight)") rather than lose it."""
+    if (candidate.attribute or "").lower() != "job" or not _PROMOTED.search(candidate.content):
+        return
+    chinese = _cjk_share(holder.text) > 0
+    found = re.search(r"在([\u4e00-\u9fffA-Za-z]{2,12}?)(?:做|当|工作|上班)" if chinese
+                      else r"\b(?:at|for) ((?:[A-Z][\w&'.-]*)(?: [A-Z][\w&'.-]*)*)", holder.text)
+    if not found or found.group(1) in candidate.content:
+        return
+    org = re.sub(r"^.{1,4}的(?=.{2,})", "", found.group(1)) if chinese else found.group(1).rstrip(".")
+    body = candidate.content.rstrip("。.！!")
+    candidate.content = f"{body}（仍在{org}）。" if chinese else f"{body} (still at {org})."
+    candidate.entities = list(dict.fromkeys([*(candidate.entities or []), org]))
+
+
+_PROMOTED = re.compile(r"\bpromot|升职|晋升|升为|升任", re.I)
+
+
+def _correction(candidate, user: str, pool: Pool, links=None) -> Decision:
+    """A turn that fixes one detail ("sorry, I meant Thursday"): the latest memory holding a
+    detail of that kind, from the same session first, is superseded by its text with the
+    detail fixed (so nothing else it said is lost). With no such memory the correction has
+    nothing to correct and stays in the session note."""
+    from vaultmem.extract.corrections import apply_correction
+
+    fix = candidate.corrects
+    for entry in pool.entries:
+        if entry.user == user and _known_sources(entry, candidate, links, empty=False):
+            return Decision("unchanged", f"already corrected in {entry.rel}", candidate.content,
+                            candidate.type, entry, candidate=candidate)
+    sessions = _sessions(links)
+    mine = [e for e in pool.entries if e.user == user]
+    for group in ([e for e in mine if _sessions(e.sources) & sessions], mine):
+        for entry in reversed(group):  # the latest first: a run adds its memories in order
+            fixed = apply_correction(entry.text, fix)
+            if fixed is None:
+                continue
+            candidate.content, candidate.type = fixed, entry.type
+            candidate.title = ""
+            candidate.__post_init__()  # a title for the fixed text
+            if entry.subject and entry.attribute:
+                candidate.subject, candidate.attribute = entry.subject, entry.attribute
+                candidate.value = apply_correction(entry.value, fix) or candidate.value
+            return Decision("superseded",
+                            f"corrects {entry.rel} ({fix.old or 'the ' + fix.kind.replace('_', ' ')} -> "
+                            f"{fix.new}); the old memory is kept as superseded",
+                            fixed, entry.type, entry, candidate=candidate)
+    return Decision("rejected", f"corrects a {fix.kind.replace('_', ' ')} no memory holds; "
+                                "it stays in the session note", candidate.content, candidate.type,
+                    candidate=candidate)
 
 
 def _slot_of(candidate, user: str) -> tuple[str, str, str] | None:

@@ -18,6 +18,12 @@ from vaultmem.note import as_list, link, link_target, read_head, read_note
 from vaultmem.policy import Decision, Existing, Pool
 from vaultmem.vault import Vault, safe_title
 
+# `apply(stated=UNDATED)`: the statement's day cannot be known (a transcript without times).
+# Its memory gets no guessed `valid_from` and this tag instead, so a reader, the context
+# block and the export can say "date unknown" rather than pass it off as today's news.
+UNDATED = "undated"
+UNDATED_TAG = "vaultmem/undated"
+
 def load_pool(vault: Vault, user: str, snapshot=None, texts: dict | None = None) -> Pool:
     """The user's active memories, with vectors from the index snapshot where indexed, and
     their superseded ones (so a re-run recognises what it already superseded)."""
@@ -59,12 +65,13 @@ def load_pool(vault: Vault, user: str, snapshot=None, texts: dict | None = None)
 
 
 def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, run: str | None = None,
-          sources=(), vector=None, now: datetime | None = None, stated: date | None = None) -> list[str]:
+          sources=(), vector=None, now: datetime | None = None, stated: date | str | None = None) -> list[str]:
     """Write what `decision` says, within `change` (a `change.VaultChange`); returns the
     vault-relative paths written.
 
-    `stated` is the day the statement was made (its session turn's date): a superseding
-    memory is valid from then, and the one it replaces until then (default: today).
+    `stated` is the day the statement was made (its session turn's date): the memory is
+    valid from then (or from the day the statement names), and a memory it supersedes
+    until then. Default: today (`add`: said now); `UNDATED`: unknown, see UNDATED_TAG.
     A note changed on disk since the pool was read keeps the user's text: updates only
     merge properties into the note as it is now."""
     now = now or clock.now()
@@ -88,15 +95,25 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, ru
         value = getattr(cand, key, None)
         if value:
             extra[key] = str(value)
-    valid_from = getattr(cand, "valid_from", None)
+    undated = stated == UNDATED
+    valid_from = getattr(cand, "valid_from", None) or (None if undated else stated or now.date())
+    tags = list(getattr(cand, "tags", []) or []) + ([UNDATED_TAG] if undated and not valid_from else [])
     old = decision.target if decision.action == "superseded" else None
+    entities, message_ids = getattr(cand, "entities", []) or [], getattr(cand, "source_messages", []) or []
     if old is not None:
         extra["supersedes"] = [link(Path(old.rel).stem)]
-        valid_from = valid_from or stated or now.date()
+        if getattr(cand, "corrects", None) is not None:
+            # The fixed memory says what the old one said, so it keeps its links and turns too.
+            was = read_note(vault.abs(old.rel))
+            entities = _merge([str(e).strip("[]") for e in as_list(was.get("entities"))], entities)
+            sources = _merge(as_list(was.get("sources")), [link(s) for s in sources])
+            message_ids = _merge(as_list(was.get("source_messages")), message_ids)
+            if "valid_from" in was.meta and not getattr(cand, "valid_from", None):
+                valid_from = was.get("valid_from")
     path = write_memory(vault, text=cand.content, type=cand.type, user=user,
                         importance=getattr(cand, "importance", None),
-                        tags=getattr(cand, "tags", []) or [], entities=getattr(cand, "entities", []) or [],
-                        sources=list(sources), source_messages=getattr(cand, "source_messages", []) or [],
+                        tags=tags, entities=entities,
+                        sources=list(sources), source_messages=message_ids,
                         valid_from=valid_from, valid_to=getattr(cand, "valid_to", None), run=run,
                         title=getattr(cand, "title", None), extra=extra, now=now)
     rel = change.created(vault.rel(path))
@@ -105,12 +122,14 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, ru
     entry = Existing(id=note.id, rel=rel, text=cand.content, type=cand.type, user=user,
                      subject=extra.get("subject", ""), attribute=extra.get("attribute", ""),
                      value=extra.get("value", ""),
-                     source_messages=list(getattr(cand, "source_messages", []) or []), vector=vector,
+                     source_messages=[str(m) for m in message_ids], vector=vector,
                      sources=[str(link_target(s)) for s in sources])
     if old is not None:
         try:
             change.record(old.rel)
-            supersede(vault, old, new_rel=rel, until=valid_from, now=now)
+            # The old value held until the new one was said (not until a day it names).
+            said = stated if isinstance(stated, date) else None if undated else now.date()
+            supersede(vault, old, new_rel=rel, until=said, now=now)
         except ConcurrentEdit as exc:
             # The user keeps editing the old note: it stays as they have it (still active,
             # which doctor reports); the new memory is written and must be indexed anyway.
@@ -165,11 +184,14 @@ def _merge_into(vault: Vault, decision: Decision, sources, now: datetime, change
 
 
 def supersede(vault: Vault, old: Existing, *, new_rel: str, until: date | None, now: datetime) -> None:
-    """Mark `old` superseded by the note at `new_rel` (nothing is deleted)."""
+    """Mark `old` superseded by the note at `new_rel` (nothing is deleted), valid `until`
+    the day the new value was said (None: not known, so no `valid_to` is guessed)."""
     path = vault.abs(old.rel)
     note = read_note(path)
-    changes = {"status": "superseded", "valid_to": until or now.date(),
+    changes = {"status": "superseded",
                "superseded_by": _merge(as_list(note.get("superseded_by")), [link(Path(new_rel).stem)])}
+    if until is not None:
+        changes["valid_to"] = until
     if note.status not in ("active", "superseded"):
         changes.pop("status")  # the user archived it meanwhile: their status stands
     update_note(vault, path, changes, expected_raw=note.raw, now=now)

@@ -27,6 +27,8 @@ class Candidate:
     the same subject and attribute but another value supersedes the earlier memory
     (`attribute="likes:coffee"`, `value="no"`). `rejected_reason` is set only on candidates
     an extractor proposes *and* turns down (e.g. emotional venting), so the run can report them.
+    `corrects` is set on a turn that only fixes a detail of something said before ("sorry, I
+    meant Thursday"): the policy finds that memory and supersedes it with the detail fixed.
     """
 
     content: str
@@ -44,6 +46,8 @@ class Candidate:
     correction: bool = False
     speaker: str = ""
     rejected_reason: str | None = None
+    corrects: object = None  # an `extract.corrections.Correction`: this turn fixes one detail
+
 
     def __post_init__(self):
         if self.type not in STATEMENT_TYPES:

@@ -16,7 +16,9 @@ _DISCOURSE = re.compile(
     r"^(?:(?:oh|wow|woah|whoa|yeah|yes|yep|yup|well|so|and|but|haha+|lol|hey|hi|hello|ok|okay|um+|"
     r"uh+|hmm+|honestly|also|plus|anyway|btw|by the way|totally|sure|right|cool|great|nice|"
     r"awesome|thanks|thank you|aw+|oh man|omg|absolutely|definitely|true|congrats|lately|"
-    r"guess what)\b[\s,!.]*)+", re.I)
+    r"guess what|(?:big|good|great|bad|some|other|more|diet|job|work|house|family|quick) news|"
+    r"(?:quick |small |big )?update|(?:ok(?:ay)? )?confession(?: time)?|fun fact|"
+    r"(?:un)?related|anyway)\b[\s,!.:]*)+", re.I)
 _ZH_DISCOURSE = re.compile(r"^(?:哈哈+|嗯+|哦+|啊+|好的|好吧|对了|那个|说实话|你好|嗨)[，,！!。\s]*")
 _REACTION = re.compile(
     r"\b(?:thank(?:s| you)|appreciate (?:it|that|you|your)|proud of you|happy for you|"
@@ -126,7 +128,8 @@ def split_sentences(text: str) -> list[str]:
             if not part:
                 continue
             if len(part.split()) > 35:
-                out.extend(p.strip() for p in re.split(r"\s+[-–—]+\s+|;\s+", part) if p.strip())
+                out.extend(c for p in re.split(r"\s+[-–—]+\s+|;\s+", part) if p.strip()
+                           for c in _clauses(p.strip()))
             else:
                 out.extend(_clauses(part))
     return out
@@ -154,6 +157,9 @@ def strip_discourse(sentence: str, chinese: bool) -> str:
             s = "我" + s  # casual Chinese drops the 我: "最近在学日语"
         return s
     s = _DISCOURSE.sub("", sentence).strip()
+    # "First week at Orrin!" is the speaker's own first week
+    s = re.sub(r"^(?:it's\s+)?(?:my\s+)?(first|second|third|last)\s+(day|week|month)\s+(at|in|with)\b",
+               r"It's my \1 \2 \3", s, flags=re.I)
     s = re.sub(r"^since (?:we|our) (?:last )?(?:talked|spoke|chatted|chat|talk)\s*,\s*", "", s, flags=re.I)
     s = re.sub(r"^[A-Z][a-z]+,\s+(?=I\b|I'|my\b|we\b)", "", s)  # a name addressed: "Mel, I ..."
     m = _IMPLICIT.match(s)

@@ -23,8 +23,9 @@ from vaultmem.extract.classify import (
     assistant_statements, classify_text, correction_prefix, first_person_statement,
     is_context_statement, is_informative, is_past, is_reaction, procedure_prefix, remember_prefix,
     shared_images, split_sentences, strip_discourse)
+from vaultmem.extract.corrections import find_correction
 from vaultmem.extract.dates import DateMatch, find_date
-from vaultmem.extract.patterns import KNOWN_TOOLS, Detection, detect
+from vaultmem.extract.patterns import JOBS, KNOWN_TOOLS, Detection, detect
 from vaultmem.extract.rewrite import capitalise, has_first_person, is_chinese, to_third_person
 
 MAX_WORDS = 40
@@ -73,6 +74,11 @@ def extract_offline(turns, session_time: datetime | None = None, user_names=None
     for turn in turns:
         kind, reason = classify_turn(turn)
         anchor = getattr(turn, "time", None) or session_time
+        fix = find_correction(turn.text or "", is_chinese(turn.text or "")) \
+            if (turn.role or "user").lower() == "user" and kind != "tool" else None
+        if fix is not None:  # the turn fixes one detail said before: that is all it says
+            out.append(_correction(turn, fix, names))
+            continue
         if kind == "venting":
             if include_rejected:
                 out.append(_rejected(turn, names, reason))
@@ -122,10 +128,52 @@ def _vocatives(turns) -> set[str]:
     return {n[:k] for n in names for k in (3, len(n)) if len(n) >= 3 and n[:1].isupper()}
 
 
+def split_slots(sentence: str, chinese: bool) -> list[str]:
+    """A sentence that sets several things ("I'm Ravi, I work as a test engineer at Kestrel
+    and I live in Cleveland"; "我叫林嘉怡，在成都的锦程新能源做财务分析师") as one clause per
+    thing, so each is a memory of its own that a later change can supersede alone. Clauses
+    that set nothing stay with the clause before them; a sentence that sets at most one
+    thing is returned whole."""
+    parts = re.split(r"(，|,\s+)", sentence)
+    if len(parts) < 3:
+        return [sentence]
+    clauses, seps = parts[0::2], parts[1::2]
+    kinds = [_clause_slot(c, chinese, first=i == 0) for i, c in enumerate(clauses)]
+    if len({k for k in kinds if k}) < 2:
+        return [sentence]
+    out: list[str] = []
+    for i, (clause, kind) in enumerate(zip(clauses, kinds)):
+        if out and not kind:
+            out[-1] += seps[i - 1] + clause
+        else:
+            out.append(_with_subject(clause, chinese) if i else clause)
+    return out
+
+
+def _clause_slot(clause: str, chinese: bool, first: bool) -> str | None:
+    """The attribute a clause sets on its own (with its subject supplied), or None."""
+    found = detect(clause if first else _with_subject(clause, chinese), chinese)
+    return found.attribute if found and found.attribute else None
+
+
+def _with_subject(clause: str, chinese: bool) -> str:
+    """"在成都的锦程做分析师" -> "我在成都的锦程做分析师"; "backend developer at Pellucid" ->
+    "I'm a backend developer at Pellucid": the subject a listing leaves out."""
+    clause = clause.strip()
+    if chinese:  # "叫咪咪" names what the clause before it named, not the speaker
+        return clause if clause.startswith(("我", "他", "她", "叫", "是", "也", "还", "就", "都", "又")) \
+            else "我" + clause
+    if re.match(r"(?i)(?:an? )?(?:[\w-]+ ){0,3}(?:%s)s?\b" % "|".join(JOBS), clause) \
+            and not re.match(r"(?i)(?:I|we|my|he|she|they)\b", clause):
+        return "I'm " + ("" if re.match(r"(?i)an? ", clause) else "a ") + clause
+    return clause
+
+
 def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives=frozenset(),
                      images=(), instructions=True) -> list[Candidate]:
     pieces: list[dict] = []
     pending_correction = False
+    sentences = [part for raw in sentences for part in split_slots(raw, is_chinese(raw))]
     for raw in sentences:
         raw = _strip_vocative(raw, vocatives)
         chinese = is_chinese(raw)
@@ -172,14 +220,20 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
     if remember and not has_first_person(sentence):
         procedure = instructions and (procedure or chinese
                                       or not re.match(r"(?i)(?:the|a|an|\w+'s)\b", sentence))
+    detection = None
     if not procedure:
         sentence = strip_discourse(sentence, chinese)
+        detection = detect(sentence, chinese)
         attributed = not remember and not first_person_statement(sentence, chinese)
+        if detection and attributed:
+            # The pattern knows it is the speaker's own ("11月2号入职明帆物流"): say whose it is
+            attributed = False
+            if chinese and not re.match(r"\s*(?:我|他|她)", sentence):
+                sentence = "我" + sentence.lstrip()
         informative = is_informative(_strip_names(sentence, vocatives), chinese)
         if attributed and not (informative
                                or (context and is_context_statement(sentence, chinese))):
             return None
-    detection = None if procedure else detect(sentence, chinese)
     if detection and re.search(r"\bactually\b|其实", sentence, re.I):
         correction = True
     if detection and correction:
@@ -361,6 +415,14 @@ def _entities(group: list[dict], detection: Detection | None) -> list[str]:
 def _months_days() -> set[str]:
     from vaultmem.extract.dates import MONTHS, WEEKDAYS
     return set(MONTHS) | {d.capitalize() for d in WEEKDAYS}
+
+
+def _correction(turn, fix, names: dict) -> Candidate:
+    chinese = is_chinese(turn.text)
+    name, _subject = display_name(turn.speaker, names, chinese)
+    return Candidate(content=_limit(_finish(to_third_person(turn.text.strip(), name), chinese), chinese),
+                     type="fact", importance=0.8, source_messages=[turn.id], speaker=turn.speaker,
+                     corrects=fix, correction=True, tags=["correction"])
 
 
 def _rejected(turn, names: dict, reason: str) -> Candidate:

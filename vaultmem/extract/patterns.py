@@ -10,7 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-KNOWN_TOOLS = ("Python", "Obsidian", "VS Code", "VSCode", "Vim", "Neovim", "Emacs", "Git", "GitHub",
+# Editors fill one slot (`editor`): a switch from one to another supersedes, where using
+# two other tools (Git and Docker) does not.
+EDITORS = ("VS Code", "VSCode", "Visual Studio Code", "Vim", "Neovim", "Emacs", "Sublime Text",
+           "Sublime", "PyCharm", "IntelliJ", "WebStorm", "Xcode", "Atom", "Zed", "Cursor",
+           "Notepad++", "Helix", "Android Studio", "Eclipse", "Visual Studio")
+KNOWN_TOOLS = EDITORS + ("Python", "Obsidian", "Git", "GitHub",
                "GitLab", "Docker", "Kubernetes", "Notion", "Slack", "Excel", "Figma", "Photoshop",
                "ChatGPT", "Claude", "Linux", "Ubuntu", "macOS", "Windows", "iPhone", "Android",
                "PostgreSQL", "MySQL", "SQLite", "Rust", "Go", "JavaScript", "TypeScript", "React",
@@ -18,7 +23,14 @@ KNOWN_TOOLS = ("Python", "Obsidian", "VS Code", "VSCode", "Vim", "Neovim", "Emac
                "Evernote", "PyCharm", "IntelliJ", "Xcode", "Jupyter", "pandas", "Kotlin", "Java",
                "Swift", "Ruby", "Rails", "Django", "Flask", "FastAPI", "Zoom", "Teams", "WeChat",
                "微信", "飞书", "钉钉", "Word", "Keynote", "Lightroom", "Blender", "Unity", "Tableau")
+KNOWN_TOOLS = tuple(dict.fromkeys(KNOWN_TOOLS))
 _TOOL_RE = "|".join(re.escape(t) for t in sorted(KNOWN_TOOLS, key=len, reverse=True))
+_EDITOR_KEYS = {t.lower() for t in EDITORS}
+# Diets fill one slot (`diet`) too: "on keto" then "on a Mediterranean diet" is a change.
+DIETS = ("keto", "ketogenic", "paleo", "vegan", "vegetarian", "pescatarian", "Mediterranean",
+         "low-carb", "low carb", "gluten-free", "whole30", "carnivore", "plant-based", "DASH",
+         "low-fat", "low-sodium", "intermittent fasting", "Atkins")
+_DIET_RE = "|".join(re.escape(d) for d in sorted(DIETS, key=len, reverse=True))
 JOBS = ("engineer", "developer", "programmer", "teacher", "nurse", "doctor", "physician",
         "lawyer", "designer", "artist", "writer", "student", "manager", "scientist", "researcher",
         "accountant", "chef", "cook", "counselor", "counsellor", "therapist", "consultant",
@@ -30,7 +42,8 @@ JOBS = ("engineer", "developer", "programmer", "teacher", "nurse", "doctor", "ph
         "secretary", "receptionist", "coach", "instructor", "tutor", "psychologist", "surgeon",
         "driver", "baker", "banker", "trader", "recruiter", "marketer", "illustrator", "actor",
         "actress", "dancer", "singer", "painter", "sculptor", "potter", "administrator",
-        "technician", "specialist", "assistant", "director", "executive", "owner", "volunteer")
+        "technician", "specialist", "assistant", "director", "executive", "owner", "volunteer",
+        "lead", "head", "supervisor", "partner", "associate")
 _RELATIONS = ("wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "fiancee",
               "son", "daughter", "kids", "kid", "children", "child", "mom", "mum", "mother",
               "dad", "father", "sister", "brother", "grandma", "grandmother", "grandpa",
@@ -42,7 +55,7 @@ _PRONOUN_OBJECTS = {"it", "that", "this", "them", "you", "him", "her", "these", 
                     "你", "它", "这个", "那个", "他", "她", "这", "那", "你们", "一切"}
 _CAP = r"[A-Z][\w'&.-]*"
 _PLACE = rf"((?:the )?{_CAP}(?:(?:,? | of | de ){_CAP})*)"
-_ADV = r"(?:\s+(?:really|also|just|still|totally|absolutely|truly|kinda|definitely|especially|actually|now|currently|mostly|mainly|usually|always|genuinely|honestly|so|very))*"
+_ADV = r"(?:\s+(?:really|also|just|still|totally|absolutely|truly|kinda|definitely|especially|actually|now|currently|mostly|mainly|usually|always|genuinely|honestly|so|very|completely|officially|finally))*"
 _STOP_OBJECT = re.compile(r"\s+and\s+(?:it|i|that|we|they|he|she|you|this|it's|i'm)\b.*$|\s+(?:because|but|when|since|so|and then|while|as|if|though|which|"
                           r"who|whenever|cause|'cause|over|rather than|instead of)\b.*$|[,.;:!?\u2013\u2014()\[\]].*$|\s+-\s.*$", re.I)
 _ZH_STOP = re.compile(r"[，。！？,.!?；;、].*$|(?:因为|但是|所以|的时候).*$")
@@ -96,14 +109,22 @@ def _en_preference(s: str) -> Detection | None:
         value = "reducing" if neg.group(4) else "no"
         obj = _object(next(g for g in neg.groups() if g))
         return _likes(obj, value)
+    # "bouldering is not for me", "running just isn't my thing"
+    verdict = re.search(r"(?:^|[,;:]\s*)(?:(?:honestly|frankly|turns out|but|so)[,\s]+)*"
+                        r"((?:[\w'-]+ ){0,2}[\w'-]+) (?:is|was|isn't|wasn't|is just|was just|is really)"
+                        r"(?: really| just| definitely| totally)? (?:not|n't)?\s*(?:for me|my thing|my jam)\b", s, re.I)
+    if verdict and re.search(r"\bnot\b|n't\b", verdict.group(0), re.I):
+        return _likes(_object(verdict.group(1)), "no")
     favorite = re.search(r"\bmy (?:all-time )?favou?rite ([\w -]{2,30}?) (?:is|was|are) (.+)", s, re.I)
     if favorite:
         value = _object(favorite.group(2))
         if value:
             return Detection("preference", "preference", f"favorite:{_key(favorite.group(1))}", value, 0.6)
     pos = re.search(rf"\bI{_ADV}\s+(?:love|like|enjoy|adore|prefer)\s+(.+)"
-                    rf"|\bI(?:'m| am){_ADV}\s+(?:into|a (?:big |huge )?fan of|keen on|passionate about|"
-                    rf"obsessed with|crazy about|fond of)\s+(.+)", s, re.I)
+                    rf"|\bI(?:'m| am|'ve been| have been|'ve gotten| got){_ADV}\s+(?:into|a (?:big |huge )?fan of|keen on|"
+                    rf"passionate about|obsessed with|crazy about|fond of|hooked on|addicted to)\s+(.+)"
+                    rf"|\bI(?:'ve| have){_ADV}\s+(?:come around on|come round on|come around to|warmed up to|"
+                    rf"fallen in love with)\s+(.+)", s, re.I)
     if pos:
         obj = _object(next(g for g in pos.groups() if g))
         return _likes(obj, "yes")
@@ -132,23 +153,32 @@ def _en_job(s: str) -> Detection | None:
     jobs = "|".join(JOBS)
     m = re.search(rf"\bI{_ADV}\s+work(?:ed)? as (?:an? )?([\w -]+?)(?: at ({_CAP}(?: {_CAP})*))?(?=[,.;!]|$| and| in| for)"
                   rf"|\bI(?:'m| am){_ADV}\s+(?:an? )((?:[\w-]+ ){{0,3}}?(?:{jobs})s?)\b(?: at ({_CAP}(?: {_CAP})*))?"
-                  rf"|\bmy (?:job|profession|occupation) is (?:an? )?([\w -]+)", s, re.I)
+                  rf"|\bmy (?:job|profession|occupation) is (?:an? )?((?:[\w-]+ ){{0,3}}(?:{jobs}))\b", s, re.I)
     if m:
         job = (m.group(1) or m.group(3) or m.group(5)).strip()
         employer = (m.group(2) or m.group(4) or "").rstrip(".")
         return Detection("job", "fact", "job", _object(job), 0.7, [employer] if employer else [])
-    m = re.search(rf"\bI{_ADV}\s+work (?:at|for) ({_CAP}(?: {_CAP})*)", s)
+    # "I got promoted, I'm quality engineering lead now": a title without an article
+    m = re.search(rf"\bI(?:'m| am)\s+(?:now\s+)?((?:[\w-]+ ){{0,3}}(?:{jobs}))\s+now\b"
+                  rf"|\b(?:I (?:got|was|have been|'ve been) )?promoted to (?:an? |the )?((?:[\w-]+ ){{0,3}}?(?:{jobs}))\b", s, re.I)
     if m:
-        employer = m.group(1).rstrip(".")
+        return Detection("job", "fact", "job", _object(m.group(1) or m.group(2)), 0.7)
+    m = re.search(rf"\bI{_ADV}\s+work (?:at|for) ({_CAP}(?: {_CAP})*)"
+                  rf"|\b(?:I(?:'ve| have)?{_ADV}\s+(?:started(?: working)? at|joined|started a new job at|got a job at|"
+                  rf"took a job at|accepted an offer from|signed with)|(?i:(?:my )?(?:first|second) "
+                  rf"(?:day|week|month) at)|I(?:'m| am) (?:now )?(?:working|employed) (?:at|for))\s+({_CAP}(?: {_CAP})*)", s)
+    if m:
+        employer = (m.group(1) or m.group(2)).rstrip(".")
         return Detection("job", "fact", "employer", employer, 0.7, [employer])
     return None
 
 
 def _en_home(s: str) -> Detection | None:
-    m = re.search(rf"\bI(?:'ve| have)?{_ADV}\s+(?:live|lived|moved|relocated)\s+(?:in|to)\s+{_PLACE}"
-                  rf"|\bI(?:'m| am){_ADV}\s+(?:based|living|settled) in\s+{_PLACE}", s)
+    m = re.search(rf"\b(?:I|we)(?:'ve| have)?{_ADV}\s+(?:live|lived|moved|relocated)\s+(?:in|to)\s+{_PLACE}"
+                  rf"|\b(?:I(?:'m| am)|we(?:'re| are)){_ADV}\s+(?:based|living|settled) in\s+{_PLACE}"
+                  rf"|\bguess who (?:lives|is living) in\s+{_PLACE}", s)
     if m:
-        place = (m.group(1) or m.group(2)).rstrip(".")
+        place = next(g for g in m.groups() if g).rstrip(".")
         return Detection("home", "fact", "home", place, 0.7, [place])
     m = re.search(rf"\bI(?:'m| am){_ADV}\s+(?:originally )?from\s+{_PLACE}|\bI{_ADV}\s+(?:moved|came) (?:here )?from\s+{_PLACE}", s)
     if m:
@@ -187,14 +217,33 @@ def _en_pet(s: str) -> Detection | None:
 
 
 def _en_tool(s: str) -> Detection | None:
-    m = re.search(rf"\bI{_ADV}\s+(?:use|am using|'m using|switched to|moved to|rely on)\s+"
+    m = re.search(rf"\bI(?:'ve| have)?{_ADV}\s+(?:use|am using|'m using|switched (?:over )?to|moved (?:over )?to|"
+                  rf"rely on|migrated to|(?:do|write) (?:all |most )?(?:of )?my (?:coding|programming|code|"
+                  rf"development|dev work|writing) in|code in|program in)\s+"
                   rf"(?:the )?({_TOOL_RE}|{_CAP}(?: {_CAP})?)(?=\W|$)", s.replace("I'm using", "I am using"))
     if not m or m.group(1) in ("I",):
         return None
     tool = m.group(1)
     if not re.fullmatch(_TOOL_RE, tool) and not re.search(r"\buse\b", m.group(0)):
         return None  # "moved to Berlin" is a home, not a tool
+    return _tool(tool)
+
+
+def _tool(tool: str) -> Detection:
+    if tool.lower() in _EDITOR_KEYS:
+        return Detection("tool", "fact", "editor", tool, 0.6, [tool])
     return Detection("tool", "fact", f"tool:{_key(tool)}", "yes", 0.6, [tool])
+
+
+def _en_diet(s: str) -> Detection | None:
+    m = re.search(rf"\b(?:I(?:'m| am|'ve been| have been){_ADV}\s+(?:doing|on|following|trying|eating|going)"
+                  rf"|(?:put|has put|have put|switched|moved) me on|I(?:'ve| have)?{_ADV}\s+(?:started|switched to|gone|went))"
+                  rf"\s+(?:an? |the )?({_DIET_RE})\b"
+                  rf"|\bI(?:'m| am){_ADV}\s+(?:an? )?(vegan|vegetarian|pescatarian)\b", s, re.I)
+    if not m:
+        return None
+    diet = (m.group(1) or m.group(2))
+    return Detection("diet", "fact", "diet", diet.lower(), 0.7)
 
 
 def _en_project(s: str) -> Detection | None:
@@ -217,7 +266,7 @@ def _en_hobby(s: str) -> Detection | None:
     return Detection("hobby", "fact", f"hobby:{_key(_object(m.group(1)))}", "yes", 0.6)
 
 
-_EN_DETECTORS = (_en_name, _en_preference, _en_job, _en_home, _en_family, _en_pet, _en_tool,
+_EN_DETECTORS = (_en_name, _en_diet, _en_preference, _en_job, _en_home, _en_family, _en_pet, _en_tool,
                  _en_project, _en_hobby)
 
 
@@ -236,6 +285,16 @@ def _zh_preference(s: str) -> Detection | None:
     if neg:
         obj = _zh_object(neg.group(1))
         return _likes(obj, "no") if obj else None
+    # The object first, as people say it: "奶茶我已经彻底戒了", "咖啡我现在不喝了"
+    topic = re.search(r"(?:^|[，,：:]|所以|但是|不过|现在)([\u4e00-\u9fff]{1,6}?)我(?:已经|早就|现在|也|都)*"
+                      r"(?:彻底|完全|基本)?(?:戒了|戒掉了|不喝了|不吃了|不碰了|不玩了|不再喝了|不再吃了)", s)
+    if topic:
+        return _likes(re.sub(r"^(?:所以|但是|不过|现在|而且|然后|反正)", "", topic.group(1)), "no")
+    # A habit: "我一天一杯奶茶", "我每天都喝咖啡"
+    habit = re.search(r"我(?:每天|一天|天天|每周|每晚|每早)(?:都|要|得)?(?:喝|吃|来)?(?:[一两三四五几]?[杯顿次碗瓶份])?"
+                      r"([\u4e00-\u9fff]{1,5}?)(?=[，。！,.!]|$|已经|了)", s)
+    if habit:
+        return _likes(habit.group(1), "yes")
     pos = re.search(rf"我{_ZH_ADV}(?:喜欢|爱|热爱|迷上了|爱上了|偏爱)(.+)", s)
     if pos:
         obj = _zh_object(pos.group(1))
@@ -251,6 +310,14 @@ def _zh_name(s: str) -> Detection | None:
 
 
 def _zh_job(s: str) -> Detection | None:
+    m = re.search(r"(?:入职(?:了)?|跳槽到(?:了)?|加入(?:了)?|去了?)([\u4e00-\u9fffA-Za-z]{2,12}?)(?:公司)?(?=[，。！,.!；]|$|做|当|上班|工作)", s)
+    if m and re.search(r"入职|跳槽|加入|上班|工作", s):
+        org = m.group(1)
+        return Detection("job", "fact", "employer", org, 0.7, [org])
+    m = re.search(r"我?(?:现在|目前)?在([\u4e00-\u9fffA-Za-z]{2,16}?)(?:做|当)([\u4e00-\u9fff]{2,8}?)(?=[，。！,.!]|$)", s)
+    if m and re.search(r"(?:师|员|经理|工程师|分析师|老师|医生|护士|设计师|主管|总监|顾问)$", m.group(2)):
+        org = re.sub(r"^.{1,4}的(?=.{2,})", "", m.group(1))  # "成都的锦程新能源" -> the company
+        return Detection("job", "fact", "job", m.group(2), 0.7, [org])
     m = re.search(r"我(?:现在)?是(?:一名|一个|一位|个)(.+)", s)
     if m:
         return Detection("job", "fact", "job", _zh_object(m.group(1)), 0.7)
@@ -265,7 +332,10 @@ def _zh_job(s: str) -> Detection | None:
 
 
 def _zh_home(s: str) -> Detection | None:
-    m = re.search(r"我" + _ZH_ADV + r"(?:住在|住|搬到了|搬到|搬去了|搬去|搬家到)(.+)", s)
+    m = re.search(r"我们?(?:已经|现在|终于)*在([\u4e00-\u9fff]{2,6}?)(?:住下来|安顿下来|定居|安家|落脚)", s)
+    if m:
+        return Detection("home", "fact", "home", m.group(1), 0.7, [m.group(1)])
+    m = re.search(r"我们?" + _ZH_ADV + r"(?:住在|住|搬到了|搬到|搬去了|搬去|搬家到)(.+)", s)
     if m:
         place = re.sub(r"(?:去了|了|住)$", "", _zh_object(m.group(1)))
         return Detection("home", "fact", "home", place, 0.7, [place]) if place else None
@@ -308,5 +378,13 @@ def _zh_project(s: str) -> Detection | None:
     return Detection("project", "fact", f"project:{what}", "active", 0.6)
 
 
-_ZH_DETECTORS = (_zh_name, _zh_preference, _zh_job, _zh_home, _zh_family, _zh_pet, _zh_tool,
+def _zh_diet(s: str) -> Detection | None:
+    m = re.search(r"我(?:现在|最近|目前|已经)*(?:在|开始)?(?:吃|做|改成|换成)?(生酮|素食|纯素|低碳水?|轻断食|地中海饮食|控糖|低脂)"
+                  r"(?:饮食)?", s)
+    if not m or not re.search(r"我(?:现在|最近|目前|已经)*(?:在|开始|吃|做|改成|换成)", s):
+        return None
+    return Detection("diet", "fact", "diet", m.group(1), 0.7)
+
+
+_ZH_DETECTORS = (_zh_name, _zh_diet, _zh_preference, _zh_job, _zh_home, _zh_family, _zh_pet, _zh_tool,
                  _zh_project)
