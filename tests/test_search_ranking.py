@@ -57,5 +57,9 @@ def test_greeting_and_filler_chunks_are_told_from_turns_that_say_something():
     assert is_filler("user: 你好！\nassistant: 你好，有什么可以帮你？")
     assert not is_filler("user: Hi there!\nassistant: Hello! How can I help?\nuser: I adopted a cat called Miso.")
     assert not is_filler("Mel: That sounds great! What did you paint?")
+    # Longer reactions say how people relate (LoCoMo cites them as evidence): they stay.
+    assert not is_filler("Gina: Way to go, Jon! Keep it up, you're almost there!")
+    assert not is_filler("Jon: Hey Gina! Whoa, your store looks great! All your hard work really "
+                         "paid off - congrats!")
     assert not is_filler("user: 我上周领养了一只猫，叫米索。")
     assert not is_filler("")
