@@ -4,11 +4,15 @@
 from vaultmem.search import REPEAT_FACTOR, _best_per_note, is_filler
 
 
-def row(note_id, type, sources, chunk=0):
-    return {"chunk_id": f"{note_id}#{chunk}", "note_id": note_id, "path": f"{note_id}.md",
+def row(note_id, type, sources, chunk=0, session="chat"):
+    """A hit's row; its turns are in the session note `session` (a session row is that note,
+    a memory links into it), as extraction writes them."""
+    return {"chunk_id": f"{note_id}#{chunk}", "note_id": note_id,
+            "path": f"Memory/Sessions/{session}.md" if type == "session" else f"Memory/Facts/{note_id}.md",
             "type": type, "title": note_id, "text": f"text of {note_id}", "status": "active",
             "created": "2026-11-29", "updated": "2026-11-29", "source_messages": sources,
-            "sources": [], "importance": 0.5}
+            "sources": [f"[[Sessions/{session}#^{m}]]" for m in sources] if type != "session" else [],
+            "importance": 0.5}
 
 
 def test_hit_repeating_turns_already_shown_waits_behind_hits_with_new_turns():
@@ -18,6 +22,25 @@ def test_hit_repeating_turns_already_shown_waits_behind_hits_with_new_turns():
               (0.6, 0.6, 0.0, row("hub", "entity", []))]
     ids = [h.id for h in _best_per_note(scored, 4)]
     assert ids == ["turns-1-2", "memory-of-m7", "hub", "memory-of-m2"]
+
+
+def test_a_turn_a_good_memory_says_shows_the_memory_first_and_the_turn_as_its_repeat():
+    scored = [(1.0, 0.5, 0.8, row("turn-3", "session", ["m3"])),
+              (0.8, 0.7, 0.5, row("memory-of-m3", "fact", ["m3"])),
+              (0.7, 0.7, 0.0, row("memory-of-m9", "fact", ["m9"]))]
+    hits = _best_per_note(scored, 3)
+    assert [h.id for h in hits] == ["memory-of-m3", "memory-of-m9", "turn-3"]
+    assert hits[2].score == 1.0 * REPEAT_FACTOR and hits[2].parts["repeat"] == REPEAT_FACTOR
+    # a weak memory of the turn (under half its score) does not push the turn down
+    weak = [(1.0, 0.5, 0.8, row("turn-3", "session", ["m3"])), (0.4, 0.4, 0.0, row("memory-of-m3", "fact", ["m3"]))]
+    assert [h.id for h in _best_per_note(weak, 2)] == ["turn-3", "memory-of-m3"]
+
+
+def test_the_same_message_id_in_two_sessions_is_two_turns():
+    scored = [(0.9, 0.9, 0.0, row("first-chat", "session", ["m-1"], session="monday")),
+              (0.8, 0.8, 0.0, row("memory", "fact", ["m-1"], session="friday"))]
+    hits = _best_per_note(scored, 2)
+    assert [h.id for h in hits] == ["first-chat", "memory"] and "repeat" not in hits[1].parts
 
 
 def test_repeats_fill_the_list_only_when_new_turns_run_out():

@@ -54,6 +54,9 @@ FILLER_FACTOR = 0.3
 # A hit whose source turns are all shown by higher hits (a memory beside the turn it was
 # drawn from) tells the reader little new: it ranks as if it scored this much less.
 REPEAT_FACTOR = 0.5
+# A session turn that a memory among the hits was drawn from, scoring at least this share of
+# the turn's score, is that memory's repeat (the memory shows first), not the other way round.
+MEMORY_FIRST = 0.5
 # Small talk is short: a longer chunk is not classified (the classifier costs ~0.3 ms), a
 # greeting turn is small talk up to GREETING_WORDS, another reaction up to ACKNOWLEDGEMENT_WORDS.
 # (LoCoMo dev: a 30-word cap on any reaction flagged 26 of 185 evidence turns and cost
@@ -178,10 +181,12 @@ def terms(text: str) -> set[str]:
 
 
 def stem(word: str) -> str:
+    """A crude English stem that meets itself across forms: live, lives, lived -> liv."""
     for suffix in ("ing", "ies", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
+            word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
 def keyword_coverage(query_terms: set[str], text: str) -> float:
@@ -390,10 +395,10 @@ class Searcher:
         for offset in order:
             chunk_id = cols["chunk_id"][offset]
             vector = float(sims[offset])
-            lexical = 0.0
-            if chunk_id in bm25:  # BM25 found none of the query's words elsewhere
-                lexical = keyword_coverage(qterms, cols["fts_text"][offset])
-                lexical *= 0.5 + 0.5 * bm25[chunk_id] / top_bm25
+            # Our own (stemmed) word overlap counts for every candidate: LanceDB's BM25 does not
+            # stem, so "lives" there misses "live" in the question; its rank only weighs it.
+            lexical = keyword_coverage(qterms, cols["fts_text"][offset])
+            lexical *= 0.5 + 0.5 * bm25.get(chunk_id, 0.0) / top_bm25
             updated = cols["updated"][offset] or cols["created"][offset]
             said = cols["valid_from"][offset] or updated
             score = (max(vector, 0.0) + KEYWORD_WEIGHT * lexical) * weight(
@@ -422,6 +427,14 @@ def _best_per_note(scored, k) -> list[Hit]:
     queue = [(-score, n, False, vector, lexical, row)
              for n, (score, vector, lexical, row) in enumerate(scored)]
     heapq.heapify(queue)
+    # The turns memories among the candidates were drawn from, with the best such memory's
+    # score: a turn a good memory already says is shown by the memory (dated, typed, current)
+    # first, and the raw turn counts as its repeat.
+    remembered: dict[tuple[str, str], float] = {}
+    for score, _vector, _lexical, row in scored:
+        if row["type"] != "session":
+            for turn in _turns(row):
+                remembered[turn] = max(remembered.get(turn, 0.0), score)
     hits, seen, covered = [], set(), set()
     while queue and len(hits) < k:
         negative, n, repeat, vector, lexical, row = heapq.heappop(queue)
@@ -429,8 +442,10 @@ def _best_per_note(scored, k) -> list[Hit]:
         key = (row["note_id"], tuple(row["source_messages"] or ()) if row["type"] == "session" else ())
         if key in seen:
             continue
-        provenance = set(row["source_messages"] or ())
-        if not repeat and provenance and provenance <= covered:
+        provenance = _turns(row)
+        said_by_memory = (row["type"] == "session" and provenance and all(
+            remembered.get(m, 0.0) >= -negative * MEMORY_FIRST for m in provenance))
+        if not repeat and provenance and (provenance <= covered or said_by_memory):
             heapq.heappush(queue, (negative * REPEAT_FACTOR, n, True, vector, lexical, row))
             continue
         seen.add(key)
@@ -446,6 +461,18 @@ def _best_per_note(scored, k) -> list[Hit]:
                         valid_from=row.get("valid_from") or "", valid_to=row.get("valid_to") or "",
                         tags=[t for t in (row.get("tags") or "").split("|") if t]))
     return hits
+
+
+def _turns(row) -> set[tuple[str, str]]:
+    """The session turns a row comes from, as (session note name, message id): message ids
+    alone repeat across sessions ("m-1" starts every one). A session chunk's own note is its
+    session; a memory's sessions are the notes its `sources` link into."""
+    messages = row["source_messages"] or ()
+    if row["type"] == "session":
+        sessions = {row["path"].rsplit("/", 1)[-1].removesuffix(".md")}
+    else:
+        sessions = {str(s).strip("[]").split("#", 1)[0].rsplit("/", 1)[-1] for s in row["sources"] or ()} or {""}
+    return {(session, str(m)) for session in sessions for m in messages}
 
 
 def search(vault, query: str, k: int = 10, type=None, tag=None, user=None, since=None,
