@@ -5,13 +5,16 @@ consecutive turns per chunk (1-2, 2-3, ...; a question and its answer read toget
 both fit in ~60 words; a longer turn gets chunks of its own, split at sentences. A chunk's
 `source_messages` are exactly the turns it shows, while `search_text` - the part that is
 embedded - adds the neighbouring turns, because a turn like "Yes, last Tuesday!" means
-nothing without them. `keywords` (title, type, date, entities) go to full-text search only."""
+nothing without them. `keywords` (title, type, date, entities, and the words people ask a
+memory's slot with: `layout.SLOT_WORDS`) go to full-text search only."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
+
+from vaultmem.layout import slot_words
 
 MAX_TURN_WORDS = 60
 MAX_MEMORY_WORDS = 150
@@ -192,7 +195,7 @@ def _memory_chunks(note, meta, base, title) -> list[Chunk]:
     links = as_list(meta.get("sources"))
     when = base["valid_from"] or base["created"][:10]
     entities = [e for e in base["entities"].strip("|").split("|") if e]
-    keywords = " ".join([title, base["type"], when, *entities])
+    keywords = " ".join([title, base["type"], when, *entities, slot_words(meta.get("attribute"))])
     chunks = []
     for n, piece in enumerate(split_words(body, MAX_MEMORY_WORDS)):
         # A bare statement embeds best; a fragment of a few words needs its title.
