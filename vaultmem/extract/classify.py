@@ -16,7 +16,7 @@ _DISCOURSE = re.compile(
     r"^(?:(?:oh|wow|woah|whoa|yeah|yes|yep|yup|well|so|and|but|haha+|lol|hey|hi|hello|ok|okay|um+|"
     r"uh+|hmm+|honestly|also|plus|anyway|btw|by the way|totally|sure|right|cool|great|nice|"
     r"awesome|thanks|thank you|aw+|oh man|omg|absolutely|definitely|true|congrats|lately|"
-    r"guess what|(?:big|good|great|bad|some|other|more|diet|job|work|house|family|quick) news|"
+    r"guess what|(?:big|bigger|biggest|good|great|bad|some|other|more|diet|job|work|house|family|quick) news|"
     r"(?:quick |small |big )?update|(?:ok(?:ay)? )?confession(?: time)?|fun fact|"
     r"(?:un)?related|anyway)\b[\s,!.:]*)+", re.I)
 _ZH_DISCOURSE = re.compile(r"^(?:哈哈+|嗯+|哦+|啊+|好的|好吧|对了|那个|说实话|你好|嗨)[，,！!。\s]*")
@@ -157,9 +157,13 @@ def strip_discourse(sentence: str, chinese: bool) -> str:
             s = "我" + s  # casual Chinese drops the 我: "最近在学日语"
         return s
     s = _DISCOURSE.sub("", sentence).strip()
+    # "guess who lives in Raleigh now" is news about the speaker
+    s = re.sub(r"^guess who (lives|works|moved|got|is)\b",
+               lambda m: "I " + {"lives": "live", "works": "work", "is": "am"}.get(m.group(1), m.group(1)),
+               s, flags=re.I)
     # "First week at Orrin!" is the speaker's own first week
     s = re.sub(r"^(?:it's\s+)?(?:my\s+)?(first|second|third|last)\s+(day|week|month)\s+(at|in|with)\b",
-               r"It's my \1 \2 \3", s, flags=re.I)
+               lambda m: f"It's my {m.group(1).lower()} {m.group(2).lower()} {m.group(3).lower()}", s, flags=re.I)
     s = re.sub(r"^since (?:we|our) (?:last )?(?:talked|spoke|chatted|chat|talk)\s*,\s*", "", s, flags=re.I)
     s = re.sub(r"^[A-Z][a-z]+,\s+(?=I\b|I'|my\b|we\b)", "", s)  # a name addressed: "Mel, I ..."
     m = _IMPLICIT.match(s)

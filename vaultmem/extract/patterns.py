@@ -151,7 +151,7 @@ def _en_name(s: str) -> Detection | None:
 
 def _en_job(s: str) -> Detection | None:
     jobs = "|".join(JOBS)
-    m = re.search(rf"\bI{_ADV}\s+work(?:ed)? as (?:an? )?([\w -]+?)(?: at ({_CAP}(?: {_CAP})*))?(?=[,.;!]|$| and| in| for)"
+    m = re.search(rf"\bI{_ADV}\s+work(?:ed)? as (?:an? )?([\w -]+?)(?: at ({_CAP}(?: {_CAP})*))?(?=[,.;!]|$| and| in| for| \(| with| since| where)"
                   rf"|\bI(?:'m| am){_ADV}\s+(?:an? )((?:[\w-]+ ){{0,3}}?(?:{jobs})s?)\b(?: at ({_CAP}(?: {_CAP})*))?"
                   rf"|\bmy (?:job|profession|occupation) is (?:an? )?((?:[\w-]+ ){{0,3}}(?:{jobs}))\b", s, re.I)
     if m:
