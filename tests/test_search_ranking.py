@@ -16,7 +16,7 @@ def row(note_id, type, sources, chunk=0, session="chat"):
 
 
 def test_hit_repeating_turns_already_shown_waits_behind_hits_with_new_turns():
-    scored = [(0.9, 0.9, 0.0, row("turns-1-2", "session", ["m1", "m2"])),
+    scored = [(0.9, 0.9, 0.0, row("turns-1-2", "fact", ["m1", "m2"])),
               (0.8, 0.8, 0.0, row("memory-of-m2", "fact", ["m2"])),
               (0.7, 0.7, 0.0, row("memory-of-m7", "fact", ["m7"])),
               (0.6, 0.6, 0.0, row("hub", "entity", []))]
@@ -24,16 +24,15 @@ def test_hit_repeating_turns_already_shown_waits_behind_hits_with_new_turns():
     assert ids == ["turns-1-2", "memory-of-m7", "hub", "memory-of-m2"]
 
 
-def test_a_turn_a_good_memory_says_shows_the_memory_first_and_the_turn_as_its_repeat():
+def test_a_memory_beside_the_turn_it_was_drawn_from_is_not_its_repeat():
     scored = [(1.0, 0.5, 0.8, row("turn-3", "session", ["m3"])),
               (0.8, 0.7, 0.5, row("memory-of-m3", "fact", ["m3"])),
-              (0.7, 0.7, 0.0, row("memory-of-m9", "fact", ["m9"]))]
-    hits = _best_per_note(scored, 3)
-    assert [h.id for h in hits] == ["memory-of-m3", "memory-of-m9", "turn-3"]
-    assert hits[2].score == 1.0 * REPEAT_FACTOR and hits[2].parts["repeat"] == REPEAT_FACTOR
-    # a weak memory of the turn (under half its score) does not push the turn down
-    weak = [(1.0, 0.5, 0.8, row("turn-3", "session", ["m3"])), (0.4, 0.4, 0.0, row("memory-of-m3", "fact", ["m3"]))]
-    assert [h.id for h in _best_per_note(weak, 2)] == ["turn-3", "memory-of-m3"]
+              (0.7, 0.7, 0.0, row("other-memory-of-m3", "fact", ["m3"])),
+              (0.6, 0.6, 0.0, row("memory-of-m9", "fact", ["m9"]))]
+    hits = _best_per_note(scored, 4)
+    assert [h.id for h in hits] == ["turn-3", "memory-of-m3", "memory-of-m9", "other-memory-of-m3"]
+    assert hits[1].score == 0.8 and "repeat" not in hits[1].parts
+    assert hits[3].score == 0.7 * REPEAT_FACTOR  # a second memory of one turn is a repeat
 
 
 def test_the_same_message_id_in_two_sessions_is_two_turns():
@@ -64,13 +63,14 @@ def test_memory_shows_once_and_session_turns_once_each():
 
 def test_a_repeat_takes_its_place_by_its_lowered_score_so_order_follows_the_score_shown():
     scored = [(0.9, 0.9, 0.0, row("turns-1-2", "session", ["m1", "m2"])),
+              (0.85, 0.85, 0.0, row("session-again", "session", ["m1"], chunk=1)),
               (0.8, 0.8, 0.0, row("memory-of-m2", "fact", ["m2"])),
               (0.5, 0.5, 0.0, row("memory-of-m7", "fact", ["m7"])),
               (0.3, 0.3, 0.0, row("memory-of-m8", "fact", ["m8"]))]
-    hits = _best_per_note(scored, 4)
-    assert [h.id for h in hits] == ["turns-1-2", "memory-of-m7", "memory-of-m2", "memory-of-m8"]
-    assert [h.score for h in hits] == [0.9, 0.5, 0.8 * REPEAT_FACTOR, 0.3]
-    assert hits[2].parts == {"vector": 0.8, "keyword": 0.0, "repeat": REPEAT_FACTOR}
+    hits = _best_per_note(scored, 5)
+    assert [h.id for h in hits] == ["turns-1-2", "memory-of-m2", "memory-of-m7", "session-again", "memory-of-m8"]
+    assert [h.score for h in hits] == [0.9, 0.8, 0.5, 0.85 * REPEAT_FACTOR, 0.3]
+    assert hits[3].parts == {"vector": 0.85, "keyword": 0.0, "repeat": REPEAT_FACTOR}
     assert "repeat" not in hits[1].parts
 
 
