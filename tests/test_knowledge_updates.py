@@ -73,6 +73,8 @@ def test_a_sentence_that_sets_several_things_becomes_one_clause_per_thing():
                        False) == ["I'm Samir", "I'm a backend developer at Pellucid Systems (small payments startup)."]
     assert split_slots("我叫林嘉怡，在成都的锦程新能源做财务分析师，天天跟报表打交道。", True) == \
         ["我叫林嘉怡", "我在成都的锦程新能源做财务分析师，天天跟报表打交道。"]
+    assert split_slots("I live in Cleveland with my partner Noor and our son Kabir, who just turned five",
+                       False) == ["I live in Cleveland", "I live with my partner Noor and our son Kabir, who just turned five"]
     # one slot (or none): the sentence stays whole
     assert split_slots("I love sushi, pizza, and pasta", False) == ["I love sushi, pizza, and pasta"]
     assert split_slots("Thanks, that helps a lot", False) == ["Thanks, that helps a lot"]

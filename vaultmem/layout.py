@@ -36,7 +36,7 @@ SLOT_WORDS = {
     "origin": "from origin hometown grew up 来自 老家 家乡",
     "location": "where now 在哪",
     "employer": "work works working job company employer where 工作 公司 上班 单位 哪家公司",
-    "job": "job title role work works occupation position profession 工作 职位 职业 做什么",
+    "job": "job title role work works occupation position profession 工作 职位 职业 做什么 公司 哪家公司",
     "name": "name called 名字 叫什么",
     "relationship": "relationship married partner single engaged 婚姻 结婚 对象",
     "family": "family 家人 家庭",

@@ -51,7 +51,7 @@ _ADDRESSING = re.compile(r"\b(?:want(?:ed)?|have|had|need(?:ed)?|got) to tell yo
 _PROCEDURE = re.compile(
     r"^(?:(?:please|pls|and|also|ok|okay)[,\s]+)*(?:from now on|going forward|in (?:the )?future|"
     r"always|never|whenever|every time|each time|don't ever|do not ever|make sure (?:to|you))\b"
-    r"(?!\s+(?:been|had|wanted|thought|knew|loved|felt|imagined|mind)\b)", re.I)
+    r"(?!\s+(?:been|had|wanted|thought|knew|loved|felt|imagined|mind|again|mind that)\b)", re.I)
 _ZH_PROCEDURE = re.compile(r"^(?:请|麻烦)?(?:以后|今后|从现在开始|从今以后|往后|每次|永远不要|不要再|一定要|总是|务必)")
 _REMEMBER = re.compile(
     r"^(?:(?:please|pls|and|also|oh|hey)[,\s]+)*(?:remember|note|keep in mind|don't forget|"
@@ -131,8 +131,20 @@ def split_sentences(text: str) -> list[str]:
                 out.extend(c for p in re.split(r"\s+[-–—]+\s+|;\s+", part) if p.strip()
                            for c in _clauses(p.strip()))
             else:
-                out.extend(_clauses(part))
+                out.extend(_clauses(statement_part(part)))
     return out
+
+
+def statement_part(sentence: str) -> str:
+    """"我一天一杯奶茶，已经戒不掉了，有没有热量低一点的点法？" says something before it asks:
+    the question's last clause goes, the statement stays (a sentence that only asks is kept
+    whole, and then dropped as a question)."""
+    if not re.search(r"[?？]\s*$", sentence):
+        return sentence
+    head = re.split(r"[，,]\s*(?=[^，,]*$)", sentence.strip())
+    if len(head) < 2 or not has_first_person(head[0]) or re.search(r"[?？]", head[0]):
+        return sentence
+    return head[0] + ("。" if is_chinese(head[0]) else ".")
 
 
 def _clauses(sentence: str) -> list[str]:

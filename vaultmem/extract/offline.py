@@ -128,12 +128,22 @@ def _vocatives(turns) -> set[str]:
     return {n[:k] for n in names for k in (3, len(n)) if len(n) >= 3 and n[:1].isupper()}
 
 
+_HOUSEHOLD = re.compile(r"^(.*\b(?:live|lives|living|moved|based|settled)\s+(?:in|to)\s+(?:the\s+)?"
+                        r"[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)\s+with\s+((?:my|our)\s+.+)$", re.I)
+
+
 def split_slots(sentence: str, chinese: bool) -> list[str]:
     """A sentence that sets several things ("I'm Ravi, I work as a test engineer at Kestrel
     and I live in Cleveland"; "我叫林嘉怡，在成都的锦程新能源做财务分析师") as one clause per
     thing, so each is a memory of its own that a later change can supersede alone. Clauses
     that set nothing stay with the clause before them; a sentence that sets at most one
     thing is returned whole."""
+    household = _HOUSEHOLD.match(sentence) if not chinese else None
+    if (household and re.search(r"\b[A-Z][a-z]+", household.group(2))
+            and (detect(household.group(1), False) or Detection("", "")).attribute == "home"):
+        # "I live in Cleveland with my partner Noor": a move changes the first, not the second
+        # (only where someone is named: "with my partner" alone says little on its own)
+        return [household.group(1), "I live with " + household.group(2)]
     parts = re.split(r"(，|,\s+)", sentence)
     if len(parts) < 3:
         return [sentence]
@@ -240,6 +250,10 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
         sentence = re.sub(r"\bactually\s+", "", sentence, flags=re.I).replace("其实", "")
     elif not detection and not remember and not procedure:
         correction = False  # "actually" in passing is not a correction
+    if (detection and detection.kind == "preference" and not chinese
+            and not re.search(r"\b(?:I|I'm|I've|I'd|my)\b", sentence) and re.search(r"\bme\b", sentence)):
+        # "bouldering is not for me": "not for the user" would garble it; it is said as quoted
+        sentence = f'I said: "{capitalise(sentence.rstrip(".!"))}."'
     match = find_date(sentence, anchor) if anchor else None
     text, valid_from, valid_to = _with_date(sentence, match, name, chinese, procedure)
     if procedure:

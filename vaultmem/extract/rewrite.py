@@ -89,6 +89,8 @@ def to_third_person(sentence: str, name: str) -> str:
 
     >>> to_third_person("I love hiking and my dog loves it too.", "Alice")
     'Alice loves hiking and their dog loves it too.'
+    >>> to_third_person('I said: "running is not for me".', "Alice")
+    'Alice said: "running is not for me".'
     """
     if is_chinese(sentence):
         return to_third_person_zh(sentence, name)
@@ -147,7 +149,9 @@ def to_third_person(sentence: str, name: str) -> str:
     sentence = re.sub(r"\bgotta\b", "have to", sentence, flags=re.I)
     sentence = re.sub(r"\bgonna\b", "going to", sentence, flags=re.I)
     sentence = re.sub(r"\b[Mm]y ((?:[\w-]+ ){0,2}?[\w-]+) (?:and|&) I\b", r"I and my \1", sentence)
-    text = _PERSON_TOKENS.sub(dispatch, sentence)
+    # Words in double quotes are the speaker's own and stay as said.
+    parts = re.split(r'("[^"]*")', sentence)
+    text = "".join(part if part.startswith('"') else _PERSON_TOKENS.sub(dispatch, part) for part in parts)
     return capitalise(text)
 
 
