@@ -126,6 +126,20 @@ def test_gc_counts_an_edit_after_the_last_recall_as_use(mem, monkeypatch):
     assert item["id"] == note["id"] and "last updated 35 days ago" in item["reason"]
 
 
+def test_gc_ages_a_memory_from_the_day_it_was_said_not_the_day_it_was_written(mem, monkeypatch):
+    from datetime import date
+
+    from vaultmem.memories import update_note
+
+    old = mem.add("The user once tried a pottery class downtown.", importance=0.3)
+    path = mem.vault.abs(old["path"])
+    # as an extraction of a chat from August writes it: said then, written today
+    update_note(mem.vault, path, {"valid_from": date(2026, 8, 1), "updated": read_note(path).get("created")})
+    monkeypatch.setenv("VAULTMEM_NOW", "2026-11-20T09:00:00")  # 19 days after writing, 111 after saying
+    [item] = mem.gc(dry_run=True)["plan"]
+    assert item["id"] == old["id"] and "never recalled; said 111 days ago" in item["reason"]
+
+
 def test_stale_memories_rank_lower_until_recalled(mem, monkeypatch):
     text = "The user keeps a notebook of bird sightings."
     root = mem.vault.root

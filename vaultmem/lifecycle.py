@@ -49,15 +49,19 @@ def gc_plan(vault: Vault, state, *, now: datetime | None = None, user: str | Non
         if importance >= cfg.gc_archive_below_importance or importance >= NEVER_ARCHIVE_FROM:
             continue
         seen = as_datetime(access.get(note.id, {}).get("last_access"))
-        changed = as_datetime(note.get("updated")) or as_datetime(note.get("created"))
-        # Idle since the later of the last recall and the last change (an edit is a use too).
+        created, updated = as_datetime(note.get("created")), as_datetime(note.get("updated"))
+        said = as_datetime(note.get("valid_from"))
+        # A memory ages from when it was said, not from when vaultmem wrote it down (a chat
+        # from last year imported today is a year old); a later change (an edit, the
+        # statement said again) and a recall are uses that make it young again.
+        changed = updated if updated and created and updated > created else (said or created or updated)
         last = max((t for t in (seen, changed) if t is not None), default=None)
         if last is None:
             continue
         idle = (now - last).days
         if idle >= cfg.gc_archive_after_days:
-            how = "last recalled" if seen and last == seen else \
-                "last updated" if seen else "never recalled; last updated"
+            since = "said" if changed is said else "last updated"
+            how = "last recalled" if seen and last == seen else since if seen else f"never recalled; {since}"
             plan.append({"path": vault.rel(path), "id": note.id, "title": path.stem,
                          "importance": importance, "idle_days": idle,
                          "reason": f"importance {importance:.2f} < {cfg.gc_archive_below_importance:.2f} "
