@@ -16,23 +16,22 @@ def row(note_id, type, sources, chunk=0, session="chat"):
 
 
 def test_hit_repeating_turns_already_shown_waits_behind_hits_with_new_turns():
-    scored = [(0.9, 0.9, 0.0, row("turns-1-2", "fact", ["m1", "m2"])),
-              (0.8, 0.8, 0.0, row("memory-of-m2", "fact", ["m2"])),
+    scored = [(0.9, 0.9, 0.0, row("memory-of-m2", "fact", ["m2"])),
+              (0.8, 0.8, 0.0, row("turns-1-2", "session", ["m2"])),
               (0.7, 0.7, 0.0, row("memory-of-m7", "fact", ["m7"])),
               (0.6, 0.6, 0.0, row("hub", "entity", []))]
     ids = [h.id for h in _best_per_note(scored, 4)]
-    assert ids == ["turns-1-2", "memory-of-m7", "hub", "memory-of-m2"]
+    assert ids == ["memory-of-m2", "memory-of-m7", "hub", "turns-1-2"]
 
 
-def test_a_memory_beside_the_turn_it_was_drawn_from_is_not_its_repeat():
+def test_memories_are_never_repeats_of_the_turn_or_of_each_other():
     scored = [(1.0, 0.5, 0.8, row("turn-3", "session", ["m3"])),
-              (0.8, 0.7, 0.5, row("memory-of-m3", "fact", ["m3"])),
-              (0.7, 0.7, 0.0, row("other-memory-of-m3", "fact", ["m3"])),
+              (0.8, 0.7, 0.5, row("first-week-at-orrin", "fact", ["m3"])),
+              (0.7, 0.7, 0.0, row("staff-engineer-now", "fact", ["m3"])),
               (0.6, 0.6, 0.0, row("memory-of-m9", "fact", ["m9"]))]
     hits = _best_per_note(scored, 4)
-    assert [h.id for h in hits] == ["turn-3", "memory-of-m3", "memory-of-m9", "other-memory-of-m3"]
-    assert hits[1].score == 0.8 and "repeat" not in hits[1].parts
-    assert hits[3].score == 0.7 * REPEAT_FACTOR  # a second memory of one turn is a repeat
+    assert [h.id for h in hits] == ["turn-3", "first-week-at-orrin", "staff-engineer-now", "memory-of-m9"]
+    assert [h.score for h in hits] == [1.0, 0.8, 0.7, 0.6] and not any("repeat" in h.parts for h in hits)
 
 
 def test_the_same_message_id_in_two_sessions_is_two_turns():
@@ -44,7 +43,7 @@ def test_the_same_message_id_in_two_sessions_is_two_turns():
 
 def test_repeats_fill_the_list_only_when_new_turns_run_out():
     scored = [(0.9, 0.9, 0.0, row("a", "fact", ["m1"])),
-              (0.8, 0.8, 0.0, row("b", "event", ["m1"])),
+              (0.8, 0.8, 0.0, row("b", "session", ["m1"])),
               (0.7, 0.7, 0.0, row("c", "fact", ["m2"]))]
     assert [h.id for h in _best_per_note(scored, 2)] == ["a", "c"]
     assert [h.id for h in _best_per_note(scored, 3)] == ["a", "c", "b"]

@@ -416,17 +416,18 @@ class Searcher:
 def _best_per_note(scored, k) -> list[Hit]:
     """Highest score first; a memory note appears once (its best chunk), session turns each.
 
-    Diversity by provenance: a hit whose source turns are all shown by higher hits already
-    (a second memory of the same turn, a session chunk of turns shown) tells the reader little
-    new, so its score is multiplied by REPEAT_FACTOR and it takes its place among the rest by
-    that score (`parts["repeat"]` says so). A memory counts as a repeat of memories only: beside
-    the raw turn it was drawn from it is that turn said as a dated, typed, current statement
-    (halving it let unrelated memories outrank the one that answers; LoCoMo dev R@10 81.8
-    either way). Order and shown score never disagree."""
+    Diversity by provenance: a session chunk whose turns are all shown by higher hits already
+    (by a memory drawn from them, or another chunk) tells the reader little new, so its score
+    is multiplied by REPEAT_FACTOR and it takes its place among the rest by that score
+    (`parts["repeat"]` says so). A memory is never a repeat: beside the raw turn it was drawn
+    from it is that turn said as a dated, typed, current statement, and two memories of one
+    turn say two things ("first week at Orrin Robotics", "a staff engineer now"); halving
+    them let unrelated memories outrank the one that answers (LoCoMo dev R@10 81.8 either
+    way). Order and shown score never disagree."""
     queue = [(-score, n, False, vector, lexical, row)
              for n, (score, vector, lexical, row) in enumerate(scored)]
     heapq.heapify(queue)
-    hits, seen, covered, remembered = [], set(), set(), set()
+    hits, seen, covered = [], set(), set()
     while queue and len(hits) < k:
         negative, n, repeat, vector, lexical, row = heapq.heappop(queue)
         # A memory shows once (its best chunk); a session once per turn, however split.
@@ -434,15 +435,11 @@ def _best_per_note(scored, k) -> list[Hit]:
         if key in seen:
             continue
         provenance = _turns(row)
-        memory = row["type"] != "session"
-        shown = remembered if memory else covered
-        if not repeat and provenance and provenance <= shown:
+        if not repeat and row["type"] == "session" and provenance and provenance <= covered:
             heapq.heappush(queue, (negative * REPEAT_FACTOR, n, True, vector, lexical, row))
             continue
         seen.add(key)
         covered |= provenance
-        if memory:
-            remembered |= provenance
         parts = {"vector": round(vector, 4), "keyword": round(lexical, 4)}
         if repeat:
             parts["repeat"] = REPEAT_FACTOR
