@@ -69,6 +69,19 @@ def test_two_turn_snippet_keeps_one_turn_per_line_inside_its_bullet(embedder):
                                           "  Bob: Hiking on Sunday."]
 
 
+def test_a_long_excerpt_is_cut_so_it_leaves_room_for_the_memory_that_answers(embedder):
+    from vaultmem.context import EXCERPT_WORDS
+
+    plan = " ".join(f"word{i}" for i in range(300))
+    long_turns = hit(4, type="session", text=f"Bot: {plan}\nAlice: thanks", score=1.03, valid_from="2026-09-25",
+                     sources=["[[2026-09-25 chat#^m-4]]"])
+    answer = hit(5, type="fact", text="The user is on a Mediterranean diet.", score=0.95, valid_from="2026-09-25")
+    block = build_context([long_turns, answer], budget=250, count_tokens=embedder.count_tokens)
+    lines = block["text"].splitlines()
+    assert lines[1].endswith(f"word{EXCERPT_WORDS - 2} …") and lines[2] == "  Alice: thanks"
+    assert "Mediterranean" in lines[3] and block["tokens"] <= 250
+
+
 def test_each_line_is_dated_by_when_it_was_said_and_says_when_nobody_knows(embedder):
     said = hit(1, valid_from="2026-09-14")                       # extracted 2026-11-20
     undated = hit(2, type="event", text="The user starts a new job next Friday.", score=0.7,

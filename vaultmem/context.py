@@ -21,11 +21,12 @@ and what superseded it.
 
 from __future__ import annotations
 
-from vaultmem.write import UNDATED_TAG
+from vaultmem.layout import UNDATED_TAG
 
 NO_MEMORIES = "No relevant memories."
 HEADER = "## Relevant memories (most relevant first)"
 UNKNOWN_DATE = "date unknown"
+EXCERPT_WORDS = 40
 
 
 def said_on(hit) -> str:
@@ -61,9 +62,16 @@ def memory_line(hit) -> str:
 
 def snippet_line(hit) -> str:
     where = hit.sources[0] if hit.sources else f"[[{hit.title}]]"
-    # A snippet of several turns keeps one turn per line, indented to stay in its bullet.
+    # A snippet of several turns keeps one turn per line, indented to stay in its bullet, each
+    # cut to EXCERPT_WORDS: a long answer would spend the budget the other lines need, and
+    # the link leads to the whole turn.
     return (f"- [{said_on(hit)} · {where} · score {hit.score:.2f}] "
-            + "\n  ".join(hit.text.splitlines()))
+            + "\n  ".join(_clip(line) for line in hit.text.splitlines()))
+
+
+def _clip(line: str) -> str:
+    words = line.split(" ")
+    return line if len(words) <= EXCERPT_WORDS else " ".join(words[:EXCERPT_WORDS]) + " …"
 
 
 def build_context(hits, budget: int, count_tokens) -> dict:

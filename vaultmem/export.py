@@ -33,6 +33,7 @@ from pathlib import Path
 
 from vaultmem import clock
 from vaultmem.errors import VaultmemError
+from vaultmem.layout import UNDATED_TAG
 from vaultmem.note import as_date, as_datetime
 from vaultmem.vault import Vault, atomic_write
 
@@ -96,8 +97,6 @@ def _age_days(value, now: datetime) -> float:
 
 
 def _undated(note: dict) -> bool:
-    from vaultmem.write import UNDATED_TAG
-
     return not note.get("valid_from") and UNDATED_TAG in (note.get("tags") or ())
 
 

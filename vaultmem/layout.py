@@ -25,6 +25,10 @@ TYPE_FOLDERS = {
     "session": "Sessions",
 }
 
+# The tag of a memory whose day cannot be known (a transcript without times): it has no
+# `valid_from`, and the context block and the export say "date unknown" instead of a date.
+UNDATED_TAG = "vaultmem/undated"
+
 # vaultmem's own state (config, index, state.db, daemon socket and logs) under the vault root.
 STATE_DIR = ".vaultmem"
 

@@ -12,17 +12,16 @@ from pathlib import Path
 
 from vaultmem import clock
 from vaultmem.errors import ConcurrentEdit
-from vaultmem.layout import STATEMENT_TYPES
+from vaultmem.layout import STATEMENT_TYPES, UNDATED_TAG
 from vaultmem.memories import update_note, write_memory
 from vaultmem.note import as_list, link, link_target, read_head, read_note
 from vaultmem.policy import Decision, Existing, Pool
 from vaultmem.vault import Vault, safe_title
 
 # `apply(stated=UNDATED)`: the statement's day cannot be known (a transcript without times).
-# Its memory gets no guessed `valid_from` and this tag instead, so a reader, the context
-# block and the export can say "date unknown" rather than pass it off as today's news.
+# Its memory gets no guessed `valid_from` and `layout.UNDATED_TAG` instead, so a reader, the
+# context block and the export can say "date unknown" rather than pass it off as news.
 UNDATED = "undated"
-UNDATED_TAG = "vaultmem/undated"
 
 def load_pool(vault: Vault, user: str, snapshot=None, texts: dict | None = None) -> Pool:
     """The user's active memories, with vectors from the index snapshot where indexed, and
