@@ -101,8 +101,10 @@ def load_case(path: Path) -> Case:
                 data["probes"], path)
 
 
-def build_vault(case: Case, workdir: Path, llm: bool) -> CaseRun:
-    """A fresh vault with the case's transcripts extracted, as a user would build it."""
+def build_vault(case: Case, workdir: Path, llm: bool | Path) -> CaseRun:
+    """A fresh vault with the case's transcripts extracted, as a user would build it. `llm`:
+    False extracts offline; True with the `[llm]` endpoint `init` writes; a TOML file's path,
+    with that file's `[llm]` table in place of init's (as a user edits config.toml)."""
     env = dict(os.environ, VAULTMEM_NOW=case.now, VAULTMEM_NO_DAEMON="1",
                HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     env.pop("VAULTMEM_VAULT", None)
@@ -110,6 +112,14 @@ def build_vault(case: Case, workdir: Path, llm: bool) -> CaseRun:
     done = run.vaultmem("init", str(run.vault))
     if done.returncode:
         raise SystemExit(f"{case.name}: vaultmem init failed: {done.stderr.strip()}")
+    if isinstance(llm, Path):
+        config = run.vault / ".vaultmem" / "config.toml"
+        table = llm.read_text(encoding="utf-8").strip() + "\n\n"
+        text, found = re.subn(r"(?m)^\[llm\]\n(?:(?!\[).*\n)*", lambda _m: table,
+                              config.read_text(encoding="utf-8"))
+        if not found or not table.startswith("[llm]"):
+            raise SystemExit(f"{llm} must hold just an [llm] table, and {config} have one")
+        config.write_text(text, encoding="utf-8")
     for transcript, fmt in case.transcripts:
         args = ["extract", str(transcript), "--user", case.user, "--json"]
         args += ["--format", fmt] if fmt else []
@@ -231,7 +241,7 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def run_case(case: Case, workdir: Path, llm: bool) -> tuple[list[Outcome], dict]:
+def run_case(case: Case, workdir: Path, llm: bool | Path) -> tuple[list[Outcome], dict]:
     """Build the case's vault and score every probe; returns the outcomes and the case's
     note counts, hygiene findings and extract reports."""
     print(f"{case.name}: extracting {len(case.transcripts)} transcript(s)", file=sys.stderr, flush=True)
@@ -337,12 +347,18 @@ def parse_args(argv=None):
     parser.add_argument("cases", nargs="+", type=Path, help="CASE.json files (SPEC §7)")
     parser.add_argument("--json", dest="json_out", type=Path, help="write every probe's result here")
     parser.add_argument("--llm", action="store_true", help="extract with the LLM endpoint of config.toml")
+    parser.add_argument("--llm-config", type=Path, metavar="TOML",
+                        help="with --llm: a file holding an [llm] table (base_url, model, timeout) "
+                             "that replaces the one `vaultmem init` writes in each case's vault")
     parser.add_argument("--keep-vaults", type=Path, help="build the vaults here and keep them")
     return parser.parse_args(argv)
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.llm_config and not args.llm:
+        raise SystemExit("--llm-config needs --llm")
+    llm = args.llm_config or args.llm
     cases = [load_case(p) for p in args.cases]
     if len({c.name for c in cases}) < len(cases):
         raise SystemExit("two cases share a name; each case gets a vault named after it")
@@ -353,7 +369,7 @@ def main(argv=None) -> int:
         for case in cases:
             if (workdir / case.name).exists():
                 raise SystemExit(f"{workdir / case.name} exists; every case needs a fresh vault")
-            case_outcomes, details[case.name] = run_case(case, workdir, args.llm)
+            case_outcomes, details[case.name] = run_case(case, workdir, llm)
             outcomes += case_outcomes
     print_report(outcomes, details)
     figures = figures_of(outcomes, details)
