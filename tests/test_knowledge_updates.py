@@ -258,6 +258,7 @@ def test_a_correction_supersedes_and_keeps_what_it_did_not_change(updated_vaults
     ("en", "Where does the user live?", "Chicago", "Denver"),
     ("en", "What diet is the user on?", "keto", "Mediterranean"),
     ("zh", "用户住在哪个城市？", "北京", "上海"),
+    ("zh", "用户在哪家公司工作？", "星河科技", "云帆物流"),
 ])
 def test_search_as_of_a_day_before_the_change_finds_the_old_value(updated_vaults, lang, question,
                                                                    old_value, new_value):

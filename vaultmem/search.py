@@ -34,9 +34,14 @@ from functools import lru_cache
 
 from vaultmem import clock
 from vaultmem.errors import ConfigError, IndexUnavailable, VaultmemError
+from vaultmem.extract.rewrite import is_chinese
 from vaultmem.index import ChunkIndex, sql_in
 
 KEYWORD_WEIGHT = 0.5
+# The bundled model knows little Chinese: for a question mostly in CJK its cosines are close
+# to noise (0.68 for an unrelated note, 0.41 for the one that answers), so shared words count
+# for more until a multilingual model is configured.
+KEYWORD_WEIGHT_CJK = 1.0
 # A session chunk is the user's own words, the evidence the memories were drawn from, but
 # it carries no importance and ages from the conversation while its memories age from
 # extraction, and short entity-named statements embed closer to a question: without this
@@ -384,6 +389,7 @@ class Searcher:
         cols = snap.columns
         top_bm25 = max(bm25.values(), default=0.0) or 1.0
         qterms = terms(query)
+        keyword_weight = KEYWORD_WEIGHT_CJK if is_chinese(query) else KEYWORD_WEIGHT
         today = clock.today()
         access = self._last_access()
         stale_days = self.vault.config.gc_stale_after_days
@@ -398,7 +404,7 @@ class Searcher:
             lexical *= 0.5 + 0.5 * bm25.get(chunk_id, 0.0) / top_bm25
             updated = cols["updated"][offset] or cols["created"][offset]
             said = cols["valid_from"][offset] or updated
-            score = (max(vector, 0.0) + KEYWORD_WEIGHT * lexical) * weight(
+            score = (max(vector, 0.0) + keyword_weight * lexical) * weight(
                 cols["importance"][offset], said, today)
             if cols["type"][offset] == "session":
                 score *= SESSION_FACTOR

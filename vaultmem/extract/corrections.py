@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 
 from vaultmem.extract.dates import MONTHS, WEEKDAYS
+from vaultmem.extract.rewrite import is_chinese
 
 _MONTH = r"(?:%s)" % "|".join(sorted({m for m in MONTHS} | {m[:3] for m in MONTHS}, key=len, reverse=True))
 _WEEKDAY = r"(?:%s)s?" % "|".join(d.capitalize() for d in WEEKDAYS)
@@ -91,7 +92,7 @@ def apply_correction(statement: str, correction: Correction) -> str | None:
     no detail of that kind to correct (it is not what the correction is about)."""
     if correction.kind == "word":
         old = re.escape(correction.old or "")
-        found = re.search(old if _cjk(correction.old or "") else rf"\b{old}\b", statement)
+        found = re.search(old if is_chinese(correction.old or "") else rf"\b{old}\b", statement)
         if not old or not found:
             return None
         return statement[:found.start()] + correction.new + statement[found.end():]
@@ -110,10 +111,6 @@ def apply_correction(statement: str, correction: Correction) -> str | None:
             continue
         return statement[:found.start()] + new + statement[found.end():]
     return None
-
-
-def _cjk(text: str) -> bool:
-    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
 
 
 def _in_form_of(old: str, kind: str, correction: Correction) -> str | None:

@@ -156,9 +156,14 @@ def to_third_person(sentence: str, name: str) -> str:
 
 
 def to_third_person_zh(sentence: str, name: str) -> str:
-    """我 -> the name, 我们 -> "<name>等人"; Chinese verbs need no agreement."""
+    """我 -> the name, 我们 -> "<name>等人"; Chinese verbs need no agreement.
+
+    >>> to_third_person_zh("先自我介绍一下，我叫林嘉怡", "用户")
+    '先自我介绍一下，用户叫林嘉怡'
+    """
     text = sentence.replace("我们", f"{name}等人").replace("咱们", f"{name}等人")
-    return text.replace("我", name)
+    # 我 inside a word is no person: 自我介绍, 忘我, 本我
+    return re.sub(r"(?<![自忘本])我", name, text)
 
 
 def second_to_first_person(sentence: str) -> str:
