@@ -191,10 +191,33 @@ def stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
-def keyword_coverage(query_terms: set[str], text: str) -> float:
+def keyword_coverage(query_terms, text: str) -> float:
+    """The share of the query's terms found in `text` (`query_terms`: a `terms()` set, or
+    its `term_patterns()` — the fast form a search compiles once for all its candidates)."""
     if not query_terms:
         return 0.0
+    if isinstance(query_terms, TermPatterns):
+        lowered = text.lower()
+        return sum(1 for pattern in query_terms if pattern.search(lowered)) / len(query_terms)
     return len(query_terms & terms(text)) / len(query_terms)
+
+
+class TermPatterns(tuple):
+    """Compiled finders of a query's terms: a word that `stem`s to the term, or a CJK bigram."""
+
+
+def term_patterns(query_terms: set[str]) -> TermPatterns:
+    """One regex per term, matching the words `stem` maps onto it (liv: live, lives, lived,
+    living; city: city, cities) without cutting every word of a chunk into terms."""
+    found = []
+    for term in sorted(query_terms):
+        if _CJK.match(term):
+            found.append(re.compile(re.escape(term)))
+            continue
+        base = term[:-1] if term.endswith("y") else term
+        tails = "y|ies|ied|e|es|ed|ing|s" if term.endswith("y") else "e|es|ed|ing|s|ies"
+        found.append(re.compile(rf"(?<![a-z0-9]){re.escape(base)}(?:{tails})?(?![a-z0-9])"))
+    return TermPatterns(found)
 
 
 def normalise_day(value) -> str | None:
@@ -388,7 +411,7 @@ class Searcher:
         order = list(dict.fromkeys([int(i) for i in best] + snap.offsets_of(bm25)))
         cols = snap.columns
         top_bm25 = max(bm25.values(), default=0.0) or 1.0
-        qterms = terms(query)
+        qterms = term_patterns(terms(query))
         keyword_weight = KEYWORD_WEIGHT_CJK if is_chinese(query) else KEYWORD_WEIGHT
         today = clock.today()
         access = self._last_access()
