@@ -259,6 +259,74 @@ def test_an_endpoint_failing_midway_sends_the_rest_of_the_session_offline(monkey
     assert {tuple(c.source_messages) for c in cands} == {("D1:2",), ("D1:3",)}
 
 
+# ---- what a small local model writes, and what fits its context ------------------------------
+
+@pytest.mark.parametrize("sources, wanted", [
+    ("D1:3", ["D1:3"]),  # a bare string
+    (3, ["D1:3"]),  # a number: the one id that ends in it
+    ("[D1:3]", ["D1:3"]),
+    (["#D1:2", " ^D1:3 "], ["D1:2", "D1:3"]),
+    (["[D1:3] 2023-05-08 13:56 Melanie (user)"], ["D1:3"]),  # as the prompt shows it
+    ("D1:2, D1:3", ["D1:2", "D1:3"]),
+    ([2.0, "d1:3"], ["D1:2", "D1:3"]),
+])
+def test_source_ids_written_loosely_are_mapped_to_the_real_ids(sources, wanted):
+    reply = {"memory_items": [{**item("Melanie lives in Boston.", "D1:3"), "source_messages": sources}]}
+    with CannedLLM([(200, completion(json.dumps(reply)))]) as llm:
+        (cand,) = extract_llm(TURNS, SESSION, llm.settings)
+    assert len(llm.requests) == 1  # accepted at once, no retry
+    assert cand.source_messages == wanted and cand.speaker == ("Melanie" if wanted == ["D1:3"] else "Caroline")
+
+
+@pytest.mark.parametrize("sources", ["D9:9", 7, [True], "[]", None, {"id": "D1:3"}])
+def test_source_ids_that_name_no_message_are_still_refused(sources):
+    reply = {"memory_items": [{**item("x", "D1:3"), "source_messages": sources}]}
+    with pytest.raises(ValueError, match=r"memory_items\[0\]\.source_messages"):
+        parse_memory_items(json.dumps(reply), ["D1:1", "D1:2", "D1:3"])
+
+
+def test_every_request_and_retry_sends_max_tokens():
+    with CannedLLM([(200, completion("not JSON")), (200, completion(json.dumps(VALID)))]) as llm:
+        extract_llm(TURNS, SESSION, llm.settings)
+    assert [r["body"]["max_tokens"] for r in llm.requests] == [llm_module.MAX_TOKENS] * 2
+    assert 0 < llm_module.MAX_TOKENS <= 1024
+
+
+def request_tokens(body):
+    """The estimated prompt of a request plus the reply it allows."""
+    return (sum(llm_module.estimate_tokens(m["content"]) for m in body["messages"])
+            + llm_module.OVERHEAD_TOKENS + body["max_tokens"])
+
+
+def test_a_long_session_is_split_into_batches_that_fit_a_small_context():
+    words = "we talked about the release plan and the flaky test on the build server again "
+    turns = [Turn("s1", f"m-{n}", SESSION, "Ravi", "user", f"Note {n}: " + words * 5) for n in range(60)]
+    with CannedLLM([(200, completion('{"memory_items": []}'))] * 60) as llm:
+        assert extract_llm(turns, SESSION, llm.settings) == []
+    assert len(llm.requests) > 1
+    seen = []
+    for request in llm.requests:
+        prompt = request["body"]["messages"][1]["content"]
+        assert llm_module.estimate_tokens(prompt) <= llm_module.MAX_BATCH_TOKENS
+        assert request_tokens(request["body"]) + llm_module.RETRY_TOKENS <= llm_module.CONTEXT_TOKENS
+        seen += [line.split("]")[0][1:] for line in prompt.splitlines() if line.startswith("[")]
+    assert seen == [t.id for t in turns]  # every turn once, in order
+
+
+def test_a_runaway_reply_and_a_huge_message_still_fit_on_the_retry():
+    huge = [Turn("s1", "m-1", SESSION, "Ravi", "user", "log line 12345 failed " * 2000)]
+    runaway = '{"memory_items": [' + '{"content": "x", ' * 3000
+    with CannedLLM([(200, completion(runaway)), (200, completion(runaway))]) as llm:
+        with pytest.raises(LLMError, match="did not validate twice"):
+            extract_llm(huge, SESSION, llm.settings)
+    prompt = llm.requests[0]["body"]["messages"][1]["content"]
+    assert prompt.endswith("…") and "[m-1]" in prompt
+    retry = llm.requests[1]["body"]
+    assert retry["messages"][2]["content"].startswith('{"memory_items": [') and \
+        retry["messages"][2]["content"].endswith("…")
+    assert request_tokens(retry) <= llm_module.CONTEXT_TOKENS
+
+
 @pytest.mark.parametrize("given, wanted", [
     (("I", "city", "Chicago"), ("user", "home", "Chicago")),
     (("the user", "lives_in", "Denver"), ("user", "home", "Denver")),

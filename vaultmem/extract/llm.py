@@ -7,7 +7,8 @@ supersedes on them), an invalid one is left out and a field that is merely wrong
 is not one, an importance above 1) is cleaned, each with a warning. Only a reply that is not
 a JSON object with a "memory_items" list, or whose every item is invalid, fails its batch:
 one retry tells the model what was wrong, then `extract_with_fallback` uses the offline
-extractor for that batch alone.
+extractor for that batch alone. Batches and `max_tokens` are sized so a request and its retry
+fit a 4,096-token context (CONTEXT_TOKENS).
 """
 
 from __future__ import annotations
@@ -25,7 +26,13 @@ from vaultmem.extract.candidate import Candidate
 from vaultmem.extract.patterns import _PETS, _RELATIONS
 from vaultmem.layout import STATEMENT_TYPES
 
-MAX_BATCH_CHARS = 12000  # transcript characters per request, so long sessions fit any context
+# Sized for a small local server (llama.cpp's common --n_ctx 4096): the system prompt, one
+# batch of transcript, a retry's echo of the bad reply and its reasons, and the reply itself
+# (MAX_TOKENS, so a runaway reply ends) must fit CONTEXT_TOKENS together.
+CONTEXT_TOKENS = 4096
+MAX_TOKENS = 1024  # sent as max_tokens with every request
+RETRY_TOKENS = 600  # the bad reply echoed back and what was wrong with it, both clipped to fit
+OVERHEAD_TOKENS = 64  # the chat template's role markers
 MAX_BATCH_TURNS = 80
 DEFAULT_IMPORTANCE = 0.5  # for an item the model gave none
 
@@ -183,16 +190,22 @@ def _validate_item(item, i: int, known: set, problems: list[str]) -> dict:
         problems.append(f"{where}.importance {importance!r} is outside 0–1; clamped to {clamped}")
         importance = clamped
     sources = item.get("source_messages")
-    if not isinstance(sources, list) or not sources or not all(isinstance(s, str) for s in sources):
-        raise ValueError(f"{where}.source_messages must be a non-empty list of message ids")
-    unknown = [s for s in sources if s not in known]
+    if isinstance(sources, str):  # "m-3" or "m-3, m-4" for ["m-3", "m-4"]
+        sources = sources.split(",") if sources.strip() not in known else [sources]
+    elif isinstance(sources, (int, float)) and not isinstance(sources, bool):
+        sources = [sources]
+    if not isinstance(sources, list) or not sources:
+        raise ValueError(f"{where}.source_messages must be a non-empty list of message ids, "
+                         f"not {_short(item.get('source_messages'))}")
+    found = [(s, message_id(s, known)) for s in sources]
+    unknown = [s for s, found_id in found if found_id is None]
     if len(unknown) == len(sources):
         raise ValueError(f"{where}.source_messages: {unknown[0]!r} is not a message id of this conversation")
     if unknown:
         problems.append(f"{where}.source_messages: dropped {', '.join(map(repr, unknown))}, not message "
                         f"ids of this conversation")
     clean = {"content": " ".join(content.split()), "type": item["type"], "importance": float(importance),
-             "source_messages": list(dict.fromkeys(s for s in sources if s in known))}
+             "source_messages": list(dict.fromkeys(found_id for _s, found_id in found if found_id))}
     for key in ("entities", "tags"):
         value = item.get(key) or []
         value = [value] if isinstance(value, str) else value
@@ -218,6 +231,43 @@ def _validate_item(item, i: int, known: set, problems: list[str]) -> dict:
     return clean
 
 
+def message_id(given, known) -> str | None:
+    """The id of `known` that the model meant by `given`, or None. Small models write an id
+    the way the prompt shows it (`render_turns`: "[m-3] 2026-08-22 09:18 Ravi (user): ..."),
+    with "#" or "^" before it, in another case, or as its number alone.
+
+    >>> message_id("[m-3] 2026-08-22 09:18 Ravi (user)", {"m-3", "m-4"})
+    'm-3'
+    >>> message_id(4, {"m-3", "m-4"})
+    'm-4'
+    """
+    if isinstance(given, bool) or not isinstance(given, (str, int, float)):
+        return None
+    if isinstance(given, float):
+        if not given.is_integer():
+            return None
+        given = int(given)
+    text = str(given).strip()
+    if text in known:
+        return text
+    words = [w.strip(":,;.\"'()") for w in re.sub(r"[\[\]#^]", " ", text).split()]
+    folded = {k.lower(): k for k in known}
+    for word in words:
+        if word in known or word.lower() in folded:
+            return word if word in known else folded[word.lower()]
+    number = next((w for w in words if w.isdigit()), None)
+    if number is not None:  # "3" for the one id that ends in 3: m-3, D1:3, j-3
+        ends = [k for k in known if re.search(r"(?<!\d)0*" + str(int(number)) + r"$", k)]
+        if len(ends) == 1:
+            return ends[0]
+    return None
+
+
+def _short(value, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def _date(value, where: str, problems: list[str]) -> date | None:
     """A YYYY-MM-DD date, or None for none given; a value that is not a real date is
     cleaned to None (the run then dates the item by its message) and reported."""
@@ -238,10 +288,10 @@ def _extract_batch(turns, session_time, settings: LLMSettings) -> tuple[list[Can
     reply = _chat(settings, messages)
     try:
         items, problems = parse_memory_items(reply, ids)
-    except ValueError as first:
-        messages += [{"role": "assistant", "content": reply},
-                     {"role": "user", "content": f"That reply was invalid: {first}. Answer again with "
-                                                 f"only the corrected JSON object."}]
+    except ValueError as first:  # both clipped, so the retry fits the context the batch was sized for
+        messages += [{"role": "assistant", "content": clip(reply, RETRY_TOKENS * 2 // 3)},
+                     {"role": "user", "content": f"That reply was invalid: {clip(str(first), RETRY_TOKENS // 3)}. "
+                                                 f"Answer again with only the corrected JSON object."}]
         reply = _chat(settings, messages)
         try:
             items, problems = parse_memory_items(reply, ids)
@@ -330,20 +380,58 @@ def render_turns(turns, session_time: datetime | None) -> str:
     if session_time:
         lines.append(f"Session time: {session_time.isoformat(sep=' ', timespec='minutes')}")
     lines.append("Messages:")
-    for t in turns:
-        when = f" {t.time.isoformat(sep=' ', timespec='minutes')}" if getattr(t, "time", None) else ""
-        text = " ".join(t.text.split())
-        lines.append(f"[{t.id}]{when} {t.speaker} ({t.role}): {text}")
+    lines.extend(_line(t) for t in turns)
     return "\n".join(lines)
 
 
+def _line(turn) -> str:
+    """One message as the prompt shows it; a message too long for a batch of its own is cut."""
+    when = f" {turn.time.isoformat(sep=' ', timespec='minutes')}" if getattr(turn, "time", None) else ""
+    head = f"[{turn.id}]{when} {turn.speaker} ({turn.role}): "
+    return head + clip(" ".join(turn.text.split()), MAX_BATCH_TOKENS - _HEADER_TOKENS - estimate_tokens(head))
+
+
+_HEADER_TOKENS = 32  # "Session time: ...", "Messages:"
+
+
+def estimate_tokens(text: str) -> int:
+    """A cautious token count for sizing batches without the model's tokenizer: a digit is a
+    token (Qwen and Llama 3 split numbers digit by digit), other ASCII about 3 characters a
+    token, anything else (CJK) about 1.5. Against Qwen2.5's tokenizer it counts 10–20% high
+    on English transcripts.
+
+    >>> estimate_tokens("I live in Porto.")
+    6
+    """
+    digits = sum(c in "0123456789" for c in text)
+    wide = sum(ord(c) > 127 for c in text)
+    return digits + (2 * wide + 2) // 3 + (len(text) - digits - wide + 2) // 3
+
+
+# transcript tokens per request: what CONTEXT_TOKENS leaves (1,695 with the prompt above)
+MAX_BATCH_TOKENS = (CONTEXT_TOKENS - MAX_TOKENS - RETRY_TOKENS - OVERHEAD_TOKENS
+                    - estimate_tokens(SYSTEM_PROMPT))
+
+
+def clip(text: str, tokens: int) -> str:
+    """`text` cut to about `tokens` (by `estimate_tokens`), ending in "…" when cut."""
+    if estimate_tokens(text) <= tokens:
+        return text
+    low, high = 0, len(text)
+    while low < high:  # the longest prefix that fits
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if estimate_tokens(text[:mid]) < tokens else (low, mid - 1)
+    return text[:low] + "…"
+
+
 def _batches(turns):
-    batch, size = [], 0
+    """Consecutive turns in batches of at most MAX_BATCH_TOKENS (estimated) and MAX_BATCH_TURNS."""
+    batch, size = [], _HEADER_TOKENS
     for turn in turns:
-        length = len(turn.text) + 40
-        if batch and (size + length > MAX_BATCH_CHARS or len(batch) >= MAX_BATCH_TURNS):
+        length = estimate_tokens(_line(turn)) + 1
+        if batch and (size + length > MAX_BATCH_TOKENS or len(batch) >= MAX_BATCH_TURNS):
             yield batch
-            batch, size = [], 0
+            batch, size = [], _HEADER_TOKENS
         batch.append(turn)
         size += length
     if batch:
@@ -353,7 +441,7 @@ def _batches(turns):
 def _chat(settings: LLMSettings, messages: list[dict]) -> str:
     """One chat-completions call; the reply's text."""
     url = settings.base_url.rstrip("/") + "/chat/completions"
-    body = {"model": settings.model, "messages": messages, "temperature": 0,
+    body = {"model": settings.model, "messages": messages, "temperature": 0, "max_tokens": MAX_TOKENS,
             "response_format": {"type": "json_object"}}
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     key = os.environ.get(settings.api_key_env, "") if settings.api_key_env else ""
