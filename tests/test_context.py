@@ -21,9 +21,9 @@ def memory(tmp_path_factory, embedder):
 
 
 def hit(n, type="preference", text="The user drinks tea without milk.", score=0.8, **extra):
-    return Hit(id=f"01H{n}", path=f"Memory/x{n}.md", type=type, title=f"x{n}", text=text,
-               score=score, status="active", created="2026-11-20T19:45:00",
-               updated="2026-11-20T19:45:00", source_messages=[f"m-{n}"], **extra)
+    fields = {"path": f"Memory/x{n}.md", "source_messages": [f"m-{n}"], **extra}
+    return Hit(id=f"01H{n}", type=type, title=f"x{n}", text=text, score=score, status="active",
+               created="2026-11-20T19:45:00", updated="2026-11-20T19:45:00", **fields)
 
 
 def test_lines_are_in_score_order_with_excerpts_and_memories_interleaved(embedder):
@@ -80,6 +80,21 @@ def test_a_long_excerpt_is_cut_so_it_leaves_room_for_the_memory_that_answers(emb
     lines = block["text"].splitlines()
     assert lines[1].endswith(f"word{EXCERPT_WORDS - 2} …") and lines[2] == "  Alice: thanks"
     assert "Mediterranean" in lines[3] and block["tokens"] <= 250
+
+
+def test_an_excerpt_of_a_turn_a_memory_in_the_list_says_is_left_out(embedder):
+    turn = hit(6, type="session", text="Sam: my doctor put me on a Mediterranean diet", score=1.03,
+               valid_from="2026-09-25", path="Memory/Sessions/2026-09-25 chat.md", source_messages=["m-6"],
+               sources=["[[2026-09-25 chat#^m-6]]"])
+    memory = hit(7, type="fact", text="The user's doctor put them on a Mediterranean diet.", score=0.95,
+                 valid_from="2026-09-25", source_messages=["m-6"], sources=["[[Sessions/2026-09-25 chat#^m-6]]"])
+    other = hit(8, type="session", text="Sam: the same message id in another chat", score=0.9,
+                valid_from="2026-10-01", path="Memory/Sessions/2026-10-01 chat.md", source_messages=["m-6"],
+                sources=["[[2026-10-01 chat#^m-6]]"])
+    block = build_context([turn, memory, other], budget=400, count_tokens=embedder.count_tokens)
+    assert block["memories"] == 1 and block["snippets"] == 1
+    assert "Mediterranean" in block["text"] and "another chat" in block["text"]
+    assert "Sam: my doctor" not in block["text"]
 
 
 def test_each_line_is_dated_by_when_it_was_said_and_says_when_nobody_knows(embedder):

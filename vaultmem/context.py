@@ -9,7 +9,8 @@
 
 One list in score order: memories (`[type · date · score]`) and conversation excerpts
 (`[date · link · score]`) compete for the budget by score alone, so an excerpt that holds
-the answer is never pushed out by a weak memory. Filling is greedy: an entry that does not
+the answer is never pushed out by a weak memory. An excerpt of turns that memories in the
+list were drawn from is left out: the memory line says it, dated and typed. Filling is greedy: an entry that does not
 fit the remaining budget is skipped and a shorter one after it may still fit, so the block
 never exceeds the budget. With no hit above the search threshold the block says so instead
 of padding with weak hits.
@@ -22,6 +23,7 @@ and what superseded it.
 from __future__ import annotations
 
 from vaultmem.layout import UNDATED_TAG
+from vaultmem.search import turns_of
 
 NO_MEMORIES = "No relevant memories."
 HEADER = "## Relevant memories (most relevant first)"
@@ -88,8 +90,13 @@ def build_context(hits, budget: int, count_tokens) -> dict:
     lines: list[str] = []
     shown = {"memories": 0, "snippets": 0}
     ids: list[str] = []
+    # The turns memories among the hits say: an excerpt of only those turns would show again,
+    # raw, what a memory line shows dated and typed, and spend the budget twice.
+    remembered = set().union(*(turns_of(vars(h)) for h in hits if h.type != "session"))
     for hit in sorted(hits, key=lambda h: -h.score):   # stable: ties keep search's order
         is_snippet = hit.type == "session"
+        if is_snippet and (said := turns_of(vars(hit))) and said <= remembered:
+            continue
         entry = snippet_line(hit) if is_snippet else memory_line(hit)
         candidate = (lines or [HEADER]) + [entry]
         if count_tokens("\n".join(candidate)) > budget:

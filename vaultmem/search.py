@@ -463,7 +463,7 @@ def _best_per_note(scored, k) -> list[Hit]:
         key = (row["note_id"], tuple(row["source_messages"] or ()) if row["type"] == "session" else ())
         if key in seen:
             continue
-        provenance = _turns(row)
+        provenance = turns_of(row)
         if not repeat and row["type"] == "session" and provenance and provenance <= covered:
             heapq.heappush(queue, (negative * REPEAT_FACTOR, n, True, vector, lexical, row))
             continue
@@ -482,7 +482,7 @@ def _best_per_note(scored, k) -> list[Hit]:
     return hits
 
 
-def _turns(row) -> set[tuple[str, str]]:
+def turns_of(row) -> set[tuple[str, str]]:
     """The session turns a row comes from, as (session note name, message id): message ids
     alone repeat across sessions ("m-1" starts every one). A session chunk's own note is its
     session; a memory's sessions are the notes its `sources` link into."""
