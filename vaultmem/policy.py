@@ -383,6 +383,7 @@ def _correction(candidate, user: str, pool: Pool, links=None) -> Decision:
     detail of that kind, from the same session first, is superseded by its text with the
     detail fixed (so nothing else it said is lost). With no such memory the correction has
     nothing to correct and stays in the session note."""
+    from vaultmem.extract.candidate import make_title
     from vaultmem.extract.corrections import apply_correction
 
     fix = candidate.corrects
@@ -397,9 +398,7 @@ def _correction(candidate, user: str, pool: Pool, links=None) -> Decision:
             fixed = apply_correction(entry.text, fix)
             if fixed is None:
                 continue
-            candidate.content, candidate.type = fixed, entry.type
-            candidate.title = ""
-            candidate.__post_init__()  # a title for the fixed text
+            candidate.content, candidate.type, candidate.title = fixed, entry.type, make_title(fixed)
             if entry.subject and entry.attribute:
                 candidate.subject, candidate.attribute = entry.subject, entry.attribute
                 candidate.value = apply_correction(entry.value, fix) or candidate.value
