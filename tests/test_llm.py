@@ -432,3 +432,12 @@ def test_llm_synonym_attributes_from_two_sessions_supersede(vault, tmp_path):
     assert (old.status, new.status) == ("superseded", "active")
     assert (old.get("attribute"), new.get("attribute")) == ("home", "home")
     assert old.get("valid_to") == date(2026, 10, 12) and new.get("valid_from") == date(2026, 10, 12)
+
+
+def test_an_item_copying_the_instructions_own_example_is_left_out():
+    copied = {"content": "Caroline adopted a dog.", "type": "fact", "importance": 0.5, "source_messages": ["D1:2"]}
+    real = {"content": "The user adopted a cat called Miso.", "type": "fact", "importance": 0.5,
+            "source_messages": ["D1:2"]}
+    items, problems = parse_memory_items(json.dumps({"memory_items": [copied, real]}), ["D1:2"])
+    assert [i["content"] for i in items] == ["The user adopted a cat called Miso."]
+    assert problems and "copies an example of the instructions" in problems[0]

@@ -148,6 +148,15 @@ def _spoken(turns) -> list:
     return [t for t in turns if (t.role or "user").lower() in ("user", "assistant") and t.text.strip()]
 
 
+def _echo_key(text: str) -> str:
+    return re.sub(r"[^\w]+", " ", text.lower()).strip()
+
+
+# The example statements SYSTEM_PROMPT quotes: a small model sometimes hands one back as a
+# memory ("Caroline adopted a dog." in a conversation with no Caroline).
+PROMPT_EXAMPLES = {_echo_key(q) for q in re.findall(r'"([A-Z][^"]{8,}[.!])"', SYSTEM_PROMPT)}
+
+
 def parse_memory_items(text: str, known_ids) -> tuple[list[dict], list[str]]:
     """`(items, problems)` of a model reply: the items that validate, cleaned, and one line
     for each item left out or field cleaned. `ValueError` when the reply as a whole is
@@ -180,6 +189,8 @@ def _validate_item(item, i: int, known: set, problems: list[str]) -> dict:
     content = item.get("content")
     if not isinstance(content, str) or not content.strip():
         raise ValueError(f"{where}.content must be a non-empty string")
+    if _echo_key(content) in PROMPT_EXAMPLES:
+        raise ValueError(f"{where}.content copies an example of the instructions, not the conversation")
     if item.get("type") not in STATEMENT_TYPES:
         raise ValueError(f"{where}.type must be one of {', '.join(STATEMENT_TYPES)}, not {item.get('type')!r}")
     importance = item.get("importance", DEFAULT_IMPORTANCE)
