@@ -35,6 +35,10 @@ _LOWER_STARTS = {"it", "the", "this", "that", "there", "a", "an", "these", "thos
                  "there's", "here's", "they're", "they've", "what", "when", "how", "so", "all",
                  "people", "seeing", "being", "having", "my", "one", "every", "in", "on",
                  "around", "during", "since", "after", "before"}
+_ABSOLUTE = re.compile(r"\b(?:January|February|March|April|May|June|July|August|September|October|"
+                       r"November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\s+\d{1,2}\b"
+                       r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:January|February|March|April|May|June|July|"
+                       r"August|September|October|November|December)\b|\b\d{4}-\d{2}-\d{2}\b|\d{1,2}月\d{1,2}[日号]")
 _BOUND = re.compile(r"(?:\b(?:until|till|through|up to)|到|直到)\s*$", re.I)
 _COPULA = re.compile(r"\b(?:is|was|are|were|be)\s+$|是$", re.I)
 _IN_PLACE = re.compile(r"\b(?:since|before|after|by|from|when|because|that|than)\s+(?:\w+\s+){0,6}$", re.I)
@@ -292,6 +296,10 @@ def _with_date(sentence: str, match: DateMatch | None, name: str, chinese: bool,
     before, after = sentence[:match.start], sentence[match.end:]
     if _COPULA.search(before):  # "my birthday is March 3": a recurring date, not an event
         return _finish(to_third_person(sentence, name), chinese), None, None
+    if _ABSOLUTE.search(sentence[match.start:match.end]) and not procedure:
+        # "the talk is on November 26" names its day already: kept in the speaker's words (the
+        # day is still `valid_from`); only "yesterday", "next Friday" need making absolute
+        return _finish(to_third_person(sentence, name), chinese), match.date, None
     if _BOUND.search(before):
         text = before + match.label(lang) + after
         anchor_day = match.anchor
