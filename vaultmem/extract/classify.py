@@ -18,7 +18,8 @@ _DISCOURSE = re.compile(
     r"awesome|thanks|thank you|aw+|oh man|omg|absolutely|definitely|true|congrats|lately|"
     r"guess what|(?:big|bigger|biggest|good|great|bad|some|other|more|diet|job|work|house|family|quick) news|"
     r"(?:quick |small |big )?update|(?:ok(?:ay)? )?confession(?: time)?|fun fact|"
-    r"(?:un)?related|anyway|(?:one more|another|other|last|different|random) (?:thing|topic|question|one))\b[\s,!.:]*)+", re.I)
+    r"(?:un)?related|anyway|(?:one more|another|other|last|different|random) (?:thing|topic|question|one)|"
+    r"something (?:silly|fun|random|quick|different|else))\b[\s,!.:]*)+", re.I)
 _ZH_DISCOURSE = re.compile(r"^(?:哈哈+|嗯+|哦+|啊+|好的|好吧|对了|那个|说实话|你好|嗨)[，,！!。\s]*")
 _REACTION = re.compile(
     r"\b(?:thank(?:s| you)|appreciate (?:it|that|you|your)|proud of you|happy for you|"

@@ -27,6 +27,7 @@ from vaultmem.extract.corrections import find_correction
 from vaultmem.extract.dates import DateMatch, find_date
 from vaultmem.extract.patterns import JOBS, KNOWN_TOOLS, Detection, detect
 from vaultmem.extract.rewrite import capitalise, has_first_person, is_chinese, to_third_person
+from vaultmem.policy import is_request
 
 MAX_WORDS = 40
 _GENERIC_SPEAKERS = {"", "user", "human", "me", "you", "customer", "assistant"}
@@ -237,6 +238,8 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
     detection = None
     if not procedure:
         sentence = strip_discourse(sentence, chinese)
+        if not remember and is_request(sentence, chinese):
+            return None  # "(random one:) write me a haiku about Pistachio": asked once, not a fact
         detection = detect(sentence, chinese)
         attributed = not remember and not first_person_statement(sentence, chinese)
         if detection and attributed:
