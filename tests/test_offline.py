@@ -120,6 +120,26 @@ def test_greetings_and_questions_around_a_fact_are_dropped():
     assert [c.content for c in cands] == ["Melanie is swamped with the kids & work."]
 
 
+@pytest.mark.parametrize("text, kept", [
+    ("random one: write me a haiku about Pistachio. she knocked my coffee off the desk again",
+     ["She knocked the user's coffee off the desk again."]),
+    ("Something silly: write me a limerick about a flaky test.", []),
+    ("帮我写一首藏头诗吧，藏“乔迁之喜”四个字。我想发个朋友圈", ["用户想发个朋友圈。"]),
+])
+def test_a_one_off_request_beside_a_statement_is_dropped_and_the_statement_kept(text, kept):
+    assert [c.content for c in extract_offline([Turn("s", "m-1", None, "user", "user", text)], NOW)] == kept
+
+
+@pytest.mark.parametrize("text, content, valid_from", [
+    ("I'm giving a talk at the Rust meetup on November 26.",
+     "The user is giving a talk at the Rust meetup on November 26.", date(2026, 11, 26)),
+    ("I went to a support group yesterday.", "On 2026-11-29, the user went to a support group.", date(2026, 11, 29)),
+])
+def test_a_named_day_stays_as_said_and_a_relative_one_is_made_absolute(text, content, valid_from):
+    c = one(text)
+    assert (c.content, c.valid_from) == (content, valid_from)
+
+
 def test_standing_instructions_are_procedures():
     c = one("From now on, answer me in French.")
     assert (c.content, c.type, c.importance) == (
