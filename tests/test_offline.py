@@ -124,6 +124,7 @@ def test_greetings_and_questions_around_a_fact_are_dropped():
     ("random one: write me a haiku about Pistachio. she knocked my coffee off the desk again",
      ["She knocked the user's coffee off the desk again."]),
     ("Something silly: write me a limerick about a flaky test.", []),
+    ("ok random one: write me a haiku about Pistachio, our cat.", ["The user's cat is called Pistachio."]),
     ("帮我写一首藏头诗吧，藏“乔迁之喜”四个字。我想发个朋友圈", ["用户想发个朋友圈。"]),
 ])
 def test_a_one_off_request_beside_a_statement_is_dropped_and_the_statement_kept(text, kept):

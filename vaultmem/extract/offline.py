@@ -25,7 +25,7 @@ from vaultmem.extract.classify import (
     shared_images, split_sentences, strip_discourse)
 from vaultmem.extract.corrections import find_correction
 from vaultmem.extract.dates import DateMatch, find_date
-from vaultmem.extract.patterns import JOBS, KNOWN_TOOLS, Detection, detect
+from vaultmem.extract.patterns import _PETS, _RELATIONS, JOBS, KNOWN_TOOLS, Detection, detect
 from vaultmem.extract.rewrite import capitalise, has_first_person, is_chinese, to_third_person
 from vaultmem.policy import is_request
 
@@ -133,6 +133,8 @@ def _vocatives(turns) -> set[str]:
     return {n[:k] for n in names for k in (3, len(n)) if len(n) >= 3 and n[:1].isupper()}
 
 
+_KIN = "|".join(_RELATIONS + _PETS)
+_NAMED_IN_PASSING = re.compile(rf"\b([A-Z][a-z]+),? (?:my|our) ({_KIN})\b|\b(?:my|our) ({_KIN}),? ([A-Z][a-z]+)\b")
 _HOUSEHOLD = re.compile(r"^(.*\b(?:live|lives|living|moved|based|settled)\s+(?:in|to)\s+(?:the\s+)?"
                         r"[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)\s+with\s+((?:my|our)\s+.+)$", re.I)
 
@@ -239,7 +241,12 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
     if not procedure:
         sentence = strip_discourse(sentence, chinese)
         if not remember and is_request(sentence, chinese):
-            return None  # "(random one:) write me a haiku about Pistachio": asked once, not a fact
+            # "(random one:) write me a haiku about Pistachio": asked once, not a fact; but who
+            # it names in passing stays known ("Pistachio, our cat" -> the user's cat)
+            named = None if chinese else _NAMED_IN_PASSING.search(sentence)
+            if named is None:
+                return None
+            sentence = f"my {named.group(2) or named.group(3)} is called {named.group(1) or named.group(4)}"
         detection = detect(sentence, chinese)
         attributed = not remember and not first_person_statement(sentence, chinese)
         if detection and attributed:
