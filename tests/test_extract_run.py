@@ -15,6 +15,7 @@ from vaultmem import api
 from vaultmem.cli import cli
 from vaultmem.extract.sessions import parse_session_turns
 from vaultmem.note import as_list, link_target, read_note
+from tests.helpers.clock import clock_at
 
 RUNS = Path(__file__).parent / "data" / "runs"
 NOW = "2026-12-15T09:00:00"
@@ -23,9 +24,7 @@ MEMORY_FOLDERS = ("Facts", "Preferences", "Events", "Procedures")
 
 @pytest.fixture(scope="module", autouse=True)
 def fake_clock():
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("VAULTMEM_NOW", NOW)
-        mp.delenv("VAULTMEM_VAULT", raising=False)
+    with clock_at(NOW):
         yield
 
 

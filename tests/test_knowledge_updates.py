@@ -20,6 +20,7 @@ from vaultmem.extract.corrections import apply_correction, find_correction
 from vaultmem.extract.offline import extract_offline, split_slots
 from vaultmem.extract.patterns import detect
 from vaultmem.note import as_list, link_target, read_note
+from tests.helpers.clock import clock_at
 
 NOW = "2026-11-30T12:00:00"
 OLD_DAY, NEW_DAY = datetime(2026, 8, 10, 9, 0), datetime(2026, 10, 5, 18, 0)
@@ -136,9 +137,7 @@ def test_the_offline_extractor_turns_a_correction_turn_into_one_correction():
 
 @pytest.fixture(scope="module", autouse=True)
 def fake_clock():
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("VAULTMEM_NOW", NOW)
-        mp.delenv("VAULTMEM_VAULT", raising=False)
+    with clock_at(NOW):
         yield
 
 
