@@ -191,22 +191,15 @@ def stem(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
-def keyword_coverage(query_terms, text: str) -> float:
-    """The share of the query's terms found in `text` (`query_terms`: a `terms()` set, or
-    its `term_patterns()` — the fast form a search compiles once for all its candidates)."""
-    if not query_terms:
+def keyword_coverage(patterns, text: str) -> float:
+    """The share of a query's terms found in `text`; `patterns`: its `term_patterns()`."""
+    if not patterns:
         return 0.0
-    if isinstance(query_terms, TermPatterns):
-        lowered = text.lower()
-        return sum(1 for pattern in query_terms if pattern.search(lowered)) / len(query_terms)
-    return len(query_terms & terms(text)) / len(query_terms)
+    lowered = text.lower()
+    return sum(1 for pattern in patterns if pattern.search(lowered)) / len(patterns)
 
 
-class TermPatterns(tuple):
-    """Compiled finders of a query's terms: a word that `stem`s to the term, or a CJK bigram."""
-
-
-def term_patterns(query_terms: set[str]) -> TermPatterns:
+def term_patterns(query_terms: set[str]) -> tuple:
     """One regex per term, matching the words `stem` maps onto it (liv: live, lives, lived,
     living; city: city, cities) without cutting every word of a chunk into terms."""
     found = []
@@ -217,7 +210,7 @@ def term_patterns(query_terms: set[str]) -> TermPatterns:
         base = term[:-1] if term.endswith("y") else term
         tails = "y|ies|ied|e|es|ed|ing|s" if term.endswith("y") else "e|es|ed|ing|s|ies"
         found.append(re.compile(rf"(?<![a-z0-9]){re.escape(base)}(?:{tails})?(?![a-z0-9])"))
-    return TermPatterns(found)
+    return tuple(found)
 
 
 def normalise_day(value) -> str | None:
@@ -513,7 +506,7 @@ def keyword_search(vault, query: str, k: int, filters: Filters, threshold: float
     """
     from vaultmem.chunking import chunk_note, read_for_index
 
-    qterms = terms(query)
+    qterms = term_patterns(terms(query))
     scored = []
     for path in vault.iter_notes():
         rel = vault.rel(path)

@@ -451,7 +451,7 @@ def _months_days() -> set[str]:
 
 def _correction(turn, fix, names: dict) -> Candidate:
     chinese = is_chinese(turn.text)
-    name, _subject = display_name(turn.speaker, names, chinese)
+    name, _ = display_name(turn.speaker, names, chinese)
     return Candidate(content=_limit(_finish(to_third_person(turn.text.strip(), name), chinese), chinese),
                      type="fact", importance=0.8, source_messages=[turn.id], speaker=turn.speaker,
                      corrects=fix, correction=True, tags=["correction"])
