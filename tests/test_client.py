@@ -141,6 +141,31 @@ def test_server_refuses_another_uid(served, monkeypatch):
         client.request(root, "echo")
 
 
+def test_refusal_sent_before_the_request_is_still_read(served, monkeypatch):
+    # The server answers a refused peer without reading and closes; when that happens
+    # before the client has sent its request, the send meets a closed socket. The
+    # refusal is already in the client's buffer and is what the caller must see.
+    root, _ = served
+    monkeypatch.setattr(server_mod, "peer_uid", lambda conn: os.geteuid() + 1)
+    real_connect = client.connect
+
+    def connect_then_wait_for_the_close(path, timeout):
+        sock = real_connect(path, timeout=timeout)
+        assert sock.recv(1, socket.MSG_PEEK)  # the refusal has arrived
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:  # and the server has closed its end
+            try:
+                sock.sendall(b"\n" * 4096)
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            time.sleep(0.01)
+        return sock
+
+    monkeypatch.setattr(client, "connect", connect_then_wait_for_the_close)
+    with pytest.raises(DaemonError, match="only its owner"):
+        client.request(root, "echo")
+
+
 def test_handle_message_shapes():
     assert handle_message(b'{"op": "echo"}', _dispatch)["ok"] is True
     bad = handle_message(b'{"op": "echo", "args": [1]}', _dispatch)

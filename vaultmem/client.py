@@ -179,7 +179,12 @@ def _exchange(vault_root, op: str, args: dict | None, timeout: float | None):
             message = {"op": op, "args": args or {}}
             if os.environ.get("VAULTMEM_NOW"):  # a faked clock must match the daemon's
                 message["clock"] = os.environ["VAULTMEM_NOW"]
-            sock.sendall(encode_message(message))
+            try:
+                sock.sendall(encode_message(message))
+            except (BrokenPipeError, ConnectionResetError):
+                # The daemon may answer before reading (a refusal) and close at once;
+                # its answer is still waiting in our receive buffer.
+                pass
             line = LineReader(sock).read_line()
         except socket.timeout as exc:
             raise DaemonError(f"the daemon did not answer {op!r} within {timeout} s; "
