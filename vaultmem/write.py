@@ -23,6 +23,7 @@ from vaultmem.vault import Vault, safe_title
 # context block and the export can say "date unknown" rather than pass it off as news.
 UNDATED = "undated"
 
+
 def load_pool(vault: Vault, user: str, snapshot=None, texts: dict | None = None) -> Pool:
     """The user's active memories, with vectors from the index snapshot where indexed, and
     their superseded ones (so a re-run recognises what it already superseded)."""
