@@ -30,7 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
-from vault_audit import MEMORY_KINDS, decoded_stores, find_text, hygiene, read_notes  # noqa: E402
+from vault_audit import (HYGIENE_CHECKS, MEMORY_KINDS, decoded_stores, find_text, hygiene,  # noqa: E402
+                         not_self_contained, read_notes)
 
 KINDS = ("memory", "no_memory", "current", "as_of", "secret")
 CONTEXT_BUDGET = 400
@@ -316,6 +317,7 @@ def print_report(outcomes: list[Outcome], details: dict[str, dict]) -> None:
         print(f"{name:<{width}}" + "".join(f"{count(k):>12}" for k in kinds)
               + f"{details[name]['memory_notes']:>14}")
     print("\nhygiene (heuristics in benchmarks/vault_audit.py; flags for a follow-up, not scored):")
+    print("  " + hygiene_line(details.values()))
     for name in names:
         found = details[name]["hygiene"]
         print(f"  {name}: " + ", ".join(f"{check} {len(items)}" for check, items in found.items()))
@@ -328,6 +330,16 @@ def print_report(outcomes: list[Outcome], details: dict[str, dict]) -> None:
             print(f"    unparseable note: {error}")
 
 
+def hygiene_line(cases) -> str:
+    """Issue 16's hygiene line, summed over the cases (`details` values)."""
+    cases = list(cases)
+    total = lambda check: sum(len(c["hygiene"][check]) for c in cases)  # noqa: E731
+    return (f"memory notes with an unresolved reference or fewer than 4 content words "
+            f"{sum(not_self_contained(c['hygiene']) for c in cases)}, junk hubs "
+            f"{total('junk_entities')}, UUID-named session notes {total('uuid_sessions')}, "
+            f"broken fences {total('broken_fences')} (goal 0 each)")
+
+
 def figures_of(outcomes: list[Outcome], details: dict[str, dict]) -> dict:
     ok, typed = type_rate(outcomes)
     totals = Counter()
@@ -338,8 +350,9 @@ def figures_of(outcomes: list[Outcome], details: dict[str, dict]) -> dict:
             "type_ok": ok / typed if typed else None,
             "memory_notes": sum(d["memory_notes"] for d in details.values()),
             "secrets_leaked": sum(not o.passed for o in outcomes if o.probe["kind"] == "secret"),
-            "hygiene": {check: totals[check] for check in
-                        ("short_memories", "junk_entities", "uuid_sessions", "broken_fences")}}
+            "hygiene": {"not_self_contained": sum(not_self_contained(d["hygiene"])
+                                                  for d in details.values()),
+                        **{check: totals[check] for check in HYGIENE_CHECKS}}}
 
 
 def parse_args(argv=None):

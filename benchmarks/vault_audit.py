@@ -129,6 +129,118 @@ def content_words(text: str) -> int:
     return han + len(latin)
 
 
+# An unresolved reference: an active memory note whose statement leans on context it does
+# not carry ("The user will try that.", "She's 68 and still…", "用户会试试那个。"). The rules
+# read the statement once its attributions are taken off ("On <date>, ", "In the week of
+# <date>, ", "According to X, ", "X说：", "<date>，"); each is conservative: a flag should be
+# a fragment anyone would see.
+# 1. It starts with a third-person pronoun (he, she, they, him, her, his, them, their; 他, 她,
+#    它 and their plurals), or with a demonstrative standing for a thing: that/this/it/these/
+#    those + a verb ("that looks great"), 这个/那个/这样/那样/这些/那些 + a verb, an adverb or
+#    punctuation ("这个不错"), 这是/那是. Nothing comes before it to say who or what it is. An
+#    anticipatory or empty "it" ("It is important to the user that…", "It's the user's
+#    first week at Orrin") is not flagged.
+# 2. A clause ends on a bare object (that, this, these, those, it, them, him, her, there;
+#    这个, 那个, 这些, 那些, 这样, 那样, 它) with no antecedent before it in the statement.
+#    English antecedent: a name (a capitalised word not opening a sentence), a number, or a
+#    determiner or possessive + a word, "the user" aside ("the photos", "a cabin", "Noor's
+#    car"). Chinese has no cheap noun test: a clause-final demonstrative is always flagged, 它
+#    only with at most 3 Han characters before it (用户 and 等人 not counted). "all of it"
+#    is an idiom, not a reference.
+# 3. Chinese: 他/她/它 anywhere with at most 3 Han characters before it, counted the same way
+#    ("用户想先给他转两万块红包"; 其他, 吉他 and 他人 are not pronouns), and 把 + a bare
+#    demonstrative + a verb ("用户把这个发给…").
+# 4. It ends on an ellipsis ("…", "...") and a clause of its last sentence starts with a
+#    pronoun or demonstrative ("…68 and she's still…"): cut off mid-thought.
+# Not flagged: a pronoun followed by more words ("likes it when…", "put it in the fire
+# safe"), or with an antecedent before it ("Priya lives in Leeds and she visits"). Missed on
+# purpose: a pronoun with some noun before it that is not what it means ("用户女儿糖糖天天
+# 偷偷喂它零食", the dog): read the notes, the count is a floor.
+_EN_PERSONAL = r"(?:he|she|they|him|her|his|them|their|theirs)(?:['’](?:s|re|ve|ll|d))?"
+_EN_THING = r"(?:it|that|this|these|those)"
+_EN_VERBS = r"""(?:['’]s|['’]ll|['’]d|is|was|are|were|will|would|should|could|can|might|must|
+    may|does|did|do|doesn['’]t|didn['’]t|isn['’]t|wasn['’]t|has|had|looks|looked|sounds|sounded|
+    seems|seemed|works|worked|feels|felt|makes|made|means|meant|goes|went|costs|cost|takes|took|
+    needs|needed|helps|helped|says|said|gets|got)"""
+_EN_ANTICIPATORY = re.compile(r"\b(?:to|that|when|if|whether|how)\b", re.IGNORECASE)
+_EN_IT_IS_A = re.compile(r"it\s*(?:['’]s|is|was)\s+(?:the|a|an|my|his|her|their|our|its)\b",
+                         re.IGNORECASE)
+_EN_LEADING = re.compile(rf"(?:{_EN_PERSONAL}\b|{_EN_THING}\s*{_EN_VERBS}\b)",
+                         re.IGNORECASE | re.VERBOSE)
+_EN_OBJECT = re.compile(r"(?<!\ball of )\b(that|this|these|those|it|them|him|her|there)\s*"
+                        r"(?=[.,;:!?…)]|$)", re.IGNORECASE)
+_EN_DETERMINER = re.compile(r"""\b(?:a|an|the|this|that|these|those|his|her|their|its|my|our|
+    your|some|any|each|every|another|both|which)\s+(?!user\b|others?\b)[^\W\d_]|['’]s\s+[^\W\d_]
+    |\d""", re.IGNORECASE | re.VERBOSE)
+_EN_NOT_NAMES = frozenset({"I", "User", "The", "On", "According", "As"})
+_ZH_DEMONSTRATIVE = "这个|那个|这些|那些|这样|那样"
+_ZH_PUNCT = "，。！？；：、,.!?;:…)）"
+_ZH_LEADING = re.compile(rf"(?:他|她|它|这是|那是|(?:{_ZH_DEMONSTRATIVE})"
+                         rf"(?=$|[{_ZH_PUNCT}是不很挺太真好也还就可都会能要没别先再]))")
+_ZH_OBJECT = re.compile(rf"({_ZH_DEMONSTRATIVE}|它们|它)(?=$|[{_ZH_PUNCT}])")
+_ZH_PERSON = re.compile(r"(?<![其吉])(他|她|它)(?!人)")
+_ZH_BA = re.compile(rf"把(?:{_ZH_DEMONSTRATIVE}|它)"
+                    r"(?:发|给|拿|放|寄|转|带|交|留|扔|写|改|存|删|加|用|告诉|做)")
+_ELLIPSIS = re.compile(r"(?:…|\.\.\.)\s*$")
+_SENTENCE_END = re.compile(r"[.!?。！？]\s*")
+_CLAUSE_BREAK = re.compile(r"[,;:，；：]|\b(?:and|but)\b")
+_CUT_PRONOUN = re.compile(rf"(?:{_EN_PERSONAL}|{_EN_THING}(?:['’]s)?)\b|他|她|它|这个|那个",
+                          re.IGNORECASE)
+_ATTRIBUTION = re.compile(r"""^(?:(?:on|in\s+the\s+week\s+(?:of|after|before))\s+
+    \d{4}-\d{2}-\d{2}\s*,\s*|according\s+to\s+[^,]{1,40},\s*
+    |\d{4}-\d{2}-\d{2}\s*[，,]\s*|[^：:，,。\s]{1,12}说\s*[：:]\s*
+    |据[^，,。]{1,12}(?:说|称)\s*[，,]\s*)""", re.IGNORECASE | re.VERBOSE)
+
+
+def _core(statement: str) -> str:
+    """The statement with links shown as their text and leading attributions taken off."""
+    text = re.sub(r"\[\[(?:[^\]|]*\|)?([^\]]*)\]\]", r"\1", statement).strip()
+    while (match := _ATTRIBUTION.match(text)) and match.end() < len(text):
+        text = text[match.end():]
+    return text
+
+
+def _en_antecedent(before: str) -> bool:
+    if _EN_DETERMINER.search(before):
+        return True
+    words = re.findall(r"(?<![.!?:])\s+([A-Z][\w'’-]*)", before)
+    return any(w.rstrip("'’s") not in _EN_NOT_NAMES for w in words)
+
+
+def _zh_context(before: str) -> int:
+    """Han characters before a Chinese pronoun, 用户 and 等人 not counted."""
+    return sum(map(len, _HAN.findall(before.replace("用户", "").replace("等人", ""))))
+
+
+def unresolved_reference(statement: str) -> str | None:
+    """Why a memory note's statement is not self-contained (a pronoun or demonstrative that
+    nothing in the note resolves), or None. The rules are in the comment above."""
+    text = _core(statement)
+    if match := _EN_LEADING.match(text):
+        anticipatory = _EN_ANTICIPATORY.search(text, match.end()) or _EN_IT_IS_A.match(text)
+        if not (match.group().lower().startswith("it") and anticipatory):
+            return f"starts with {match.group().strip()!r}"
+    if match := _ZH_LEADING.match(text):
+        return f"starts with {match.group()!r}"
+    for match in _EN_OBJECT.finditer(text):
+        if not _en_antecedent(text[:match.start()]):
+            return f"bare {match.group(1)!r} ends a clause"
+    for match in _ZH_OBJECT.finditer(text):
+        if not match.group(1).startswith("它") or _zh_context(text[:match.start()]) <= 3:
+            return f"bare {match.group(1)!r} ends a clause"
+    for match in _ZH_PERSON.finditer(text):
+        if _zh_context(text[:match.start()]) <= 3:
+            return f"{match.group(1)!r} with nothing before it to refer to"
+    if match := _ZH_BA.search(text):
+        return f"bare object in {match.group()!r}"
+    if _ELLIPSIS.search(text):
+        sentence = _SENTENCE_END.split(_ELLIPSIS.sub("", text))[-1]
+        for clause in _CLAUSE_BREAK.split(sentence):
+            if _CUT_PRONOUN.match(clause.strip()):
+                return f"cut off after {clause.strip()!r}"
+    return None
+
+
 def junk_entity_reason(name: str) -> str | None:
     """Why an entity hub's name looks like junk, or None."""
     if re.fullmatch(r"[A-Z]{1,3}", name):
@@ -152,13 +264,22 @@ def broken_fence_reason(body: str) -> str | None:
     return None
 
 
+HYGIENE_CHECKS = ("unresolved_references", "short_memories", "junk_entities", "uuid_sessions",
+                  "broken_fences")
+
+
 def hygiene(notes: list[VaultNote]) -> dict[str, list[str]]:
-    """Flagged notes per check: `{"short_memories", "junk_entities", "uuid_sessions",
-    "broken_fences"}`, each a list of `"path (why)"`."""
-    found = {"short_memories": [], "junk_entities": [], "uuid_sessions": [], "broken_fences": []}
+    """Flagged notes per check (`HYGIENE_CHECKS`), each a list of `"path (why)"`. A memory
+    note may be in both `unresolved_references` and `short_memories`; `not_self_contained`
+    counts it once."""
+    found = {check: [] for check in HYGIENE_CHECKS}
     for note in notes:
-        if note.is_active_memory and content_words(note.statement) < 4:
-            found["short_memories"].append(f"{note.rel} ({note.statement[:60]!r})")
+        if note.is_active_memory:
+            if why := unresolved_reference(note.statement):
+                found["unresolved_references"].append(
+                    f"{note.rel} ({why}: {note.statement[:60]!r})")
+            if content_words(note.statement) < 4:
+                found["short_memories"].append(f"{note.rel} ({note.statement[:60]!r})")
         elif note.type == "entity" and (why := junk_entity_reason(note.stem)):
             found["junk_entities"].append(f"{note.rel} ({why})")
         elif note.type == "session":
@@ -167,3 +288,14 @@ def hygiene(notes: list[VaultNote]) -> dict[str, list[str]]:
             if why := broken_fence_reason(note.body):
                 found["broken_fences"].append(f"{note.rel} ({why})")
     return found
+
+
+def not_self_contained(found: dict[str, list[str]]) -> int:
+    """Memory notes with an unresolved reference or fewer than 4 content words, each counted
+    once (the first figure of issue 16's hygiene line)."""
+    return len({_path_of(item) for check in ("unresolved_references", "short_memories")
+                for item in found.get(check, [])})
+
+
+def _path_of(item: str) -> str:
+    return item[:item.index(".md") + 3] if ".md" in item else item
