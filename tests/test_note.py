@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from vaultmem.errors import NoteParseError
 from vaultmem.limits import MAX_NOTE_BYTES
 from vaultmem.memories import update_note
-from vaultmem.note import (_scan_scalars, as_date, as_datetime, clean_tag, content_hash, link,
+from vaultmem.note import (Note, _scan_scalars, as_date, as_datetime, clean_tag, content_hash, link,
                            link_target, new_memory_meta, parse_note, parse_note_bytes, read_head,
                            read_note, read_properties, render_note, split_frontmatter,
                            validate_memory)
@@ -182,6 +182,68 @@ source_messages:
 The user is cutting back on coffee.
 """
     assert validate_memory(parse_note(render_note(note))) == []
+
+
+AMBIGUOUS = ["no", "No", "NO", "yes", "on", "off", "y", "n", "N", "true", "False", "null", "Null", "~", "",
+             "1.0", "1e3", "0x1f", "0o17", "017", "1_000", "+1", "-.inf", ".NaN", "12:30", "2026-11-29",
+             "2026-11-29 10:30:00", "=", "<<", "42"]
+
+
+def frontmatter_by_pyyaml(text: str) -> dict:
+    import yaml
+
+    return yaml.safe_load(split_frontmatter(text)[0])
+
+
+@pytest.mark.parametrize("value", AMBIGUOUS)
+def test_a_string_value_yaml_would_read_as_another_type_is_quoted(value):
+    """One YAML type per key across the vault: `value: no` must be the string "no" for YAML
+    1.1 readers (PyYAML, Obsidian's) as for YAML 1.2 (ruamel), in every note."""
+    meta = new_memory_meta(id="A1", type="fact", created=datetime(2026, 11, 29, 10, 30), user="default",
+                           source_messages=[value or "m-1"], extra={"attribute": "peanuts", "value": value})
+    text = render_note(Note(meta=meta, body="The user avoids peanuts.\n"))
+    assert frontmatter_by_pyyaml(text)["value"] == value
+    assert frontmatter_by_pyyaml(text)["source_messages"] == [value or "m-1"]
+    assert parse_note(text).meta["value"] == value
+    assert read_properties(text)[0]["value"] == value  # the fast reader: strings as written
+
+
+def test_value_no_is_the_string_no_and_typed_keys_keep_their_types():
+    meta = new_memory_meta(id="A1", type="preference", created=datetime(2026, 11, 29, 10, 30), user="no",
+                           importance=0.9, valid_from=date(2026, 11, 29), extra={"value": "no"})
+    note = parse_note("---\n---\n")
+    note.meta, note.body = meta, "The user does not eat peanuts.\n"
+    text = render_note(note)
+    assert "value: 'no'\n" in text and "user: 'no'\n" in text
+    loaded = frontmatter_by_pyyaml(text)
+    assert isinstance(loaded["value"], str) and loaded["value"] == "no"
+    assert loaded["created"] == datetime(2026, 11, 29, 10, 30) and loaded["valid_from"] == date(2026, 11, 29)
+    assert loaded["importance"] == 0.9 and loaded["status"] == "active"
+    assert "created: 2026-11-29T10:30:00\n" in text and "importance: 0.9\n" in text
+
+
+def test_a_users_unquoted_values_stay_as_written_and_values_vaultmem_sets_are_quoted():
+    text = "---\nid: A1\nvalue: no\nreviewed: yes  # mine\nwhen: 12:30\nlist:\n  - on\n---\nBody\n"
+    note = parse_note(text)
+    assert render_note(note) == text
+    note.meta["status"] = "active"
+    assert render_note(note) == text.replace("---\nBody", "status: active\n---\nBody")
+    note.meta["value"] = "yes"  # vaultmem changes the user's value: it is written quoted
+    note.meta["list"].append("off")
+    out = render_note(note)
+    assert "value: 'yes'\nreviewed: yes  # mine\nwhen: 12:30\nlist:\n  - on\n  - 'off'\n" in out
+    assert frontmatter_by_pyyaml(out)["value"] == "yes"
+
+
+@settings(max_examples=80, deadline=None)
+@given(value=st.one_of(st.sampled_from(AMBIGUOUS),
+                       st.text(st.sampled_from("0123456789.:-+_eExXoObBnNyY~ abc"), max_size=12)))
+def test_any_string_value_reads_back_a_string_in_yaml_1_1_and_1_2(value):
+    note = parse_note("---\nid: A1\n---\n")
+    note.meta["value"] = value
+    text = render_note(note)
+    assert frontmatter_by_pyyaml(text)["value"] == value
+    assert parse_note(text).meta["value"] == value
 
 
 @settings(max_examples=60, deadline=None)

@@ -98,6 +98,7 @@ def _yaml(seq_indent=(4, 2)):
     yaml.allow_duplicate_keys = False
     yaml.representer.add_representer(datetime, _represent_datetime)
     yaml.representer.add_representer(type(None), _represent_empty)
+    yaml.representer.add_representer(_AsWritten, _represent_as_written)
     # Obsidian's property editor does not understand anchors/aliases: never emit them.
     yaml.representer.ignore_aliases = lambda *args: True
     return yaml
@@ -322,6 +323,7 @@ def parse_note(text: str, path: Path | str | None = None) -> Note:
     if not isinstance(meta, dict):
         raise NoteParseError(where, "frontmatter is not a mapping of properties (key: value)")
     _keep_spaced_datetimes(meta)
+    _keep_plain_strings(meta)
     return Note(meta=meta, body=body, path=where, newline=newline, bom=bom,
                 seq_indent=seq_indent, blank_head=blank_head, raw=text)
 
@@ -414,6 +416,69 @@ def _keep_spaced_datetimes(meta) -> None:
             meta[key] = spaced(value)
 
 
+class _AsWritten(str):
+    """A user's unquoted value that `render_note` would otherwise quote (`value: no`): kept
+    plain, so that rewriting a note leaves what a person wrote as written. A value vaultmem
+    sets in its place is a plain `str` again, and quoted. (Not ruamel's PlainScalarString:
+    a CommentedMap gives a new value the old one's ScalarString type.)"""
+
+
+def _represent_as_written(representer, value):
+    return representer.represent_str(str(value))
+
+
+def _keep_plain_strings(meta) -> None:
+    _map_strings(meta, lambda text: _AsWritten(text) if _reads_as_other_type(text) else text)
+
+
+def _quote_ambiguous_strings(meta) -> None:
+    """Quote the string values vaultmem set that a YAML 1.1 or 1.2 reader would take for
+    another type (`no` a boolean, `1.0` a number, `12:30` an integer), so that each key
+    has one type across the vault (SPEC §3)."""
+    from ruamel.yaml.scalarstring import SingleQuotedScalarString
+
+    _map_strings(meta, lambda text: SingleQuotedScalarString(text) if _reads_as_other_type(text) else text)
+
+
+def _map_strings(node, change, depth=0) -> None:
+    """Replace every value of exact type str (not keys, not already-styled strings) in a
+    mapping or list, nested ones included, by `change(value)`."""
+    if depth > MAX_FRONTMATTER_DEPTH:
+        return
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in list(items):
+        if type(value) is str:
+            node[key] = change(value)
+        elif isinstance(value, (dict, list)):
+            _map_strings(value, change, depth + 1)
+
+
+_YAML11_EXTRA = re.compile(r"[yYnN]")  # booleans in the YAML 1.1 spec that PyYAML leaves out
+_RESOLVERS = None
+
+
+def _reads_as_other_type(text: str) -> bool:
+    """True when `text`, written as a plain scalar, is not read back as a string by YAML
+    1.1 (PyYAML, Obsidian's older readers) or YAML 1.2 (ruamel): `no`, `on`, `~`, `1.0`,
+    `0x1f`, `12:30`, `2026-11-29`, `=`...
+
+        >>> _reads_as_other_type("no"), _reads_as_other_type("Porto")
+        (True, False)
+    """
+    global _RESOLVERS
+    if _RESOLVERS is None:
+        import ruamel.yaml.nodes
+        import ruamel.yaml.resolver
+        import yaml
+
+        _RESOLVERS = ((yaml.resolver.Resolver(), yaml.nodes.ScalarNode),
+                      (ruamel.yaml.resolver.VersionedResolver(), ruamel.yaml.nodes.ScalarNode))
+    if not text or _YAML11_EXTRA.fullmatch(text):
+        return True
+    return any(resolver.resolve(node, text, (True, False)) != "tag:yaml.org,2002:str"
+               for resolver, node in _RESOLVERS)
+
+
 def read_note(path: Path | str) -> Note:
     """Read and parse a note file; NoteParseError for directories, non-UTF-8, empty or huge files."""
     path = Path(path)
@@ -450,6 +515,7 @@ def render_note(note: Note) -> str:
     """Render a note back to text, in the note's own newline style and BOM."""
     out = ""
     if note.meta or note.had_frontmatter:
+        _quote_ambiguous_strings(note.meta)
         properties = _handler().export(note.meta, seq_indent=note.seq_indent) if note.meta else ""
         out = "---\n" + note.blank_head + properties + "---\n"
     out += note.body
