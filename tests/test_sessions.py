@@ -103,18 +103,20 @@ def test_secrets_never_reach_the_written_note(tmp_path):
     assert [t.speaker for t in parse_session_turns(back.body)] == ["小明", "助手", "小明"]
 
 
-def test_title_heading_and_markdown_turns_keep_one_paragraph_each():
+def test_title_heading_and_markdown_turns_keep_their_blank_lines():
     (session,) = load_transcript(DATA / "chat_en.md")
     note = render_session(session)
+    assert note.title == "2026-11-29 Coffee and sleep"
     body = parse_note(note.text).body
     assert body.startswith("# Coffee and sleep\n\n**Alice**\n")
     blocks = body.strip().split("\n\n")
-    assert len(blocks) == 1 + len(session.turns)  # no blank line inside a turn
-    assert blocks[2] == ("**Assistant**\nFour cups is a lot. Try stopping after noon.\nHere is a plan:\n"
+    assert blocks[1:3] == ["**Alice**\nI've been sleeping badly.\nI think it's the coffee.",
+                           "Note: I drink four cups a day. ^m-1"]  # the blank line the user left
+    assert blocks[3] == ("**Assistant**\nFour cups is a lot. Try stopping after noon.\nHere is a plan:\n"
                          "\\- one cup in the morning\n\\- tea after lunch ^m-2")
     turns = parse_session_turns(body)
     assert [t.block_id for t in turns] == ["m-1", "m-2", "m-3", "m-4"]
-    assert turns[0].text == "I've been sleeping badly.\nI think it's the coffee.\nNote: I drink four cups a day."
+    assert turns[0].text == "I've been sleeping badly.\nI think it's the coffee.\n\nNote: I drink four cups a day."
     assert turns[1].text.endswith("- one cup in the morning\n- tea after lunch")
     assert turns[2] == SessionTurn("m-3", "Alice", "2026-11-29 10:05",
                                    "Thanks, I'll try that. My email password: [REDACTED:password]")
@@ -127,12 +129,12 @@ def test_markdown_block_starts_inside_a_turn_are_escaped_and_read_back():
     session = make_session(("m-1", datetime(2026, 11, 29, 9, 0), "Bo*b", "user", text, 1))
     note = render_session(session)
     body = parse_note(note.text).body
-    assert "\n\n" not in body.strip()
-    assert "**Bo\\*b** · 2026-11-29 09:00\n" in body
+    assert "**Bo\\*b** · 2026-11-29 09:00\nPlan:\n\n" in body
     assert "\\# not a heading\n\\> not a quote\n1\\. first\n2\\) second\n" in body
+    assert "\n```\ncode\n```\n" in body  # a fence is a code block, not escaped
     (turn,) = parse_session_turns(body)
     assert turn.speaker == "Bo*b"
-    assert turn.text == text.replace("\n\n", "\n")
+    assert turn.text == text
     assert turn.block_id == "m-1"
 
 
@@ -181,4 +183,4 @@ def test_every_fixture_round_trips_through_a_note(name):
         assert [t.block_id for t in turns] == block_ids([t.id for t in session.turns])
         assert [t.speaker for t in turns] == [t.speaker for t in session.turns]
         expected = [redact_session(session)[0].turns[i].text for i in range(len(session.turns))]
-        assert [t.text for t in turns] == ["\n".join(l for l in e.split("\n") if l.strip()) for e in expected]
+        assert [t.text for t in turns] == expected
