@@ -102,7 +102,8 @@ def _tense(text: str) -> str:
                  r"|要|将|打算|准备|直到", text, re.I):
         return "future"
     if re.search(r"\b(went|was|were|did|had|got|came|saw|made|took|ran|met|bought|found|"
-                 r"gave|felt|left|told|\w+ed)\b|了|过", text, re.I):
+                 r"gave|felt|left|told|swam|ate|drove|flew|wrote|spoke|sang|slept|woke|rode|threw|forgot|"
+                 r"began|became|brought|bought|caught|fell|won|lost|spent|sat|stood|\w+ed)\b|了|过", text, re.I):
         return "past"
     return "future"
 
@@ -233,7 +234,7 @@ def _en_weekday(m, base, tense):
     return _weekday(base, target, tense)
 
 
-def _en_month_day(m, base, _):
+def _en_month_day(m, base, tense):
     groups = m.groupdict()
     month = MONTHS.index(groups["month"]) + 1
     year = int(groups["year"]) if groups.get("year") else base.year
@@ -248,8 +249,10 @@ def _en_month_day(m, base, _):
             resolved = resolved.replace(year=year - 1)
         elif lead == "next" and resolved <= base:
             resolved = resolved.replace(year=year + 1)
-        elif lead not in ("last", "next") and resolved > base + timedelta(days=60):
+        elif lead not in ("last", "next") and resolved > base + timedelta(days=60) and tense == "past":
             resolved = resolved.replace(year=year - 1)  # "on May 3" said in August: this past May
+        elif lead == "in" and tense == "future" and resolved < base.replace(day=1):
+            resolved = resolved.replace(year=year + 1)  # "expires in March, I'll renew it" in September
     return resolved, ("day" if day else "month"), (-1 if resolved < base else 1)
 
 
@@ -269,7 +272,8 @@ _EN_RULES = [
     (rf"\b{_NUM} {_UNIT} ago\b", _en_ago),
     (rf"\b(?:in|within) {_NUM} {_UNIT}\b", _en_in),
     (r"\b(last|past|previous|this|next|coming) (week|weekend|month|year)\b", _en_period),
-    (rf"\b(?:(last|next|this|this past|this coming|on) )?{_WD}\b(?!s)", _en_weekday),
+    # "every Tuesday" recurs: it names no one day
+    (rf"(?<!\bevery )(?<!\beach )\b(?:(last|next|this|this past|this coming|on) )?{_WD}\b(?!s)", _en_weekday),
     (r"\b(?i:(last|next|this|this past|this coming|on) )(Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)\b\.?", _en_weekday),
     (rf"(?P<lead>\b(?:on|in|last|next) )?\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?{_MONTH_RE}"
      rf"(?:,? (?P<year>\d{{4}}))?\b", _en_month_day),
@@ -319,6 +323,19 @@ def _zh_year(m, base, _):
     return date(base.year + step, 1, 1), "year", (0 if step == 0 else (1 if step > 0 else -1))
 
 
+def _zh_month_day(m, base, tense):
+    """"11月22号": this year's, or last year's when that is more than 60 days ahead and
+    told in the past ("5月3号去了北京" said in August is this past May)."""
+    month, day = _number(m.group(1)), _number(m.group(2))
+    try:
+        resolved = date(base.year, month, day)
+    except (TypeError, ValueError):
+        return None
+    if resolved > base + timedelta(days=60) and tense == "past":
+        resolved = resolved.replace(year=base.year - 1)
+    return resolved, "day", (-1 if resolved < base else 1)
+
+
 def _zh_relative(m, base, _):
     n = _number(m.group(1))
     if n is None:
@@ -334,7 +351,8 @@ _ZH_NUM = "([0-9一二两三四五六七八九十几]+)"
 _ZH_RULES = [
     (r"大前天|大后天|前天|后天|昨天|昨晚|昨日|今天|今晚|今早|今日|明天|明早|明晚|明日", _zh_fixed),
     (r"(上|这|本|下)(?:个)?(?:周|星期|礼拜)([一二三四五六日天末])?", _zh_week),
-    (r"(?<![上这本下个])(?:周|星期|礼拜)([一二三四五六日天])", _zh_bare_weekday),
+    (r"(?<![上这本下个每])(?:周|星期|礼拜)([一二三四五六日天])", _zh_bare_weekday),  # 每周三 recurs
+    (_ZH_NUM + r"月" + _ZH_NUM + r"[日号]", _zh_month_day),
     (r"(上|这|本|下)个?月", _zh_month),
     (r"(前|去|今|明|后)年", _zh_year),
     (_ZH_NUM + r"(天|周|个星期|个礼拜|个月|年)(以前|之前|前|以后|之后|后)", _zh_relative),
