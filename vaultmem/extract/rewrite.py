@@ -27,13 +27,16 @@ _KEEP = {"can", "can't", "cannot", "could", "couldn't", "will", "won't", "would"
          "grew", "heard", "held", "kept", "lost", "meant", "paid", "put", "read", "rode", "sang",
          "sat", "said", "sent", "shot", "slept", "spent", "spoke", "stood", "swam", "taught",
          "threw", "understood", "woke", "won", "wore", "wrote", "let", "cut", "hit", "set",
-         "quit", "hurt", "led", "lent", "sold", "won", "struck", "stuck", "dug", "fed", "bet"}
+         "quit", "hurt", "led", "lent", "sold", "won", "struck", "stuck", "dug", "fed", "bet",
+         "misread", "reread", "spread", "shut", "split", "upset", "burst", "cast", "forecast"}
 _ADVERB_RE = "|".join(sorted(ADVERBS, key=len, reverse=True))
 # "I", its contraction or its adverbs and verb: the part whose agreement changes.
 _PERSON_TOKENS = re.compile(
     rf"(?P<i>(?<![\w'])(?:I(?![\w])|i(?=['\s])))((?:'m not|'m|'ve|'ll|'d)\b|(?:\s+(?:{_ADVERB_RE})\b)*\s+[\w']+)?"
     r"|(?<![\w'-])(?:myself|mine|my|me|ourselves|ours|our|we're|we've|we'll|we'd|we)\b(?!['-])|(?<![\w'])(?-i:us)\b", re.I)
 _IRREGULAR = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is"}
+# after an adverb ("I really don't like running"): the contraction agrees too
+_NEGATED = {"don't": "doesn't", "dont": "doesn't", "haven't": "hasn't", "am": "is", "'m": "is"}
 _FIRST_PERSON = re.compile(r"(?<![\w'])(?:I|i)(?:'m|'ve|'d|'ll)?(?![\w'])|\b(?:my|me|mine|myself|we|we're|"
                            r"we've|we'll|we'd|our|ours|ourselves)\b|(?<![\w'])(?-i:us)\b", re.I)
 
@@ -57,6 +60,8 @@ _NOT_VERBS = {"and", "or", "but", "too", "alone", "both", "all", "who", "that", 
 def third_person_verb(verb: str) -> str:
     """'love' -> 'loves', 'go' -> 'goes', 'try' -> 'tries'; past forms and modals unchanged."""
     low = verb.lower()
+    if low in _NEGATED:
+        return _NEGATED[low] if verb.islower() else capitalise(_NEGATED[low])
     if low in _KEEP or low in _NOT_VERBS or low.endswith("ed") or not low.isalpha():
         return verb
     if low in _IRREGULAR:
@@ -161,7 +166,8 @@ def to_third_person_zh(sentence: str, name: str) -> str:
     >>> to_third_person_zh("先自我介绍一下，我叫林嘉怡", "用户")
     '先自我介绍一下，用户叫林嘉怡'
     """
-    text = sentence.replace("我们", f"{name}等人").replace("咱们", f"{name}等人")
+    text = re.sub(r"(?:我们|咱们|咱)家", f"{name}家", sentence)  # 我们家柯基: the user's dog
+    text = text.replace("我们", f"{name}等人").replace("咱们", f"{name}等人")
     # 我 inside a word is no person: 自我介绍, 忘我, 本我
     return re.sub(r"(?<![自忘本])我", name, text)
 
