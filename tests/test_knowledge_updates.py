@@ -238,16 +238,19 @@ def test_memories_are_dated_by_when_they_were_said(updated_vaults, lang, stateme
         assert str(note.get("created")).startswith(NOW[:10])  # the note's own creation day
 
 
-@pytest.mark.parametrize("lang, old_text, new_text, keeps", [
-    ("en", "Leo", "Theo", "dinosaurs"),
-    ("en", "December 14", "December 17", "play"),
-    ("zh", "11月8号", "11月22号", "泉州"),
+@pytest.mark.parametrize("lang, old_text, new_text, keeps, day", [
+    ("en", "Leo", "Theo", "dinosaurs", None),
+    ("en", "December 14", "December 17", "play", "2026-12-17"),
+    ("zh", "11月8号", "11月22号", "泉州", "2026-11-22"),
 ])
-def test_a_correction_supersedes_and_keeps_what_it_did_not_change(updated_vaults, lang, old_text, new_text, keeps):
+def test_a_correction_supersedes_and_keeps_what_it_did_not_change(updated_vaults, lang, old_text, new_text, keeps,
+                                                                  day):
     root, _mem, _report = updated_vaults[lang]
     notes = notes_of(root)
     fixed = [n for n in holding(notes, new_text) if n.status == "active"]
     assert fixed and all(keeps in n.statement() for n in fixed), [n.statement() for n in fixed]
+    if day:  # the event now happens on the day the fix names
+        assert [str(n.get("valid_from")) for n in fixed] == [day]
     assert all(n.status == "superseded" for n in holding(notes, old_text))
     # the corrected note cites the turn that was corrected and the turn that corrected it
     assert len(as_list(fixed[0].get("source_messages"))) == 2

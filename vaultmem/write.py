@@ -24,6 +24,22 @@ from vaultmem.vault import Vault, safe_title
 UNDATED = "undated"
 
 
+def _corrected_day(was, fix):
+    """The old memory's day, moved when the fix is to the very day an event happens ("不对，
+    我是说11月22号" of a wedding on 11月8号): the event now happens on the day it names."""
+    day = was.get("valid_from")
+    if was.type != "event" or fix.kind not in ("iso", "month_day", "zh_date") or not day:
+        return day
+    from vaultmem.extract.dates import find_date
+
+    try:
+        anchor = date.fromisoformat(str(day)[:10])
+    except ValueError:
+        return day
+    moved = find_date(fix.new, anchor)
+    return moved.date if moved is not None else day
+
+
 def load_pool(vault: Vault, user: str, snapshot=None, texts: dict | None = None) -> Pool:
     """The user's active memories, with vectors from the index snapshot where indexed, and
     their superseded ones (so a re-run recognises what it already superseded)."""
@@ -109,7 +125,7 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, ru
             sources = _merge(as_list(was.get("sources")), [link(s) for s in sources])
             message_ids = _merge(as_list(was.get("source_messages")), message_ids)
             if "valid_from" in was.meta and not getattr(cand, "valid_from", None):
-                valid_from = was.get("valid_from")
+                valid_from = _corrected_day(was, cand.corrects)
     path = write_memory(vault, text=cand.content, type=cand.type, user=user,
                         importance=getattr(cand, "importance", None),
                         tags=tags, entities=entities,
