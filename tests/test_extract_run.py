@@ -87,7 +87,7 @@ def test_dry_run_writes_nothing_and_reports_every_decision(english):
 
 
 ENGLISH = [  # statement, type, importance at least, source message
-    ("The user's name is Alice.", "fact", 0.5, "m-3"),
+    ("The user introduced themselves as Alice.", "fact", 0.5, "m-3"),
     ("The user works as a nurse at St Mary's Hospital.", "fact", 0.5, "m-4"),
     ("The user's wife Sarah is a teacher.", "fact", 0.5, "m-6"),
     ("The user's dog Max loves the beach.", "fact", 0.5, "m-7"),
@@ -196,7 +196,7 @@ def test_running_the_same_transcript_again_changes_nothing(english):
 # ---- Chinese ---------------------------------------------------------------------------------
 
 CHINESE = [
-    ("用户叫小明。", "fact"), ("用户是一名医生。", "fact"), ("用户女儿叫朵朵。", "fact"),
+    ("用户的名字叫小明。", "fact"), ("用户是一名医生。", "fact"), ("用户女儿叫朵朵。", "fact"),
     ("用户家的猫叫咪咪。", "fact"), ("用户一直用飞书。", "fact"), ("用户最近在学吉他。", "fact"),
     ("用户喜欢喝绿茶。", "preference"), ("用户不喜欢吃辣。", "preference"),
     ("2026-11-29，用户去了长城。", "event"), ("2026年12月，用户要去日本出差。", "event"),

@@ -48,7 +48,7 @@ def slot(c):
     ("I no longer like tea.", "The user no longer likes tea.", "preference", "likes:tea", "no"),
     ("I hate crowded trains.", "The user hates crowded trains.", "preference", "likes:crowded trains", "no"),
     ("My favorite food is ramen.", "The user's favorite food is ramen.", "preference", "favorite:food", "ramen"),
-    ("My name is Alice.", "The user's name is Alice.", "fact", "name", "Alice"),
+    ("My name is Alice.", "The user introduced themselves as Alice.", "fact", "name", "Alice"),
     ("I work as a nurse at St Mary's Hospital.", "The user works as a nurse at St Mary's Hospital.",
      "fact", "job", "nurse"),
     ("I work at Google.", "The user works at Google.", "fact", "employer", "Google"),
@@ -73,7 +73,7 @@ def test_english_facts_and_preferences(text, content, type_, attribute, value):
     ("我喜欢喝绿茶。", "用户喜欢喝绿茶。", "preference", "likes:喝绿茶", "yes"),
     ("我不喜欢吃辣。", "用户不喜欢吃辣。", "preference", "likes:吃辣", "no"),
     ("我最喜欢的电影是《霸王别姬》。", "用户最喜欢的电影是《霸王别姬》。", "preference", "favorite:电影", "《霸王别姬》"),
-    ("我叫小明。", "用户叫小明。", "fact", "name", "小明"),
+    ("我叫小明。", "用户的名字叫小明。", "fact", "name", "小明"),
     ("我是一名医生。", "用户是一名医生。", "fact", "job", "医生"),
     ("我住在北京。", "用户住在北京。", "fact", "home", "北京"),
     ("我搬到了杭州。", "用户搬到了杭州。", "fact", "home", "杭州"),
@@ -122,10 +122,10 @@ def test_greetings_and_questions_around_a_fact_are_dropped():
 
 @pytest.mark.parametrize("text, kept", [
     ("random one: write me a haiku about Pistachio. she knocked my coffee off the desk again",
-     ["She knocked the user's coffee off the desk again."]),
+     ["Pistachio knocked the user's coffee off the desk again."]),  # "she" is the one named
     ("Something silly: write me a limerick about a flaky test.", []),
     ("ok random one: write me a haiku about Pistachio, our cat.", ["The user's cat is called Pistachio."]),
-    ("帮我写一首藏头诗吧，藏“乔迁之喜”四个字。我想发个朋友圈", ["用户想发个朋友圈。"]),
+    ("帮我写一首藏头诗吧，藏“乔迁之喜”四个字。我想发个朋友圈", []),  # why the poem is wanted: the request's own
 ])
 def test_a_one_off_request_beside_a_statement_is_dropped_and_the_statement_kept(text, kept):
     assert [c.content for c in extract_offline([Turn("s", "m-1", None, "user", "user", text)], NOW)] == kept
@@ -260,12 +260,12 @@ def test_one_sentence_with_two_facts_gives_two_memories():
                 "Hi! I'm Tom and I work at Acme Corp as a data scientist. My wife and I just moved to Denver last week.")
     cands = extract_offline([turn], NOW)
     assert [(c.content, c.attribute, c.value) for c in cands] == [
-        ("The user is Tom.", "name", "Tom"),
+        ("The user introduced themselves as Tom.", "name", "Tom"),
         ("The user works at Acme Corp as a data scientist.", "employer", "Acme Corp"),
         ("In the week before 2026-11-30, the user and their wife just moved to Denver.", "home", "Denver")]
     zh = extract_offline([Turn("s", "m-2", None, "user", "user", "你好！我叫李雷，我是一名程序员。最近在学日语。")], NOW)
     assert [(c.content, c.attribute) for c in zh] == [
-        ("用户叫李雷。", "name"), ("用户是一名程序员。", "job"), ("用户最近在学日语。", "project:学日语")]
+        ("用户的名字叫李雷。", "name"), ("用户是一名程序员。", "job"), ("用户最近在学日语。", "project:学日语")]
 
 
 def test_shared_photos_and_other_peoples_news():
@@ -293,7 +293,7 @@ def test_advice_between_friends_is_not_a_standing_instruction():
 def test_casual_openers_get_their_subject():
     c = one("Lost my job as a banker yesterday, so I'm gonna take a shot at starting my own business.",
             speaker="Jon")
-    assert c.content == ("On 2026-11-29, Jon lost their job as a banker so they are going to take a shot "
+    assert c.content == ("On 2026-11-29, Jon lost their job as a banker, so they are going to take a shot "
                          "at starting their own business.")
     assert one("Researching adoption agencies — it's been a dream.", speaker="Caroline").content == \
         "Caroline is researching adoption agencies — it's been a dream."

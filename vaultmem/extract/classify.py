@@ -16,11 +16,13 @@ _DISCOURSE = re.compile(
     r"^(?:(?:oh|wow|woah|whoa|yeah|yes|yep|yup|well|so|and|but|haha+|lol|hey|hi|hello|ok|okay|um+|"
     r"uh+|hmm+|honestly|also|plus|anyway|btw|by the way|totally|sure|right|cool|great|nice|"
     r"awesome|thanks|thank you|aw+|oh man|omg|absolutely|definitely|true|congrats|lately|"
+    r"(?:good|nice) (?:catch|call)|fair point|lmao|sounds (?:good|great)|got it|sorted|perfect|"
     r"guess what|(?:big|bigger|biggest|good|great|bad|some|other|more|diet|job|work|house|family|quick) news|"
     r"(?:quick |small |big )?update|(?:ok(?:ay)? )?confession(?: time)?|fun fact|"
     r"(?:un)?related|anyway|(?:one more|another|other|last|different|random) (?:thing|topic|question|one)|"
     r"something (?:silly|fun|random|quick|different|else))\b[\s,!.:]*)+", re.I)
-_ZH_DISCOURSE = re.compile(r"^(?:哈哈+|嗯+|哦+|啊+|好的|好吧|对了|那个|说实话|你好|嗨)[，,！!。\s]*")
+_ZH_DISCOURSE = re.compile(r"^(?:(?:哈哈+|嗯+|哦+|啊+|好的|好吧|对了|那个|说实话|你好|嗨|早安|早上好|早|另外|还有|顺便说一下|顺便)"
+                           r"[，,！!。～~\s]*)+")
 _REACTION = re.compile(
     r"\b(?:thank(?:s| you)|appreciate (?:it|that|you|your)|proud of you|happy for you|"
     r"glad (?:to hear|you|that you)|agree|hope you|wish you|can't wait to (?:see|hear)|means? a lot|"
@@ -40,7 +42,8 @@ not have has had will would can could""".split())
 _IMPLICIT = re.compile(
     r"^(?:(?:still|now|also|currently|finally)\s+)?(?:((?:gonna|going to)(?!\s+be\b)|planning (?:to|on)|hoping to|"
     r"trying to|thinking (?:about|of)|researching|working on|looking into|learning|studying|training|"
-    r"saving|heading|getting ready|preparing|volunteering|\w+ing(?=\s+(?:up|my|a|an|the|some|on|for|with|out|our)\b))|"
+    r"saving|heading|getting ready|preparing|volunteering|(?!(?:no|some|any|every)thing\b|morning\b|evening\b|spring\b|wedding\b|building\b)"
+    r"\w+ing(?=\s+(?:up|my|a|an|the|some|on|for|with|out|our)\b))|"
     r"((?:just )?(?:got|finished|started|went|came|bought|moved|signed|took|made|had|lost|found|met|"
     r"visited|joined|quit|won|left|sold|booked|adopted|tried|\w+ed)(?=\s+(?:my|a|an|the|some|our|back|up|to|into|over)\b)|"
     r"started|finished|signed up)|(been(?!\s+(?:a|an|the|such|quite|ages|forever|too)\b)))\b", re.I)
@@ -51,7 +54,9 @@ _ADDRESSING = re.compile(r"\b(?:want(?:ed)?|have|had|need(?:ed)?|got) to tell yo
                          r"\bcatch you up\b|\bupdate you\b", re.I)
 _PROCEDURE = re.compile(
     r"^(?:(?:please|pls|and|also|ok|okay)[,\s]+)*(?:from now on|going forward|in (?:the )?future|"
-    r"always|never|whenever|every time|each time|don't ever|do not ever|make sure (?:to|you))\b"
+    r"always|never|whenever|every time|each time|don't ever|do not ever|make sure (?:to|you)|"
+    r"(?:don't|do not) (?:ever )?(?:suggest|schedule|book|recommend|send|use|give me|put|plan|add|include|"
+    r"mention|call me|assume|remind me))\b"
     r"(?!\s+(?:been|had|wanted|thought|knew|loved|felt|imagined|mind|again|mind that)\b)", re.I)
 _ZH_PROCEDURE = re.compile(r"^(?:请|麻烦)?(?:以后|今后|从现在开始|从今以后|往后|每次|永远不要|不要再|一定要|总是|务必)")
 _REMEMBER = re.compile(
@@ -170,6 +175,11 @@ def strip_discourse(sentence: str, chinese: bool) -> str:
             s = "我" + s  # casual Chinese drops the 我: "最近在学日语"
         return s
     s = _DISCOURSE.sub("", sentence).strip()
+    # "Severe peanut allergy, like EpiPen-level.": the speaker's own condition, said short
+    s = re.sub(r"^(?=(?:(?:a|an|really|very|super|quite|pretty)\s+)?(?:severe|mild|bad|serious|"
+               r"life-threatening|slight|major|minor)?\s*[\w-]+\s+(?:allergy|intolerance)\b)(?:an?\s+)?",
+               "I have a ", s, count=1, flags=re.I)
+    s = re.sub(r"^I have a ([A-Z])(?=[a-z])", lambda m: "I have a " + m.group(1).lower(), s)
     # "guess who lives in Raleigh now" is news about the speaker
     s = re.sub(r"^guess who (lives|works|moved|got|is)\b",
                lambda m: "I " + {"lives": "live", "works": "work", "is": "am"}.get(m.group(1), m.group(1)),
@@ -214,9 +224,14 @@ def is_context_statement(sentence: str, chinese: bool) -> bool:
         return False
     if chinese:
         return "你" not in s and len(s) >= 6
-    return (len(s.split()) >= 5 and not _REACTION.search(s) and not _IMPERATIVE.match(s)
+    # "Jordan hates mushrooms": someone named, and what is true of them, in three words
+    named = len(s.split()) >= 3 and bool(_NAMED_SUBJECT.match(s))
+    return ((len(s.split()) >= 5 or named) and not _REACTION.search(s) and not _IMPERATIVE.match(s)
             and not _CATCH_UP.search(s) and not _ADDRESSING.search(s)
             and not re.search(r"\byou(?:r|'re|'ve|'d|'ll|rself)?\b|\by'all\b", s, re.I))
+
+
+_NAMED_SUBJECT = re.compile(r"[A-Z][a-z]+(?:'s)?\s+(?:[a-z]+s|is|was|has|had)\s+\w")
 
 
 def is_informative(sentence: str, chinese: bool) -> bool:
@@ -227,7 +242,7 @@ def is_informative(sentence: str, chinese: bool) -> bool:
     if chinese:
         return len(sentence) >= 10
     rest = sentence.split(" ", 1)[1] if " " in sentence else ""
-    return bool(len(sentence.split()) >= 9 or re.search(r"\d|\b[A-Z][a-z]+", rest)
+    return bool(len(sentence.split()) >= 9 or re.search(r"\d|\b[A-Z][a-z]+", rest) or _NAMED_SUBJECT.match(sentence)
                 or find_date(sentence, _SOME_DAY) is not None)
 
 

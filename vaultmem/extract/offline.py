@@ -16,15 +16,18 @@ looked like memory but were turned down (emotional venting), so the run can repo
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime
 
 from vaultmem.extract.candidate import Candidate, make_title
+from vaultmem.extract.chatter import chatter, is_venting_sentence, leans_on_context, strip_lead_in
 from vaultmem.extract.classify import (
     assistant_statements, classify_text, correction_prefix, first_person_statement,
     is_context_statement, is_informative, is_past, is_reaction, procedure_prefix, remember_prefix,
-    shared_images, split_sentences, strip_discourse)
+    sentence_kind, shared_images, split_sentences, strip_discourse)
 from vaultmem.extract.corrections import find_correction
 from vaultmem.extract.dates import DateMatch, find_date
+from vaultmem.extract.howto import find_howto, howto_text
 from vaultmem.extract.patterns import _PETS, _RELATIONS, JOBS, KNOWN_TOOLS, Detection, detect
 from vaultmem.extract.rewrite import capitalise, has_first_person, is_chinese, to_third_person
 from vaultmem.policy import is_request
@@ -40,10 +43,12 @@ _ABSOLUTE = re.compile(r"\b(?:January|February|March|April|May|June|July|August|
                        r"November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\s+\d{1,2}\b"
                        r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:January|February|March|April|May|June|July|"
                        r"August|September|October|November|December)\b|\b\d{4}-\d{2}-\d{2}\b|\d{1,2}月\d{1,2}[日号]")
+_RECURRING_DAY = re.compile(r"birthday|anniversary|name day|生日|纪念日", re.I)
 _BOUND = re.compile(r"(?:\b(?:until|till|through|up to)|到|直到)\s*$", re.I)
 _COPULA = re.compile(r"\b(?:is|was|are|were|be)\s+$|是$", re.I)
-_IN_PLACE = re.compile(r"\b(?:since|before|after|by|from|when|because|that|than)\s+(?:\w+\s+){0,6}$", re.I)
-_ENTITY_SKIP = {"I", "The", "A", "An", "It", "This", "That", "On", "In", "Around", "My", "We",
+_IN_PLACE = re.compile(r"\b(?:since|before|after|by|from|when|because|that|than|starting|beginning|effective|"
+                       r"as of)\s+(?:\w+\s+){0,6}$", re.I)
+_ENTITY_SKIP = {"I", "The", "A", "An", "It", "This", "That", "On", "In", "Around", "My", "We", "As", "Of",
                 "They", "Their", "There", "He", "She", "His", "Her", "And", "But", "So", "Going",
                 "Last", "Next", "Yesterday", "Today", "Tomorrow", "Thanks", "Plus", "Also",
                 "Just", "Lately", "Since", "Now", "Family", "Everyone", "Here", "What", "When"}
@@ -73,8 +78,9 @@ def extract_offline(turns, session_time: datetime | None = None, user_names=None
     vocatives = _vocatives(turns)
     # "Always ..." between friends is advice, not an instruction to an assistant: standing
     # instructions exist only where an assistant listens or one person talks.
-    instructions = (any((t.role or "").lower() == "assistant" for t in turns)
-                    or len(user_speakers) <= 1)
+    assistant_chat = any((t.role or "").lower() == "assistant" for t in turns)
+    instructions = assistant_chat or len(user_speakers) <= 1
+    known = _known_names(turns) if assistant_chat else None
     out: list[Candidate] = []
     for turn in turns:
         kind, reason = classify_turn(turn)
@@ -94,12 +100,108 @@ def extract_offline(turns, session_time: datetime | None = None, user_names=None
             sentences = assistant_statements(turn.text)
             speaker = assistant_subject
         else:
-            sentences = split_sentences(turn.text)
-            speaker = turn.speaker
+            text, speaker = turn.text, turn.speaker
+            howto = find_howto(text) if instructions else None
+            if howto is not None:  # the steps are one procedure; the rest is read as usual
+                out.append(_howto(howto, turn.id, speaker, names))
+                text = howto.rest
+            sentences = split_sentences(text)
         images = shared_images(turn.text) if turn.role.lower() == "user" else []
         out.extend(_turn_candidates(turn.id, speaker, names, sentences, anchor, turn.role.lower(),
-                                    vocatives, images, instructions))
+                                    vocatives, images, instructions, known))
     return out
+
+
+_EN_PRONOUN = re.compile(r"^(?:(?:and|but|so|also|oh|plus)[,\s]+)?(she|he)(?:'s|\s+(?:is|was|has|had|will|would))?\b", re.I)
+_ZH_PRONOUN = re.compile(r"^(?:[而且但是不过]{0,2})?([她他])(?![们的家])")
+
+
+def _named(sentence: str, chinese: bool, vocatives) -> str | None:
+    """The one person or pet a sentence names ("write me a haiku about Pistachio, our cat",
+    "我女儿糖糖天天偷偷喂它零食"), for a "she" or "他" that follows."""
+    if chinese:
+        found = detect(sentence, True)
+        names = [e for e in (found.entities if found else []) if not _ZH_COMMON.search(e)]
+        names += re.findall(r"(?:女儿|儿子|老公|老婆|弟弟|哥哥|姐姐|妹妹|爸|妈|朋友|同事)([\u4e00-\u9fff]{2,3}?)(?=[天每最说要在是也都又就，。！]|$)", sentence)
+    else:
+        names = [m.group(1) for m in re.finditer(r"(?<=[a-z,;:] )([A-Z][a-z]+)\b(?!['’]s\b)", sentence)]
+        names = [n for n in names if n not in _ENTITY_SKIP and n not in _months_days() and n not in vocatives]
+    names = list(dict.fromkeys(names))
+    return names[0] if len(names) == 1 else None
+
+
+def _resolve_pronoun(sentence: str, antecedent: str | None, chinese: bool) -> str:
+    """"she knocked my coffee off the desk again", after "a haiku about Pistachio": the
+    pronoun becomes the name, so the memory says who ("她才四岁" -> "糖糖才四岁")."""
+    if not antecedent:
+        return sentence
+    m = (_ZH_PRONOUN if chinese else _EN_PRONOUN).match(sentence.strip())
+    if not m:
+        return sentence
+    text = sentence.strip()
+    if chinese:
+        return text[:m.start(1)] + antecedent + text[m.end(1):]
+    said = m.group(0)[m.start(1) - m.start(0):]
+    tail = {"she's": "'s", "he's": "'s"}.get(said.lower(), said[len(m.group(1)):])
+    return text[:m.start(1)] + antecedent + tail + text[m.end(0):]
+
+
+def _naming_apart(piece: dict, name: str, chinese: bool) -> dict | None:
+    """"My daughter Yara's school nativity play is on December 14": a dated event that names
+    someone in passing. The naming becomes a fact of its own (which a later change of that
+    slot may supersede) and the sentence stays an event, said on its day."""
+    found: Detection | None = piece["detection"]
+    if (found is None or found.kind not in ("family", "pet") or not piece["valid_from"]
+            or piece["valid_to"] or not found.entities):
+        return None
+    relation, who = found.attribute.split(":", 1)[-1], re.sub(r"['’]s$", "", found.value)
+    text = (f"{name}的{relation}叫{who}。" if chinese else f"{capitalise(name)}'s {relation} is called {who}.")
+    naming = dict(piece, text=text, bare=text, words=len(text.split()), dated=False, valid_from=None,
+                  detection=replace(found, value=who, entities=[who]),
+                  tags=list(piece["tags"]), title="")
+    piece.update(detection=None, type="event", tags=[t for t in piece["tags"] if t != found.kind],
+                 importance=min(piece["importance"], 0.6))
+    return naming
+
+
+def _known_names(turns) -> set[str]:
+    """Capitalised words the user writes inside a sentence ("just me and Noor"): names, so
+    that "Noor got the job" can be told from "Coffee number two in hand" at a sentence start."""
+    found: set[str] = set()
+    for turn in turns:
+        if (turn.role or "user").lower() == "user":
+            found.update(re.findall(r"(?<=[a-z0-9,;:] )([A-Z][a-z]{1,}(?:'s)?)", turn.text or ""))
+    return {w.removesuffix("'s") for w in found} - _ENTITY_SKIP - _months_days()
+
+
+def _names_someone(sentence: str, known: set[str], dated: bool = False) -> bool:
+    """A name inside the sentence, or a known one at its start (any capitalised word there
+    when the sentence is dated news: "Kabir lost his first tooth yesterday")."""
+    words = re.findall(r"(?<![\w'])[A-Z][\w'&-]*", sentence)
+    first = sentence.strip()[:1].isupper()
+    for i, word in enumerate(words):
+        bare = word.removesuffix("'s").removesuffix("’s")
+        if bare in _ENTITY_SKIP or bare in _months_days() or bare == "I":
+            continue
+        if i or not first or bare in known:
+            return True
+        if dated and bare.lower() not in _NOT_NAMES and not bare.lower().endswith("ed"):
+            return True
+    return False
+
+
+_NOT_NAMES = {"someone", "somebody", "nobody", "everyone", "everybody", "went", "got", "made", "saw",
+              "took", "came", "had", "did", "ran", "met", "bought", "found", "left", "spent", "ah", "oh"}
+
+
+def _howto(howto, turn_id: str, speaker: str, names: dict) -> Candidate:
+    chinese = is_chinese(" ".join(howto.steps))
+    name, _ = display_name(speaker, names, chinese)
+    content = howto_text(howto, capitalise(name) if not chinese else name, chinese)
+    content = content[:1].upper() + content[1:]
+    return Candidate(content=content, type="procedure", importance=0.8, source_messages=[turn_id],
+                     entities=_entities([{"name": name, "original": " ".join(howto.steps)}], None),
+                     tags=["howto"], title=make_title(howto.topic or content), speaker=speaker)
 
 
 def display_name(speaker: str, names: dict, chinese: bool) -> tuple[str, str]:
@@ -133,6 +235,8 @@ def _vocatives(turns) -> set[str]:
     return {n[:k] for n in names for k in (3, len(n)) if len(n) >= 3 and n[:1].isupper()}
 
 
+_WANTS = re.compile(r"(?:I|we)(?:'d| would| really| just|\s)*\s*(?:want|need|like|am looking for|are looking for)\b"
+                    r"|(?:I|we)'d like\b|我(?:们)?(?:想|需要|要)(?!念|吃)", re.I)
 _KIN = "|".join(_RELATIONS + _PETS)
 _NAMED_IN_PASSING = re.compile(rf"\b([A-Z][a-z]+),? (?:my|our) ({_KIN})\b|\b(?:my|our) ({_KIN}),? ([A-Z][a-z]+)\b")
 _HOUSEHOLD = re.compile(r"^(.*\b(?:live|lives|living|moved|based|settled)\s+(?:in|to)\s+(?:the\s+)?"
@@ -187,13 +291,26 @@ def _with_subject(clause: str, chinese: bool) -> str:
 
 
 def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives=frozenset(),
-                     images=(), instructions=True) -> list[Candidate]:
+                     images=(), instructions=True, known=None) -> list[Candidate]:
+    """`known`: the names the user writes, when an assistant listens (else None): news about
+    no one in particular told to an assistant ("the rate in this house is 2 dollars now") is
+    chat; told to a friend, it may be what the friend asks about later."""
     pieces: list[dict] = []
     pending_correction = False
     sentences = [part for raw in sentences for part in split_slots(raw, is_chinese(raw))]
+    # a complaint ("honestly it's a nightmare…"): only what the rules type survives from it;
+    # the rest of a turn that asks for something is the request's framing ("we want a takeout place")
+    venting = any(is_venting_sentence(s, is_chinese(s)) for s in sentences)
+    asking = role == "user" and any(sentence_kind(s) in ("request", "question") for s in sentences)
+    antecedent = None  # the one person or pet the turn has named so far
     for raw in sentences:
         raw = _strip_vocative(raw, vocatives)
         chinese = is_chinese(raw)
+        raw = strip_lead_in(raw, chinese)
+        if chatter(raw, chinese) and not detect(strip_discourse(raw, chinese), chinese):
+            continue
+        raw = _resolve_pronoun(raw, antecedent, chinese)
+        antecedent = _named(raw, chinese, vocatives) or antecedent
         name, subject = display_name(speaker, names, chinese)
         sentence, corrected = correction_prefix(raw, chinese)
         if corrected and not sentence:
@@ -205,6 +322,14 @@ def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives
         if piece is None:
             continue
         pending_correction = pending_correction and not piece["typed"]
+        if not piece["typed"] and (venting or (asking and _WANTS.match(piece["original"]))):
+            continue
+        if (known is not None and piece["attributed"] and not piece["typed"]
+                and not chinese and not _names_someone(piece["original"], known, piece["dated"])):
+            piece["standalone"] = False
+        naming = _naming_apart(piece, name, chinese)
+        if naming is not None:
+            pieces.append(naming)
         if role == "assistant":
             piece["importance"] = min(piece["importance"], 0.5)
             piece["tags"].append("from-assistant")
@@ -233,7 +358,9 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
     attributed, informative = False, False
     if remember:
         sentence = rest
-    procedure = instructions and procedure_prefix(sentence, chinese)
+    procedure = instructions and (procedure_prefix(sentence, chinese) or bool(_STANDING.search(sentence)))
+    if procedure and not chinese:
+        sentence = re.sub(r"^(?:(?:also|and|so|oh|ok|okay|btw|plus)[,\s]+)+", "", sentence, flags=re.I)
     if remember and not has_first_person(sentence):
         procedure = instructions and (procedure or chinese
                                       or not re.match(r"(?i)(?:the|a|an|\w+'s)\b", sentence))
@@ -270,6 +397,7 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
         sentence = f'I said: "{capitalise(sentence.rstrip(".!"))}."'
     match = find_date(sentence, anchor) if anchor else None
     text, valid_from, valid_to = _with_date(sentence, match, name, chinese, procedure)
+    bare = _lower_first(to_third_person(text, name)) if procedure else text
     if procedure:
         text = _instruction(text, name, chinese)
     words = len(text.split()) if not chinese else len(text) // 2
@@ -278,13 +406,23 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
     elif procedure:
         kind = "procedure"
     else:
-        kind = "event" if ((valid_from and not valid_to) or is_past(sentence)) else "fact"
+        kind = _plain_kind(sentence, chinese, valid_from, valid_to)
+    if detection and detection.kind == "name" and not chinese and _content_words(text) < 4:
+        # "The user is Ravi." reads as a fragment: say what it is
+        text = _finish(f"{capitalise(name)} introduced themselves as {detection.value}", False)
+    elif detection and detection.kind == "name" and chinese:
+        text = _finish(f"{name}的名字叫{detection.value}", True)
     tags = [detection.kind] if detection else (["instruction"] if procedure else [])
+    if kind == "preference" and not detection:
+        tags.append("habit")
     if correction and detection:
         tags.append("correction")
     if remember:
         tags.append("remember")
     importance = detection.importance if detection else (0.8 if procedure else 0.5)
+    if _HEALTH.search(sentence):  # allergies, conditions, medication: what must not be missed
+        importance = max(importance, 0.9)
+        tags.append("health")
     if remember:
         importance = 0.9
     elif correction and detection:
@@ -293,9 +431,58 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
     return {"text": _limit(text, chinese), "type": kind, "title": title, "importance": importance,
             "detection": detection, "subject": subject, "valid_from": valid_from,
             "valid_to": valid_to, "tags": tags, "correction": bool(correction and detection),
-            "typed": bool(detection or procedure or remember), "words": words,
+            "typed": bool(detection or procedure or remember), "words": words, "bare": bare,
             "dated": match is not None, "original": sentence, "name": name, "attributed": attributed,
-            "standalone": not attributed or informative or remember or procedure}
+            "standalone": ((not attributed or informative or remember or procedure)
+                           and (bool(detection or procedure or remember)
+                                or not leans_on_context(sentence, chinese)))}
+
+
+_STANDING = re.compile(r"\b(?:still stands|still applies|still holds|goes for (?:work|that|this|\w+ stuff) too)\b"
+                       r"|(?:^|,\s*)so (?:please )?(?:convert|use|write|give|keep|answer|reply|format|stick to)\b", re.I)
+_CONDITION = re.compile(r"\ballerg(?:y|ies|ic)\b|\bdiabet|\basthma|\bintoleran(?:t|ce)\b|\bcoeliac\b|\bceliac\b|"
+                        r"过敏|糖尿病|哮喘|不耐受", re.I)
+_HEALTH = re.compile(r"\ballerg(?:y|ies|ic)\b|\banaphyla|\bepipen\b|\bdiagnosed\b|\bdiabet|\basthma|\bepilep|"
+                     r"\bblood (?:pressure|sugar)\b|\bcholesterol\b|\bmedication\b|\bprescri(?:bed|ption)\b|"
+                     r"\bintoleran(?:t|ce)\b|\bcoeliac\b|\bceliac\b|\bpregnan|"
+                     r"过敏|血糖|血压|糖尿病|哮喘|癫痫|确诊|处方|吃药|用药|胆固醇|怀孕|不耐受", re.I)
+_RECURRING = re.compile(r"\b(?:every|each)\s+(?:single\s+)?(?:day|morning|evening|night|week|weekend|"
+                        r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|other day)\b|"
+                        r"\blike every day\b|\bon (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|"
+                        r"sundays|weekends)\b", re.I)
+_ZH_RECURRING = re.compile(r"每(?:天|周|个?星期|个?礼拜|晚|个月|年)|天天|周末都")
+_ZH_SELF_LED = re.compile(r"^(?:[^，。]{0,6}[，,])?我(?:们)?(?!的|家|女儿|儿子|老公|老婆|爸|妈|弟|哥|姐|妹)")
+_JOB_NEWS = re.compile(r"\bgot (?:the|a|her|his|their|that) (?:new )?job\b|\b(?:was|got) hired\b|"
+                       r"\baccepted (?:the|an?) (?:job|offer|position)\b", re.I)
+_PLAN = re.compile(r"\b(?:I'm|I am|we're|we are)\s+(?:\w+\s+)?\w+ing\b.*\b(?:for|over|during|in|on)\s+(?:the\s+)?"
+                   r"(?:\w+\s+)?(?:week|weekend|holidays?|break|vacation|christmas|thanksgiving|easter|new year)\b", re.I)
+
+
+def _plain_kind(sentence: str, chinese: bool, valid_from, valid_to) -> str:
+    """The type of a statement no pattern recognised: a habit is a preference, news of a
+    job or of a condition a fact, something dated or past an event, the rest a fact."""
+    if _CONDITION.search(sentence):  # "a box of mangoes came, but I'm allergic to mangoes"
+        return "fact"
+    if chinese:
+        if _ZH_RECURRING.search(sentence) and _ZH_SELF_LED.match(sentence):
+            return "preference"
+    elif _RECURRING.search(sentence) and re.match(r"(?:\w+\s+){0,3}?(?:I|we)\b", sentence, re.I) \
+            and not is_past(sentence):
+        return "preference"
+    if not chinese and _JOB_NEWS.search(sentence):
+        return "fact"
+    if not chinese and _PLAN.search(sentence):
+        return "event"
+    return "event" if ((valid_from and not valid_to) or is_past(sentence)) else "fact"
+
+
+def _content_words(text: str) -> int:
+    return len([w for w in re.findall(r"[^\W\d_][\w'’-]*|\d+", text)
+                if w.lower() not in _FUNCTION_WORDS])
+
+
+_FUNCTION_WORDS = frozenset("a an the and or but nor so is am are was were be been being do does did has "
+                            "have had will would can could should shall may might must".split())
 
 
 def _with_date(sentence: str, match: DateMatch | None, name: str, chinese: bool, procedure: bool):
@@ -304,7 +491,10 @@ def _with_date(sentence: str, match: DateMatch | None, name: str, chinese: bool,
     if match is None:
         return _finish(to_third_person(sentence, name) if not procedure else sentence, chinese), None, None
     before, after = sentence[:match.start], sentence[match.end:]
-    if _COPULA.search(before):  # "my birthday is March 3": a recurring date, not an event
+    said = sentence[match.start:match.end]
+    if _COPULA.search(before) and (not said.lower().startswith("on ") or _RECURRING_DAY.search(before)):
+        # "my birthday is March 3": a recurring date, not an event ("the play is on
+        # December 14" is one)
         return _finish(to_third_person(sentence, name), chinese), None, None
     if _ABSOLUTE.search(sentence[match.start:match.end]) and not procedure:
         # "the talk is on November 26" names its day already: kept in the speaker's words (the
@@ -319,11 +509,13 @@ def _with_date(sentence: str, match: DateMatch | None, name: str, chinese: bool,
     if _IN_PLACE.search(before) and not chinese:
         phrase = match.phrase(lang)
         phrase = phrase[:1].lower() + phrase[1:]
-        if re.search(r"\b(?:since|before|after|by|from)\s+$", before, re.I):
+        if re.search(r"\b(?:since|before|after|by|from|starting|beginning|effective|as of)\s+$", before, re.I):
             phrase = match.label(lang)
         return _finish(to_third_person(before + phrase + after, name), chinese), match.date, None
     joiner = "" if chinese else " "
-    rest = re.sub(r"\s{2,}", " ", (before.rstrip(" ,") + joiner + after.lstrip(" ,")).strip())
+    # "my passport expires in March, I'll renew it": the comma between the clauses stays
+    after = after.lstrip(" ") if after.lstrip(" ").startswith(",") and before.strip() else joiner + after.lstrip(" ,")
+    rest = re.sub(r"\s{2,}", " ", (before.rstrip(" ,") + after).strip())
     rest = re.sub(r"\s+([,.!?;])", r"\1", rest).strip(" ,，")
     body = to_third_person(rest, name)
     if chinese:
@@ -351,6 +543,9 @@ def _instruction(text: str, name: str, chinese: bool) -> str:
 
 def _finish(text: str, chinese: bool) -> str:
     text = re.sub(r"\s+", " ", text).strip().strip(",，;:；：").lstrip("-–—• ")
+    if not chinese:  # chat tics at the end say nothing: "Kabir lost his first tooth btw"
+        text = re.sub(r"(?:[\s,]+\b(?:btw|lol|haha+|tbh|lmao)\b)+(?=\s*[.!?,]*$)", "", text, flags=re.I)
+        text = re.sub(r"\b(?:btw|lol)\b,?\s*(?=[,.])", "", text, flags=re.I).replace(" ,", ",")
     text = capitalise(text)
     if chinese:
         return text if re.search(r"[。！？.!?]$", text) else text + "。"
@@ -371,9 +566,17 @@ def _merge(pieces: list[dict]) -> list[list[dict]]:
     groups: list[list[dict]] = []
     for piece in pieces:
         last = groups[-1] if groups else None
-        joinable = (last is not None and not last[0]["typed"] and not piece["typed"]
-                    and not piece["dated"]
-                    and sum(p["words"] for p in last) + piece["words"] <= MAX_WORDS)
+        fits = last is not None and sum(p["words"] for p in last) + piece["words"] <= MAX_WORDS
+        # a date joins a group that has none: "we booked the Slovenia trip! we fly out October 9"
+        dated_ok = not piece["dated"] or (fits and not any(p["dated"] for p in last))
+        joinable = fits and not piece["typed"] and dated_ok and (
+            not last[0]["typed"]
+            # "always give me metric units. km, kg, celsius, all of it.": the instruction goes on
+            or (last[0]["type"] == "procedure" and not piece["standalone"]))
+        if fits and last[0]["type"] == "procedure" and piece["type"] == "procedure" and not piece["dated"] \
+                and not piece["detection"] and not last[0]["detection"]:
+            piece = dict(piece, text=capitalise(piece["bare"]))  # one instruction said in two sentences
+            joinable = True
         if joinable:
             last.append(piece)
         elif piece["standalone"]:
@@ -390,17 +593,19 @@ def _candidate(group: list[dict], turn_id: str, speaker: str) -> Candidate:
                    else capitalise(f"according to {head['name']}, {_lower_first(content)}"))
         content = _limit(content, chinese)
     detection: Detection | None = head["detection"]
+    dated = next((p for p in group if p["valid_from"]), head)
+    kind = "event" if head["type"] == "fact" and dated["type"] == "event" and dated is not head else head["type"]
     return Candidate(
         content=content,
-        type=head["type"],
+        type=kind,
         importance=max(p["importance"] for p in group),
         source_messages=[turn_id],
         entities=_entities(group, detection),
         subject=head["subject"] if detection else None,
         attribute=detection.attribute if detection else None,
         value=detection.value if detection else None,
-        valid_from=head["valid_from"],
-        valid_to=head["valid_to"],
+        valid_from=dated["valid_from"],
+        valid_to=dated["valid_to"],
         tags=head["tags"],
         title=head["title"],
         correction=head["correction"],
@@ -433,15 +638,39 @@ def _entities(group: list[dict], detection: Detection | None) -> list[str]:
             if re.search(rf"(?<![\w]){re.escape(tool)}(?![\w])", text, re.I) and len(tool) > 2:
                 found.append(tool)
         for m in re.finditer(r"(?:叫|和|跟)([\u4e00-\u9fff]{2,3})(?=[一起去说聊见吃玩，。！\s]|$)", text):
-            found.append(m.group(1))
+            if not _ZH_COMMON.search(m.group(1)):
+                found.append(m.group(1))
     unique: list[str] = []
     for entity in found:
-        entity = entity.rstrip(".")
+        entity = re.sub(r"['’]s$", "", entity.rstrip("."))
+        if _junk_entity(entity):
+            continue
         if entity.lower() not in {u.lower() for u in unique} and entity not in _months_days():
             unique.append(entity)
     # "St Mary" and "Hospital" are parts of "St Mary's Hospital", not entities of their own
     unique = [e for e in unique if not any(e != o and re.search(rf"\b{re.escape(e)}\b", o) for o in unique)]
     return unique[:6]
+
+
+# "跟同事去打羽毛球": colleagues, friends and kin are no one's name
+_ZH_COMMON = re.compile(r"同事|朋友|同学|老公|老婆|孩子|女儿|儿子|家人|爸|妈|老板|邻居|客户|领导|老师|大家|"
+                        r"别人|他们|她们|我们|你们|室友|对象|亲戚|弟|哥|姐|妹|爷|奶|公公|婆婆|宝宝")
+
+
+_CODE_WORDS = frozenset("""select from where insert update delete join group order by values create drop
+table limit desc asc into set and or not null true false none def return import class lambda async
+await const let var function elif else endif fi done esac echo sudo mismatch misc todo fixme""".split())
+
+
+def _junk_entity(name: str) -> bool:
+    """What names no hub a person would keep: "MT", "CI" (abbreviations of up to three
+    capitals, unless a known tool), "SELECT", "DESC LIMIT" (code), "EpiPen-level"."""
+    if re.fullmatch(r"[A-Z]{1,3}s?", name) and name not in KNOWN_TOOLS:
+        return True
+    if all(w.lower() in _CODE_WORDS for w in name.split()):
+        return True
+    return bool(re.search(r"-(?:level|ish|like|style|esque|type|ish)$|redacted", name, re.I)
+                or re.fullmatch(r"[\d\s.,:-]+", name))
 
 
 def _months_days() -> set[str]:

@@ -109,6 +109,11 @@ def _en_preference(s: str) -> Detection | None:
         value = "reducing" if neg.group(4) else "no"
         obj = _object(next(g for g in neg.groups() if g))
         return _likes(obj, value)
+    # "I'll eat pretty much anything except eggplant": the exception is the dislike
+    except_ = re.search(rf"\bI(?:'ll| will| can| would)?{_ADV}\s+(?:eat|drink|watch|read|listen to|try)\s+"
+                        r"(?:pretty much |just about |almost |basically )?(?:anything|everything) (?:except|but|apart from) (.+)", s, re.I)
+    if except_:
+        return _likes(_object(except_.group(1)), "no")
     # "bouldering is not for me", "running just isn't my thing"
     verdict = re.search(r"(?:^|[,;:]\s*)(?:(?:honestly|frankly|turns out|but|so)[,\s]+)*"
                         r"((?:[\w'-]+ ){0,2}[\w'-]+) (?:is|was|isn't|wasn't|is just|was just|is really)"
@@ -281,6 +286,11 @@ def _zh_preference(s: str) -> Detection | None:
         value = _zh_object(favorite.group(2))
         if value:
             return Detection("preference", "preference", f"favorite:{favorite.group(1)}", value, 0.6)
+    # "我什么都吃，就是不吃茄子": the exception is the dislike
+    except_ = re.search(r"我?什么都(?:吃|喝|看)[^。]{0,3}?(?:就是|除了|但是?|只是)(?:不吃|不喝|不碰|受不了)?([\u4e00-\u9fff]{1,6}?)"
+                        r"(?:除外|不吃|不行)?(?=[，。！,.!]|$)", s)
+    if except_:
+        return _likes(_zh_object(except_.group(1)), "no")
     neg = re.search(rf"我{_ZH_ADV}(?:不太喜欢|不怎么喜欢|不喜欢|不爱|讨厌|受不了|不再喜欢|不想再|戒了|在戒|戒掉了)(.+)", s)
     if neg:
         obj = _zh_object(neg.group(1))

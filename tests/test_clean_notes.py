@@ -1,0 +1,233 @@
+"""Clean memory notes (issue 16): what the offline extractor writes from a chat with an
+assistant is true, self-contained and worth keeping, of the right type and weight. The
+examples are the issue's own, verbatim where it quotes them, with Chinese ones like them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+import pytest
+
+from vaultmem.extract.dates import find_date
+from vaultmem.extract.howto import find_howto
+from vaultmem.extract.offline import extract_offline
+
+NOW = datetime(2026, 9, 20, 10, 0)
+
+
+@dataclass
+class Turn:
+    session: str
+    id: str
+    time: datetime | None
+    speaker: str
+    role: str
+    text: str
+
+
+def chat(*user_turns: str) -> list:
+    """Candidates from a chat in which each user turn gets an assistant reply."""
+    turns = []
+    for i, text in enumerate(user_turns):
+        turns.append(Turn("s", f"m-{2 * i}", NOW, "user", "user", text))
+        turns.append(Turn("s", f"m-{2 * i + 1}", NOW, "assistant", "assistant", "Sure, here you go."))
+    return extract_offline(turns, NOW)
+
+
+def contents(*user_turns: str) -> list[str]:
+    return [c.content for c in chat(*user_turns)]
+
+
+# --- what stays out ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    # fragments whose referent is lost
+    "I'll try that.",
+    "we'll book that.",
+    "She's 68 and still…",
+    "that looks great, yes please make a shopping list",
+    "我试试那个。",
+    "好，我把这个发给我爸。",
+    "她才68，还天天爬山…",
+    # small talk, leaving, venting, deferrals, verdicts, questions without a mark
+    "hey! happy saturday. coffee number two in hand and the sun is finally out over here",
+    "Morning! The rain is going sideways in Glasgow today.",
+    "nah this is good. gotta go, Kabir is demanding pancakes",
+    "alright, I'm off to find the thermal socks. thanks as always",
+    "honestly I'm knackered, on call this week and the pager went off at 4am three nights running. one of those weeks",
+    "ugh I'm so done with this week!!",
+    "yeah. we'll see. thanks for listening",
+    "yeah a 1:1 next week makes sense. ok that's enough work talk for a saturday",
+    "how long is the drive from Raleigh to Boone",
+    "she did. the rate in this house is apparently 2 dollars now, inflation is real",
+    "The python version please, sed scares me.",
+    "今天下了一天雨。",
+    "好的，我先撤了",
+    "不用了，明天再说吧。",
+    "先不用，等定下来再说。",
+    "今天真的要被气哭了。约好下午两点见的客户临时放我鸽子，我在他们公司楼下等了一个多小时，消息也不回",
+    "帮我写一首藏头诗吧，藏“乔迁之喜”四个字，我想发个朋友圈",
+])
+def test_chat_that_is_not_memory_stays_in_the_session_note(text):
+    assert contents(text) == []
+
+
+def test_a_fact_after_a_reaction_is_kept():
+    """The issue: "Jordan hates mushrooms" was rejected as filler because the turn opened
+    with "good catch … lol"."""
+    assert contents("good catch lol, Jordan hates mushrooms") == ["According to the user, Jordan hates mushrooms."]
+    assert contents("哈哈被你说中了，我女儿糖糖天天偷偷喂它零食。") == ["用户女儿糖糖天天偷偷喂它零食。"]
+
+
+def test_the_fact_beside_the_chat_is_kept():
+    assert contents("ok bit of background first since I'll probably be bugging you a lot. I live in Cleveland.") \
+        == ["The user lives in Cleveland."]
+    assert contents("不用了，明天再说吧。还有个大事：子航被公司调到厦门了，我们十月底就要搬过去。") \
+        == ["子航被公司调到厦门了，用户等人十月底就要搬过去。"]
+
+
+def test_a_pronoun_names_the_one_the_turn_named():
+    assert contents("random one: write me a haiku about Pistachio. she knocked my coffee off the desk again") \
+        == ["Pistachio knocked the user's coffee off the desk again."]
+    assert contents("我女儿糖糖天天看动画片。她才四岁，跟她讲道理也没用") \
+        == ["用户女儿糖糖天天看动画片。糖糖才四岁，跟她讲道理也没用。"]
+
+
+# --- wording -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, content", [
+    ("I really don't like running.", "The user really doesn't like running."),
+    ("Severe peanut allergy, like EpiPen-level. Nothing with peanuts or peanut oil, ever.",
+     "The user has a severe peanut allergy, like EpiPen-level. Nothing with peanuts or peanut oil, ever."),
+    ("My passport expires in March, I'll renew it with expedited service.",
+     "In March 2027, the user's passport expires, they will renew it with expedited service."),
+    ("We finally set the date for the wedding: June 5 next year, at a small farm venue with 60 guests.",
+     "The user and others finally set the date for the wedding: June 5 next year, at a small farm venue "
+     "with 60 guests."),
+    ("The 14th is the dress rehearsal, I misread the letter from school.",
+     "The 14th is the dress rehearsal, the user misread the letter from school."),
+    ("我们家柯基馒头最近老是软便。", "用户家柯基馒头最近老是软便。"),
+])
+def test_rewrites_keep_grammar_and_the_key_detail(text, content):
+    assert contents(text) == [content]
+
+
+def test_a_name_note_says_what_it_is():
+    assert contents("Hi! I'm Samir.") == ["The user introduced themselves as Samir."]
+    assert contents("我叫林嘉怡。") == ["用户的名字叫林嘉怡。"]
+
+
+# --- types ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, type_", [
+    ("always run the deploy from my laptop", "procedure"),
+    ("don't suggest anything before 8am", "procedure"),
+    ("one thing before I forget: always give me metric units. km, kg, celsius, all of it.", "procedure"),
+    ("also the metric thing still stands for work stuff btw. our routing software does everything in miles "
+     "and it drives me nuts, so convert when we talk about it", "procedure"),
+    ("对了有个要求：以后给我推荐东西的时候，先说结论，再说理由，别太啰嗦。", "procedure"),
+    ("I'll eat pretty much anything except eggplant, can't stand it, the texture is like a wet sponge.",
+     "preference"),
+    ("我什么都吃，就是不吃茄子。", "preference"),
+    ("我发现公司附近有个羽毛球馆，现在每周三晚上跟同事去打羽毛球。", "preference"),
+    ("最后一个问题：楼下水果店老板送了我们一箱芒果，可我对芒果过敏，吃了嘴巴会肿", "fact"),
+    ("guess who lives in Raleigh now. Noor got the job at Oakcrest Children's Hospital", "fact"),
+    ("we're renting a cabin near Boone for thanksgiving week with Noor's sister Farah.", "event"),
+    ("另外我弟弟林嘉豪11月8号在泉州结婚", "event"),
+])
+def test_each_kind_gets_its_type(text, type_):
+    found = chat(text)
+    assert found and found[-1].type == type_, [(c.type, c.content) for c in found]
+
+
+def test_a_standing_instruction_reads_as_one_note():
+    [note] = chat("one thing before I forget: always give me metric units. km, kg, celsius, all of it.")
+    assert note.content == "The user's standing instruction: always give the user metric units. Km, kg, celsius, all of it."
+    [note] = chat("also the metric thing still stands for work stuff btw. our routing software does everything "
+                  "in miles and it drives me nuts, so convert when we talk about it")
+    assert note.content.startswith("The user's standing instruction: the metric thing still stands for work stuff.")
+    assert "btw" not in note.content and "convert when they talk about it" in note.content
+
+
+# --- weight --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "I have a severe peanut allergy, like EpiPen-level.",
+    "heads up for whenever you suggest anything health related, I'm allergic to sulfa drugs.",
+    "最近体检查出来血糖偏高，医生让我控糖",
+    "我对芒果过敏，吃了嘴巴会肿",
+])
+def test_health_ranks_high(text):
+    [note] = chat(text)
+    assert note.importance >= 0.9 and "health" in note.tags
+
+
+def test_trivia_ranks_below_health_and_instructions():
+    [trivia] = chat("I cycled to work along the canal this morning.")
+    [instruction] = chat("always run the deploy from my laptop")
+    assert trivia.importance < instruction.importance < 0.9
+
+
+# --- numbered how-tos ----------------------------------------------------------------------
+
+BACKUP = ("anyway, something useful. I want to write down how I do the photo backup because I keep skipping "
+          "steps. every first sunday of the month I do this:\n1. plug the grey T7 drive into the mac mini in "
+          "the office\n2. run backup-photos.sh from the terminal, it rsyncs the whole Photos library onto the "
+          "drive\n3. wait for the checksum report and scan it for any MISMATCH lines\n4. eject the drive and put "
+          "it back in the fire safe in the hall closet\ncan you tidy that up into a checklist")
+RELEASE = ("Can you turn our release process into a proper checklist for the team wiki? It's for ledgerkit, our "
+           "internal Python library. What we do now:\n1. bump the version in pyproject.toml\n2. update "
+           "CHANGELOG.md with the merged PRs\n3. tag the commit as vX.Y.Z and push the tag\n4. wait for the "
+           "publish job on CI to go green, then post in #releases\nPeople keep forgetting step 2.")
+
+
+def test_a_numbered_how_to_is_one_procedure_with_every_step():
+    [backup] = chat(BACKUP)
+    assert backup.type == "procedure" and backup.title == "Photo backup"
+    assert backup.content.startswith("The user's photo backup (every first sunday of the month): 1. plug the grey T7")
+    assert backup.content.endswith("4. eject the drive and put it back in the fire safe in the hall closet.")
+    [release] = chat(RELEASE)
+    assert release.type == "procedure"
+    assert release.content.startswith("The user's release process for ledgerkit, their internal Python library: ")
+    assert "2. update CHANGELOG.md" in release.content and "publish job" in release.content
+
+
+def test_a_chinese_how_to_and_a_list_that_is_not_one():
+    [howto] = chat("我备份照片的步骤：\n1. 插上移动硬盘\n2. 运行备份脚本\n3. 把硬盘放回保险箱")
+    assert howto.type == "procedure"
+    assert howto.content == "用户的备份照片步骤：1. 插上移动硬盘；2. 运行备份脚本；3. 把硬盘放回保险箱。"
+    assert find_howto("My shopping list:\n- milk\n- eggs") is None
+    assert find_howto("how I do it:\n1. only one step") is None
+
+
+# --- hubs ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "As of October 1, my title is Analytics Manager.",
+    "We meet at 9am MT every Monday.",
+    "I have a severe peanut allergy, like EpiPen-level.",
+    "I ran SELECT * FROM orders ORDER BY id DESC LIMIT 10 and it was slow",
+    "我现在每周三晚上跟同事去打羽毛球",
+])
+def test_no_hub_for_abbreviations_code_or_common_words(text):
+    hubs = {e for c in chat(text) for e in c.entities}
+    assert not hubs & {"As of", "As", "MT", "EpiPen-level", "SELECT", "FROM", "ORDER BY", "DESC LIMIT", "同事"}
+
+
+def test_analytics_manager_is_still_a_hub():
+    assert "Analytics Manager" in chat("As of October 1, my title is Analytics Manager.")[0].entities
+
+
+# --- dates ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, day", [
+    ("every Tuesday I swim", None),
+    ("现在每周三晚上去打羽毛球", None),
+    ("我弟弟林嘉豪11月8号在泉州结婚", date(2026, 11, 8)),
+    ("十一月二十二号", date(2026, 11, 22)),
+    ("on Tuesday we swam", date(2026, 9, 15)),
+])
+def test_a_recurring_day_is_no_date_and_a_chinese_month_day_is(text, day):
+    found = find_date(text, NOW)
+    assert (found.date if found else None) == day

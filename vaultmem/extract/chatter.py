@@ -1,0 +1,154 @@
+"""Sentences that are chat, not memory, told apart on the speaker's own words (before any
+rewrite turns "!" into "." or "I" into "the user"). English and Chinese.
+
+- a lead-in that only announces what follows ("one thing before I forget:", "有个要求："),
+  which hides the instruction or fact behind it from the rules that look at a sentence's start;
+- leaving the chat ("gotta go, Kabir is demanding pancakes", "我先撤了");
+- small talk: the weather, the coffee in hand ("the rain is going sideways today");
+- venting: tiredness and frustration ("honestly I'm knackered", "今天真的要被气哭了"), which
+  makes the rest of its turn a complaint, not news;
+- deferrals and verdicts on the other's answer ("we'll see", "先不用，等定下来再说",
+  "the timeline thing is a good point", "a 1:1 next week makes sense");
+- questions without a question mark ("how long is the drive from Raleigh to Boone");
+- talk about the conversation itself ("since I'll probably be bugging you a lot");
+- a sentence that leans on one before it: a bare "that"/"this" for its object ("I'll try
+  that", "我把这个发给我爸") or a pronoun for its subject ("She's 68 and still…").
+"""
+
+from __future__ import annotations
+
+import re
+
+_EN_LEAD_WORDS = (r"(?:(?:one|another|a|the|last|final|other|big|bigger|quick|small|first|next|more|good|"
+                  r"bad|random|important)\s+){0,3}"
+                  r"(?:thing|question|request|note|favou?r|update|reminder|heads[- ]up|fyi|btw|"
+                  r"news|point|tip|rule|ask)s?")
+_EN_LEAD_IN = re.compile(
+    rf"^(?:(?:ok|okay|oh|also|and|so|but|anyway|alright|right)[,\s]+)*(?:{_EN_LEAD_WORDS}"
+    r"(?:\s+(?:before I forget|for you|first|for whenever[^:,]{0,60}|while I remember|I want to mention))?"
+    r"|heads up(?:\s+for whenever[^:,]{0,60})?)\s*[:：,\-–—]\s*(?=\S)", re.I)
+_ZH_LEAD_IN = re.compile(
+    r"^(?:那|对了|还有|另外|最后|顺便|好)?[，,]?(?:先|再)?(?:有|问|说|提)?(?:个|一个|一件|两件)?"
+    r"(?:小|大|好|坏|实际|正经|重要)?(?:的)?(?:要求|问题|事情?|消息|提醒|请求|实际的|一个|一件事|大事|好消息|坏消息)"
+    r"[：:，,]\s*(?=\S)")
+
+_LEAVING = re.compile(
+    r"^(?:(?:ok|okay|alright|right|well|anyway|sorry|ah|oh|nah|yeah|anyways)[,!.\s]+)*"
+    r"(?:(?:I\s+)?(?:gotta|got to|have to|need to|must|'ve got to|have got to|better)\s+"
+    r"(?:go|run|dash|head off|get going|sign off|log off|bounce|jump)\b"
+    r"|I(?:'m| am) off(?:\s+to\b|\s*[.!]*$)|(?:gtg|g2g|ttyl|brb|bye|cya|see ya|talk (?:soon|later))\b)", re.I)
+_ZH_LEAVING = re.compile(r"^(?:好|好的|行|那|嗯)?[，,]?(?:我)?先(?:走|撤|下|去忙|睡|闪)了|^(?:拜拜|再见|回头聊|改天聊|下次聊)")
+_WEATHER = re.compile(r"\b(?:rain(?:ing|y|s)?|snow(?:ing|y|s)?|sun(?:ny)?|weather|wind(?:y)?|freezing|"
+                      r"heatwave|drizzl\w*|pouring|fog(?:gy)?|humid|scorching|chilly)\b", re.I)
+_ZH_WEATHER = re.compile(r"下了?一?[天整]*[雨雪]|下雨|下雪|天气|出太阳|好热|好冷|太热|太冷|降温|台风天")
+_IN_HAND = re.compile(r"\b(?:coffee|tea|cup|beer|wine)\b(?:\s+(?:number|no\.?)\s+\w+)?\s+in hand\b"
+                      r"|^happy (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|"
+                      r"friyay)\b", re.I)
+_FIRST = re.compile(r"(?<![\w'])(?:I|I'm|I've|I'd|I'll|me|my|we|we're|we've|our|us)(?![\w'])", re.I)
+_VENT = re.compile(
+    r"\b(?:I(?:'m| am)|I feel|feeling)\s+(?:so |absolutely |completely |totally |really |just |utterly |"
+    r"properly )*(?:knackered|exhausted|shattered|wiped(?: out)?|drained|fried|burnt out|burned out|"
+    r"dead tired|so tired|tired|frazzled|stressed(?: out)?|overwhelmed)\b"
+    r"|\bone of those (?:days|weeks|months|nights)\b|\bso tired (?:that )?I could\b"
+    r"|\b(?:it's|it is|this is|what) (?:been )?(?:an? )?(?:absolute |total |complete )?(?:nightmare|disaster|mess)\b"
+    r"|\b(?:want|wanted|could) to (?:scream|cry)\b", re.I)
+_ZH_VENT = re.compile(r"累死了|累趴了|好累|太累了|心累|气哭|要哭了|崩溃|烦死|郁闷死|无语了|要疯了|受不了|"
+                      r"气死|好烦|头大|心态炸了")
+_DEFER = re.compile(
+    r"^(?:(?:ok|okay|yeah|yes|well|hmm|ah|alright|right|sure)[,.!\s]+)*"
+    r"(?:we'll see|we will see|let's see|never mind|no worries|no need|not now|maybe later|fair enough|"
+    r"that(?:'s| is) enough (?:\w+ ){0,3}for (?:a |an |one |the )?\w+|that(?:'ll| will) (?:be|do) it|"
+    r"that's it|that works|sounds (?:good|great|perfect|fine)|will do|good catch|"
+    r"(?:that|this|it)(?:'s| is| looks| sounds| seems)\s+(?:\w+\s+)?(?:great|good|perfect|fine|doable|helpful|"
+    r"amazing|awesome|lovely|brilliant|useful|exactly it|spot on))(?=\s*(?:[,.!;:…]|$))", re.I)
+_VERDICT_END = re.compile(r"\b(?:makes (?:total |a lot of )?sense|(?:is|was) a (?:good|great|fair|valid) point|"
+                          r"sounds (?:good|great|right|perfect)|looks (?:good|great|right|perfect))\s*[.!]*$", re.I)
+_ZH_DEFER_CLAUSE = re.compile(r"^(?:好|嗯|行|那|先|也|哈哈)*(?:不用了?|再说吧?|等.{0,10}再说吧?|明天再说吧?|"
+                              r"回头再说吧?|算了吧?|没事|可以|行吧|好吧|也行)$")
+_QUESTION = re.compile(
+    r"^(?:(?:ok|okay|so|and|also|oh|hmm|but)[,\s]+)*(?:(?:what's|whats|how's|where's|who's|when's)\b"
+    r"|(?:how|what|which|where|why|who|when)\s+(?!(?:I|I'm|I've|we|we're|my|our|you|he|she|they)\b)"
+    r"(?:\S+\s+){0,2}?(?:is|are|was|were|do|does|did|should|can|could|would|will)\b"
+    r"|how (?:long|much|many|far|big|old|often)\b|(?:is there|are there|do you|does it|can I|should I|"
+    r"should we)\b)", re.I)
+_PLEASE = re.compile(r"^(?!.*\b(?:I|I'm|my|we|our)\b)[\w\s.'-]{1,40}?\s+(?:please|pls|plz)\b", re.I)
+_ABOUT_US = re.compile(r"\b(?:bugging|bother(?:ing)?|pester(?:ing)?|asking|ask|talking to|chatting with|"
+                       r"coming back to)\s+you\b|\bbit of (?:background|context)\b|\bintroduce myself\b",
+                       re.I)
+_ZH_ABOUT_US = re.compile(r"(?:问|找|麻烦|打扰)你|自我介绍|被你说中|你说得对|你说的对|听你的")
+_BARE_OBJECT = re.compile(
+    r"\b(?:try|book|do|get|buy|use|send|print|read|watch|see|check|take|make|fix|order|sign|share|post|"
+    r"show|forward|ask|tell|give|keep|save|grab|pick)\s+(?:that|this|those|these)\b"
+    r"(?=\s*(?:$|[,.!;:]|\b(?:and|or|but|to|for|now|later|tomorrow|today|too|again|first|then|instead|"
+    r"out|up|on|off|over|with|in|at|next|soon|after|before)\b))", re.I)
+_VAGUE_OBJECT = re.compile(r"\b(?:at|with|about|of|on) (?:this|that)\b(?=\s*(?:$|[,.!;:]|than\b))", re.I)
+_ZH_BARE_OBJECT = re.compile(r"把(?:这个|那个|这|那|它)(?:发|给|转|拿|放|试|用|带|存|记|打印)"
+                             r"|(?:试试|用|买|发|订|看看|转发)(?:这个|那个|它)(?:[。！，,.!]|$)")
+_PRONOUN_LED = re.compile(r"^(?:she|he|they|his|her|their|him|them)(?:'s|'re|'ll|'d|'ve)?\b|^it(?:'s| is) for\b"
+                          r"|^(?:it|that|this)(?:'s| is| was)\s+(?:so|really|very|too|pretty|super|just|"
+                          r"quite|still)?\s*\w+(?:\s+(?:and|but)\b|[.!,…]|$)", re.I)
+_ZH_PRONOUN_LED = re.compile(r"^(?:他|她|它)(?:们)?(?!们?[的家])")
+
+
+_ZH_REACTION_LEAD = re.compile(r"^(?:哈哈+|嗯+|好)?[，,]?(?:被你说中了|你说得对|你说的对|有道理|好主意|这个办法好|"
+                               r"这个主意好|不错|太好了|确实|没错)[！!，,。\s]*(?=\S)")
+
+
+def strip_lead_in(sentence: str, chinese: bool) -> str:
+    """"one thing before I forget: always give me metric units" -> "always give me metric
+    units"; "有个要求：以后…" -> "以后…"; "被你说中了，我女儿…" -> "我女儿…". A sentence
+    that is only the lead-in stays."""
+    s = sentence.strip()
+    if chinese and (r := _ZH_REACTION_LEAD.match(s)):
+        s = s[r.end():]
+    m = (_ZH_LEAD_IN if chinese else _EN_LEAD_IN).match(s)
+    return s[m.end():] if m else (s if s != sentence.strip() else sentence)
+
+
+def chatter(sentence: str, chinese: bool) -> str | None:
+    """Why a sentence is chat rather than memory ('leaving', 'small talk', 'venting',
+    'deferral', 'question', 'about the conversation'), or None."""
+    s = sentence.strip()
+    if chinese:
+        clauses = [c for c in re.split(r"[，,。！!～~…]+", s) if c.strip()]
+        checks = (("leaving", bool(_ZH_LEAVING.search(s))),
+                  ("venting", bool(_ZH_VENT.search(s))),
+                  ("small talk", bool(_ZH_WEATHER.search(s)) and "我" not in s),
+                  ("deferral", bool(clauses) and all(_ZH_DEFER_CLAUSE.match(c.strip()) for c in clauses)),
+                  ("about the conversation", bool(_ZH_ABOUT_US.search(s)) and len(clauses) <= 2))
+    else:
+        checks = (("leaving", bool(_LEAVING.search(s))),
+                  ("venting", bool(_VENT.search(s))),
+                  ("small talk", bool(_IN_HAND.search(s)) or (bool(_WEATHER.search(s)) and not _FIRST.search(s))),
+                  ("deferral", _deferral(s)),
+                  ("question", bool(_QUESTION.match(s))),
+                  ("request", bool(_PLEASE.match(s))),
+                  ("about the conversation", bool(_ABOUT_US.search(s))))
+    if re.search(r"[:：]\s*$", s):
+        return "an intro to what follows"  # "What we do now:" with the list taken apart
+    return next((why for why, hit in checks if hit), None)
+
+
+def _deferral(s: str) -> bool:
+    """"we'll see", "sounds good", "that looks great, yes please make a shopping list": said
+    of the other's answer; what follows a verdict counts only when it is the speaker's own."""
+    if _VERDICT_END.search(s):
+        return True
+    m = _DEFER.match(s)
+    if not m:
+        return False
+    rest = re.sub(r"^(?:[\s,.!;:…]|\b(?:yes|yeah|yep|lol|haha+|ok|okay|thanks|thank you|so)\b)+", "", s[m.end():])
+    return not rest.strip() or bool(re.match(r"(?:please|pls|can you|could you|would you|let's)\b", rest, re.I))
+
+
+def is_venting_sentence(sentence: str, chinese: bool) -> bool:
+    return bool((_ZH_VENT if chinese else _VENT).search(sentence))
+
+
+def leans_on_context(sentence: str, chinese: bool) -> bool:
+    """The sentence needs the one before it: its object is a bare "that"/"this" ("I'll try
+    that") or its subject a pronoun ("She's 68 and still…")."""
+    s = sentence.strip()
+    if chinese:
+        return bool(_ZH_BARE_OBJECT.search(s) or _ZH_PRONOUN_LED.match(s))
+    return bool(_BARE_OBJECT.search(s) or _VAGUE_OBJECT.search(s) or _PRONOUN_LED.match(s))
