@@ -144,7 +144,7 @@ def content_words(text: str) -> int:
 #    这个, 那个, 这些, 那些, 这样, 那样, 它) with no antecedent before it in the statement.
 #    English antecedent: a name (a capitalised word not opening a sentence), a number, or a
 #    determiner or possessive + a word, "the user" aside ("the photos", "a cabin", "Noor's
-#    car"). Chinese has no cheap noun test: a clause-final demonstrative is always flagged, 它
+#    car"), or what an exception names ("anything except eggplant, can't stand it"). Chinese has no cheap noun test: a clause-final demonstrative is always flagged, 它
 #    only with at most 3 Han characters before it (用户 and 等人 not counted). "all of it"
 #    is an idiom, not a reference.
 # 3. Chinese: 他/她/它 anywhere with at most 3 Han characters before it, counted the same way
@@ -171,7 +171,7 @@ _EN_OBJECT = re.compile(r"(?<!\ball of )\b(that|this|these|those|it|them|him|her
                         r"(?=[.,;:!?…)]|$)", re.IGNORECASE)
 _EN_DETERMINER = re.compile(r"""\b(?:a|an|the|this|that|these|those|his|her|their|its|my|our|
     your|some|any|each|every|another|both|which)\s+(?!user\b|others?\b)[^\W\d_]|['’]s\s+[^\W\d_]
-    |\d""", re.IGNORECASE | re.VERBOSE)
+    |\b(?:except|besides|apart\s+from|other\s+than)\s+[^\W\d_]|\d""", re.IGNORECASE | re.VERBOSE)
 _EN_NOT_NAMES = frozenset({"I", "User", "The", "On", "According", "As"})
 _ZH_DEMONSTRATIVE = "这个|那个|这些|那些|这样|那样"
 _ZH_PUNCT = "，。！？；：、,.!?;:…)）"

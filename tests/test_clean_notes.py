@@ -68,6 +68,10 @@ def contents(*user_turns: str) -> list[str]:
     "先不用，等定下来再说。",
     "今天真的要被气哭了。约好下午两点见的客户临时放我鸽子，我在他们公司楼下等了一个多小时，消息也不回",
     "帮我写一首藏头诗吧，藏“乔迁之喜”四个字，我想发个朋友圈",
+    # what a request is for
+    "ok, food question. we want a go-to takeout place near the new apartment. what kind of places should we look for?",
+    "I'd like a build system that runs pytest on the file I'm editing. can you help?",
+    "嗯。我想先给他转两万块红包，手机银行一天能转这么多吗？",
 ])
 def test_chat_that_is_not_memory_stays_in_the_session_note(text):
     assert contents(text) == []
@@ -85,6 +89,11 @@ def test_the_fact_beside_the_chat_is_kept():
         == ["The user lives in Cleveland."]
     assert contents("不用了，明天再说吧。还有个大事：子航被公司调到厦门了，我们十月底就要搬过去。") \
         == ["子航被公司调到厦门了，用户等人十月底就要搬过去。"]
+
+
+def test_a_goal_beside_a_question_is_kept():
+    assert contents("I want to learn Rust this year. Any book you'd recommend?") == ["In 2026, the user wants to learn Rust."]
+    assert contents("我今年想学日语，有什么推荐的书吗？") == ["2026年，用户想学日语。"]
 
 
 def test_a_pronoun_names_the_one_the_turn_named():

@@ -50,6 +50,7 @@ SELF_CONTAINED = [
     "The user is allergic to penicillin.",
     "The user's sister Priya lives in Leeds and she visits every March.",
     "The user likes it when answers start with the conclusion.",   # anticipatory "it"
+    "The user will eat pretty much anything except eggplant, can't stand it.",  # the exception
     "On 2026-09-20, the user backed up the photos to the T7 drive and put it in the fire safe.",
     "It is important to the user that answers are short.",
     "It's the user's first week at Orrin Robotics.",               # empty "it"

@@ -22,7 +22,7 @@ from datetime import datetime
 from vaultmem.extract.candidate import Candidate, make_title
 from vaultmem.extract.chatter import chatter, is_venting_sentence, leans_on_context, strip_lead_in
 from vaultmem.extract.classify import (
-    assistant_statements, classify_text, correction_prefix, first_person_statement,
+    assistant_statements, classify_text, clean_text, correction_prefix, first_person_statement,
     is_context_statement, is_informative, is_past, is_reaction, procedure_prefix, remember_prefix,
     sentence_kind, shared_images, split_sentences, strip_discourse)
 from vaultmem.extract.corrections import find_correction
@@ -108,7 +108,8 @@ def extract_offline(turns, session_time: datetime | None = None, user_names=None
             sentences = split_sentences(text)
         images = shared_images(turn.text) if turn.role.lower() == "user" else []
         out.extend(_turn_candidates(turn.id, speaker, names, sentences, anchor, turn.role.lower(),
-                                    vocatives, images, instructions, known))
+                                    vocatives, images, instructions, known,
+                                    asks=bool(re.search(r"[?？]", clean_text(turn.text)))))
     return out
 
 
@@ -235,8 +236,11 @@ def _vocatives(turns) -> set[str]:
     return {n[:k] for n in names for k in (3, len(n)) if len(n) >= 3 and n[:1].isupper()}
 
 
-_WANTS = re.compile(r"(?:I|we)(?:'d| would| really| just|\s)*\s*(?:want|need|like|am looking for|are looking for)\b"
-                    r"|(?:I|we)'d like\b|我(?:们)?(?:想|需要|要)(?!念|吃)", re.I)
+# what a request is for ("we want a go-to takeout place", "I'd like a build system that…",
+# "我想发个朋友圈"), not a goal ("I want to learn Rust this year", "我今年想学日语")
+_WANTS = re.compile(r"(?:I|we)(?:'d| would| really| just|\s)*\s*(?:want|need|like|am looking for|are looking for)\s+"
+                    r"(?:a|an|some|the|to find|to get|to make|to write|help)\b|(?:I|we)'d like\b"
+                    r"|我(?:们)?(?:想|需要|要)(?!念|吃)(?!.*(?:今年|明年|以后|将来|一直|打算|这辈子))", re.I)
 _KIN = "|".join(_RELATIONS + _PETS)
 _NAMED_IN_PASSING = re.compile(rf"\b([A-Z][a-z]+),? (?:my|our) ({_KIN})\b|\b(?:my|our) ({_KIN}),? ([A-Z][a-z]+)\b")
 _HOUSEHOLD = re.compile(r"^(.*\b(?:live|lives|living|moved|based|settled)\s+(?:in|to)\s+(?:the\s+)?"
@@ -291,8 +295,10 @@ def _with_subject(clause: str, chinese: bool) -> str:
 
 
 def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives=frozenset(),
-                     images=(), instructions=True, known=None) -> list[Candidate]:
-    """`known`: the names the user writes, when an assistant listens (else None): news about
+                     images=(), instructions=True, known=None, asks=False) -> list[Candidate]:
+    """`asks`: the turn asks something (a question its sentences may have lost: "我想先给他转
+    两万块红包，手机银行一天能转这么多吗？"). `known`: the names the user writes, when an
+    assistant listens (else None): news about
     no one in particular told to an assistant ("the rate in this house is 2 dollars now") is
     chat; told to a friend, it may be what the friend asks about later."""
     pieces: list[dict] = []
@@ -301,7 +307,7 @@ def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives
     # a complaint ("honestly it's a nightmare…"): only what the rules type survives from it;
     # the rest of a turn that asks for something is the request's framing ("we want a takeout place")
     venting = any(is_venting_sentence(s, is_chinese(s)) for s in sentences)
-    asking = role == "user" and any(sentence_kind(s) in ("request", "question") for s in sentences)
+    asking = role == "user" and (asks or any(sentence_kind(s) in ("request", "question") for s in sentences))
     antecedent = None  # the one person or pet the turn has named so far
     for raw in sentences:
         raw = _strip_vocative(raw, vocatives)
