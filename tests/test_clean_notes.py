@@ -64,6 +64,7 @@ def contents(*user_turns: str) -> list[str]:
     "The python version please, sed scares me.",
     "今天下了一天雨。",
     "好的，我先撤了",
+    "先这样，我去开会了",
     "不用了，明天再说吧。",
     "先不用，等定下来再说。",
     "今天真的要被气哭了。约好下午两点见的客户临时放我鸽子，我在他们公司楼下等了一个多小时，消息也不回",
@@ -125,6 +126,11 @@ def test_rewrites_keep_grammar_and_the_key_detail(text, content):
 def test_a_name_note_says_what_it_is():
     assert contents("Hi! I'm Samir.") == ["The user introduced themselves as Samir."]
     assert contents("我叫林嘉怡。") == ["用户的名字叫林嘉怡。"]
+    # a name said with more keeps the more
+    assert contents("quick intro: I'm Dana, I teach chemistry at Westfield High.")[0] \
+        == "The user is Dana, they teach chemistry at Westfield High."
+    assert contents("你好！我叫王磊，在杭州一家游戏公司做后端开发。") == ["用户叫王磊，在杭州一家游戏公司做后端开发。"]
+    assert contents("我们有个儿子叫豆豆，今年三岁。") == ["用户有个儿子叫豆豆，今年三岁。"]
 
 
 # --- types ---------------------------------------------------------------------------------
@@ -141,6 +147,7 @@ def test_a_name_note_says_what_it_is():
     ("我什么都吃，就是不吃茄子。", "preference"),
     ("我发现公司附近有个羽毛球馆，现在每周三晚上跟同事去打羽毛球。", "preference"),
     ("最后一个问题：楼下水果店老板送了我们一箱芒果，可我对芒果过敏，吃了嘴巴会肿", "fact"),
+    ("remember that I take metformin every morning.", "fact"),
     ("guess who lives in Raleigh now. Noor got the job at Oakcrest Children's Hospital", "fact"),
     ("we're renting a cabin near Boone for thanksgiving week with Noor's sister Farah.", "event"),
     ("另外我弟弟林嘉豪11月8号在泉州结婚", "event"),
@@ -236,6 +243,8 @@ def test_analytics_manager_is_still_a_hub():
     ("我弟弟林嘉豪11月8号在泉州结婚", date(2026, 11, 8)),
     ("十一月二十二号", date(2026, 11, 22)),
     ("on Tuesday we swam", date(2026, 9, 15)),
+    ("我们下个月10号去三亚玩一周", date(2026, 10, 10)),
+    ("我们有个儿子叫豆豆，今年三岁", None),
 ])
 def test_a_recurring_day_is_no_date_and_a_chinese_month_day_is(text, day):
     found = find_date(text, NOW)

@@ -22,7 +22,7 @@ import re
 _EN_LEAD_WORDS = (r"(?:(?:one|another|a|the|last|final|other|big|bigger|quick|small|first|next|more|good|"
                   r"bad|random|important)\s+){0,3}"
                   r"(?:thing|question|request|note|favou?r|update|reminder|heads[- ]up|fyi|btw|"
-                  r"news|point|tip|rule|ask)s?")
+                  r"news|point|tip|rule|ask|intro|introduction|background|context)s?")
 _EN_LEAD_IN = re.compile(
     rf"^(?:(?:ok|okay|oh|also|and|so|but|anyway|alright|right)[,\s]+)*(?:{_EN_LEAD_WORDS}"
     r"(?:\s+(?:before I forget|for you|first|for whenever[^:,]{0,60}|while I remember|I want to mention))?"
@@ -37,7 +37,9 @@ _LEAVING = re.compile(
     r"(?:(?:I\s+)?(?:gotta|got to|have to|need to|must|'ve got to|have got to|better)\s+"
     r"(?:go|run|dash|head off|get going|sign off|log off|bounce|jump)\b"
     r"|I(?:'m| am) off(?:\s+to\b|\s*[.!]*$)|(?:gtg|g2g|ttyl|brb|bye|cya|see ya|talk (?:soon|later))\b)", re.I)
-_ZH_LEAVING = re.compile(r"^(?:好|好的|行|那|嗯)?[，,]?(?:我)?先(?:走|撤|下|去忙|睡|闪)了|^(?:拜拜|再见|回头聊|改天聊|下次聊)")
+_ZH_LEAVING = re.compile(r"^(?:好|好的|行|那|嗯)?[，,]?(?:我)?先(?:走|撤|下|去忙|睡|闪)了|^(?:拜拜|再见|回头聊|改天聊|下次聊)"
+                         r"|^(?:好|那|嗯)?[，,]?(?:先|就)这样[，,。！]*(?:吧)?(?:[，,]?我(?:先)?去(?:忙|开会|上课|睡觉|吃饭|接孩子)了?)?[。！]?$"
+                         r"|^我(?:先)?去(?:忙|开会|上课|睡觉|吃饭|接孩子)了[。！]?$")
 _WEATHER = re.compile(r"\b(?:rain(?:ing|y|s)?|snow(?:ing|y|s)?|sun(?:ny)?|weather|wind(?:y)?|freezing|"
                       r"heatwave|drizzl\w*|pouring|fog(?:gy)?|humid|scorching|chilly)\b", re.I)
 _ZH_WEATHER = re.compile(r"下了?一?[天整]*[雨雪]|下雨|下雪|天气|出太阳|好热|好冷|太热|太冷|降温|台风天")

@@ -318,6 +318,15 @@ def _zh_month(m, base, _):
     return _month_start(base, step), "month", step
 
 
+def _zh_month_of_day(m, base, _):
+    """"下个月10号": that day of the month before or after this one."""
+    step = {"上": -1, "这": 0, "本": 0, "下": 1}[m.group(1)]
+    try:
+        return _month_start(base, step).replace(day=_number(m.group(2))), "day", step
+    except (TypeError, ValueError):
+        return None
+
+
 def _zh_year(m, base, _):
     step = {"前": -2, "去": -1, "今": 0, "明": 1, "后": 2}[m.group(1)]
     return date(base.year + step, 1, 1), "year", (0 if step == 0 else (1 if step > 0 else -1))
@@ -353,8 +362,9 @@ _ZH_RULES = [
     (r"(上|这|本|下)(?:个)?(?:周|星期|礼拜)([一二三四五六日天末])?", _zh_week),
     (r"(?<![上这本下个每])(?:周|星期|礼拜)([一二三四五六日天])", _zh_bare_weekday),  # 每周三 recurs
     (_ZH_NUM + r"月" + _ZH_NUM + r"[日号]", _zh_month_day),
+    (r"(上|这|本|下)个?月" + _ZH_NUM + r"[号日]", _zh_month_of_day),
     (r"(上|这|本|下)个?月", _zh_month),
-    (r"(前|去|今|明|后)年", _zh_year),
+    (r"(前|去|今|明|后)年(?![0-9一二两三四五六七八九十几]+(?:岁|周岁))", _zh_year),  # 今年三岁 is an age
     (_ZH_NUM + r"(天|周|个星期|个礼拜|个月|年)(以前|之前|前|以后|之后|后)", _zh_relative),
 ]
 

@@ -416,7 +416,7 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
     if detection and detection.kind == "name" and not chinese and _content_words(text) < 4:
         # "The user is Ravi." reads as a fragment: say what it is
         text = _finish(f"{capitalise(name)} introduced themselves as {detection.value}", False)
-    elif detection and detection.kind == "name" and chinese:
+    elif detection and detection.kind == "name" and chinese and re.fullmatch(rf"{re.escape(name)}(?:叫|是)\S{{1,6}}。", text):
         text = _finish(f"{name}的名字叫{detection.value}", True)
     tags = [detection.kind] if detection else (["instruction"] if procedure else [])
     if kind == "preference" and not detection:
@@ -449,7 +449,8 @@ _STANDING = re.compile(r"\b(?:still stands|still applies|still holds|goes for (?
 _CONDITION = re.compile(r"\ballerg(?:y|ies|ic)\b|\bdiabet|\basthma|\bintoleran(?:t|ce)\b|\bcoeliac\b|\bceliac\b|"
                         r"过敏|糖尿病|哮喘|不耐受", re.I)
 _HEALTH = re.compile(r"\ballerg(?:y|ies|ic)\b|\banaphyla|\bepipen\b|\bdiagnosed\b|\bdiabet|\basthma|\bepilep|"
-                     r"\bblood (?:pressure|sugar)\b|\bcholesterol\b|\bmedication\b|\bprescri(?:bed|ption)\b|"
+                     r"\bblood (?:pressure|sugar)\b|\bcholesterol\b|\bmedications?\b|\bprescri(?:bed|ption)\b|"
+                     r"\b(?:metformin|insulin|inhaler|statins?|antidepressants?|levothyroxine|warfarin)\b|"
                      r"\bintoleran(?:t|ce)\b|\bcoeliac\b|\bceliac\b|\bpregnan|"
                      r"过敏|血糖|血压|糖尿病|哮喘|癫痫|确诊|处方|吃药|用药|胆固醇|怀孕|不耐受", re.I)
 _RECURRING = re.compile(r"\b(?:every|each)\s+(?:single\s+)?(?:day|morning|evening|night|week|weekend|"
@@ -467,8 +468,8 @@ _PLAN = re.compile(r"\b(?:I'm|I am|we're|we are)\s+(?:\w+\s+)?\w+ing\b.*\b(?:for
 def _plain_kind(sentence: str, chinese: bool, valid_from, valid_to) -> str:
     """The type of a statement no pattern recognised: a habit is a preference, news of a
     job or of a condition a fact, something dated or past an event, the rest a fact."""
-    if _CONDITION.search(sentence):  # "a box of mangoes came, but I'm allergic to mangoes"
-        return "fact"
+    if _CONDITION.search(sentence) or _HEALTH.search(sentence):  # "…but I'm allergic to mangoes"
+        return "fact"  # (and "I take metformin every morning" is no habit of taste)
     if chinese:
         if _ZH_RECURRING.search(sentence) and _ZH_SELF_LED.match(sentence):
             return "preference"

@@ -167,6 +167,8 @@ def to_third_person_zh(sentence: str, name: str) -> str:
     '先自我介绍一下，用户叫林嘉怡'
     """
     text = re.sub(r"(?:我们|咱们|咱)家", f"{name}家", sentence)  # 我们家柯基: the user's dog
+    # 我们有个儿子: the user's child, not "the user and others'"
+    text = re.sub(r"(?:我们|咱们)(?=有(?:个|一个|两个|三个)?(?:儿子|女儿|孩子|宝宝|娃|猫|狗))", name, text)
     text = text.replace("我们", f"{name}等人").replace("咱们", f"{name}等人")
     # 我 inside a word is no person: 自我介绍, 忘我, 本我
     return re.sub(r"(?<![自忘本])我", name, text)
