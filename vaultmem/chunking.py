@@ -207,8 +207,10 @@ def _memory_chunks(note, meta, base, title) -> list[Chunk]:
 
 def _session_chunks(note, meta, base, title) -> list[Chunk]:
     # The session writer owns the turn format; block ids map back to message ids through
-    # the same deterministic `block_ids` it used on the frontmatter's `message_ids`.
-    from vaultmem.extract.sessions import block_ids, parse_session_turns
+    # the same deterministic `block_ids` it used on the frontmatter's `message_ids`. A turn
+    # is read whole, its paragraphs and code included, so each chunk cites its block id.
+    from vaultmem.extract.session_text import parse_session_turns
+    from vaultmem.extract.sessions import block_ids
 
     turns = [t._replace(text=plain(t.text)) for t in parse_session_turns(note.body or "")]
     turns = [t for t in turns if t.text]
