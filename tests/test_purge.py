@@ -269,6 +269,101 @@ def test_purge_redacts_every_version_of_its_turn_and_keeps_the_users_work(tmp_pa
     assert git(root, "log", "-1", "--format=%s", cited).strip() == "vaultmem: extract"
 
 
+# --- a turn with blank lines and fenced code inside ----------------------------------------------
+
+PAYMENTS = ("The payments suite has been red all week and I finally cornered it.\n\n"
+            "It only fails when the Zanzibar fixture runs before the refund tests: it leaves a "
+            "ledger row behind and the totals come out one cent short.\n- alone: green\n"
+            "- after the fixture: red\n\n"
+            "```bash\n# reproduce it\n\npytest -p no:randomly tests/test_zanzibar.py\n```\n\n"
+            "Clearing the ledger in the fixture's teardown fixed it.")
+PAYMENTS_WORDS = ("cornered", "zanzibar", "one cent short", "no:randomly", "reproduce it", "clearing the ledger")
+TEARDOWN = "Here is the teardown:\n\n```python\ndef teardown():\n    ledger.clear()\n```"
+
+
+def payments_session():
+    from datetime import datetime
+
+    from vaultmem.extract.importers import Session, Turn
+
+    texts = [("Alice", "user", "Good morning!"), ("Assistant", "assistant", "Good morning, how can I help?"),
+             ("Alice", "user", PAYMENTS), ("Assistant", "assistant", TEARDOWN),
+             ("Alice", "user", "I play the cello in a community orchestra on Tuesdays.")]
+    turns = [Turn("chat-7", f"m-{n}", datetime(2026, 11, 29, 10, n), who, role, text, n)
+             for n, (who, role, text) in enumerate(texts, 1)]
+    return Session("chat-7", "chat-7", turns, "chat-7.jsonl", datetime(2026, 11, 29, 10, 0))
+
+
+def test_redact_turns_blanks_every_line_of_a_turn_with_paragraphs_and_code():
+    from vaultmem.extract.session_text import parse_session_turns
+    from vaultmem.extract.sessions import render_session
+
+    note = render_session(payments_session()).text
+    out = redact_turns(note, {"m-3", "m-4"})
+    assert not any(word in out.lower() for word in PAYMENTS_WORDS + ("ledger",)), out
+    assert "**Alice** · 2026-11-29 10:03\n[REDACTED:forgotten] ^m-3\n\n**Assistant** · 2026-11-29 10:04\n" \
+           "[REDACTED:forgotten] ^m-4\n\n**Alice** · 2026-11-29 10:05\n" in out
+    before = {t.block_id: t for t in parse_session_turns(note.split("---\n", 2)[2])}
+    after = {t.block_id: t for t in parse_session_turns(out.split("---\n", 2)[2])}
+    assert {b: t.text for b, t in after.items()} == {b: REDACTED if b in ("m-3", "m-4") else t.text
+                                                   for b, t in before.items()}
+    assert redact_turns(out, {"m-3", "m-4"}) == out
+    crlf = note.replace("\n", "\r\n")
+    assert redact_turns(crlf, {"m-3"}) == redact_turns(note, {"m-3"}).replace("\n", "\r\n")
+
+
+def test_purge_erases_every_line_of_a_turn_with_paragraphs_and_code(tmp_path):
+    """The turn is in a session note the real writer rendered (blank lines and a fence kept),
+    in an older version of it written before (blank lines dropped, fences escaped), and in
+    the transcript kept in the inbox: none of its words is left in any of them, in the
+    working tree or in git; the other turns stay as they were."""
+    from vaultmem import forget
+    from vaultmem.extract.session_text import parse_session_turns
+    from vaultmem.extract.sessions import render_session
+    from vaultmem.vault import Vault
+
+    root = tmp_path / "vault"
+    api.init(root)
+    session = "Memory/Sessions/2026-11-29 chat-7.md"
+    fact, cello = "Memory/Facts/Payments tests fail after Zanzibar.md", "Memory/Facts/Plays the cello.md"
+    note = render_session(payments_session()).text
+    (root / "Memory/Sessions").mkdir(parents=True, exist_ok=True)
+    written = PAYMENTS.replace("\n- ", "\n\\- ")  # the list escaped, the code as it is
+    assert f"10:03\n{written} ^m-3\n" in note
+    older = note.replace(written, "\n".join(
+        "\\" + line if line.startswith(("```", "#", "- ")) else line for line in PAYMENTS.split("\n") if line.strip()))
+    assert older != note and "\n\n" not in older.split("10:03\n", 1)[1].split("^m-3")[0]
+    (root / session).write_text(older, encoding="utf-8")
+    for rel, body, block in ((fact, "Alice's payments tests fail after the Zanzibar fixture.", "m-3"),
+                             (cello, "Alice plays the cello on Tuesdays.", "m-5")):
+        (root / rel).write_text(f"---\nid: {Path(rel).stem[:3]}\ntype: fact\nsources:\n"
+                                f'  - "[[Sessions/2026-11-29 chat-7#^{block}]]"\n---\n{body}\n', encoding="utf-8")
+    history.commit(root, [session, fact, cello], "vaultmem: extract", "extract")
+    (root / session).write_text(note, encoding="utf-8")
+    history.commit(root, [session], "vaultmem: extract", "extract")
+    transcript = Vault(root).inbox_dir / "processed" / "chat-7.jsonl"
+    transcript.parent.mkdir(parents=True)
+    transcript.write_text("".join(json.dumps({"session": "chat-7", "id": t.id, "speaker": t.speaker,
+                                              "text": t.text}) + "\n" for t in payments_session().turns))
+
+    receipt = forget.purge(root, fact)
+    assert receipt["turns_redacted"] == [{"note": session, "turns": ["m-3"]}]
+    assert sorted(receipt["files_redacted"]) == sorted([session, transcript.relative_to(root).as_posix()])
+    text = (root / session).read_text(encoding="utf-8")
+    assert "**Alice** · 2026-11-29 10:03\n[REDACTED:forgotten] ^m-3\n\n**Assistant**" in text
+    turns = {t.block_id: t.text for t in parse_session_turns(text.split("---\n", 2)[2])}
+    assert turns == {"m-1": "Good morning!", "m-2": "Good morning, how can I help?", "m-3": REDACTED,
+                     "m-4": TEARDOWN, "m-5": CELLO}
+    assert REDACTED in transcript.read_text() and "ledger.clear()" in transcript.read_text()
+    assert (root / cello).is_file() and not (root / fact).exists()
+    collect_garbage(root)
+    for place, data in ((session, text), ("transcript", transcript.read_text()),
+                        ("git log -p --all", git(root, "log", "-p", "--all")),
+                        ("git objects", git(root, "cat-file", "--batch-all-objects", "--batch"))):
+        left = [word for word in PAYMENTS_WORDS if word in data.lower()]
+        assert left == [], (place, left)
+
+
 # --- with the daemon running -----------------------------------------------------------------
 
 def vaultmem(root, *args, check=True):

@@ -99,8 +99,9 @@ def _written_forms(text: str) -> set[bytes]:
 def redact_turns(text: str, blocks: set[str], words=()) -> str:
     """A session note's text with the turns `blocks` reduced to their header and
     `[REDACTED:forgotten] ^block`, and any other copy of `words` in its body redacted.
+    Every line of such a turn goes, its blank lines and fenced code included.
 
-    >>> note = "---\\nid: s\\n---\\n**Ann** · 2026-01-01 10:00\\nI love figs. ^m-1\\n"
+    >>> note = "---\\nid: s\\n---\\n**Ann** · 2026-01-01 10:00\\nI love figs.\\n\\nAnd dates. ^m-1\\n"
     >>> print(redact_turns(note, {"m-1"}), end="")
     ---
     id: s
@@ -108,23 +109,19 @@ def redact_turns(text: str, blocks: set[str], words=()) -> str:
     **Ann** · 2026-01-01 10:00
     [REDACTED:forgotten] ^m-1
     """
-    from vaultmem.extract.sessions import parse_session_turns
+    from vaultmem.extract.session_text import turn_spans
 
     crlf = "\r\n" in text
     text = text.replace("\r\n", "\n")
     fence = re.match(r"\A(?:\ufeff)?---[ \t]*\n.*?\n---[ \t]*(?:\n|\Z)", text, re.DOTALL)
     head, body = (text[:fence.end()], text[fence.end():]) if fence else ("", text)
-    parts = re.split(r"(\n[ \t]*\n)", body)
-    for i in range(0, len(parts), 2):
-        turns = parse_session_turns(parts[i])
-        if len(turns) != 1 or turns[0].block_id not in blocks or turns[0].text in ("", REDACTED):
-            continue
-        part = parts[i]
-        lead = part[:len(part) - len(part.lstrip("\n"))]
-        trail = part[len(part.rstrip("\n")):]
-        header = part.strip("\n").split("\n")[0]
-        parts[i] = f"{lead}{header}\n{REDACTED} ^{turns[0].block_id}{trail}"
-    body = "".join(parts)
+    # A turn may hold blank lines (paragraphs, code): it is found whole by `turn_spans`,
+    # never by cutting the note at blank lines. Last turn first, so earlier spans stay put.
+    lines = body.split("\n")
+    for turn, first, end in reversed(turn_spans(body)):
+        if turn.block_id in blocks and turn.text not in ("", REDACTED):
+            lines[first:end] = [lines[first], f"{REDACTED} ^{turn.block_id}"]
+    body = "\n".join(lines)
     for phrase in sorted((w for w in words if len(w) >= MIN_PHRASE), key=len, reverse=True):
         body = body.replace(phrase, REDACTED)
     text = head + body
@@ -192,7 +189,7 @@ def _note_texts(repo: Repo, vault, rel_path: str, plan: ErasurePlan) -> list:
 
 
 def _plan_sessions(repo: Repo, vault, plan: ErasurePlan, sources) -> None:
-    from vaultmem.extract.sessions import parse_session_turns
+    from vaultmem.extract.session_text import parse_session_turns
     from vaultmem.note import read_note
 
     for source in sources:
