@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from vaultmem.note import read_note
+
 from tests.helpers.transcripts import write_chatgpt, write_claude, write_jsonl, write_markdown
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
@@ -108,10 +110,15 @@ def leaks_in(text: str) -> list[str]:
 
 
 def test_every_format_was_imported(run):
+    """One session note per format, known by its `session` property: a ChatGPT or Claude
+    note is named by the conversation's title (the ChatGPT one holds a phone number)."""
     root, report, _ = run
     assert report["sessions"] == len(FORMATS)
-    notes = list((root / "Memory" / "Sessions").glob("*.md"))
-    assert sorted(n.stem.split(" ", 1)[1] for n in notes) == sorted(f"leak-{f}" for f in FORMATS)
+    notes = {path: read_note(path) for path in (root / "Memory" / "Sessions").glob("*.md")}
+    assert sorted(str(note.get("session")) for note in notes.values()) == sorted(f"leak-{f}" for f in FORMATS)
+    assert all(note.type == "session" for note in notes.values())
+    names = [path.stem for path in notes]
+    assert all(name.startswith("2026-") for name in names) and not any(map(leaks_in, names)), names
 
 
 def test_session_notes_hold_a_redaction_mark_for_each_planted_secret(run):
