@@ -23,35 +23,19 @@ from vaultmem.extract.candidate import Candidate, make_title
 from vaultmem.extract.chatter import chatter, is_venting_sentence, leans_on_context, strip_lead_in
 from vaultmem.extract.classify import (
     assistant_statements, classify_text, clean_text, correction_prefix, first_person_statement,
-    is_context_statement, is_informative, is_past, is_reaction, procedure_prefix, remember_prefix,
+    is_context_statement, is_informative, is_reaction, procedure_prefix, remember_prefix,
     sentence_kind, shared_images, split_sentences, strip_discourse)
 from vaultmem.extract.corrections import find_correction
-from vaultmem.extract.dates import DateMatch, find_date
+from vaultmem.extract.dates import find_date
 from vaultmem.extract.howto import find_howto, howto_text
-from vaultmem.extract.patterns import _PETS, _RELATIONS, JOBS, KNOWN_TOOLS, Detection, detect
+from vaultmem.extract.kinds import STANDING, content_words, plain_kind
+from vaultmem.extract.names import entities_of, known_names, names_someone, resolve_pronoun, the_one_named
+from vaultmem.extract.patterns import _PETS, _RELATIONS, HEALTH, JOBS, Detection, detect
 from vaultmem.extract.rewrite import capitalise, has_first_person, is_chinese, to_third_person
+from vaultmem.extract.wording import MAX_WORDS, finish, instruction_text, limit_words, lower_first, with_date
 from vaultmem.policy import is_request
 
-MAX_WORDS = 40
 _GENERIC_SPEAKERS = {"", "user", "human", "me", "you", "customer", "assistant"}
-_LOWER_STARTS = {"it", "the", "this", "that", "there", "a", "an", "these", "those", "they",
-                 "their", "going", "everyone", "everything", "some", "lots", "now", "it's", "that's",
-                 "there's", "here's", "they're", "they've", "what", "when", "how", "so", "all",
-                 "people", "seeing", "being", "having", "my", "one", "every", "in", "on",
-                 "around", "during", "since", "after", "before"}
-_ABSOLUTE = re.compile(r"\b(?:January|February|March|April|May|June|July|August|September|October|"
-                       r"November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\s+\d{1,2}\b"
-                       r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:January|February|March|April|May|June|July|"
-                       r"August|September|October|November|December)\b|\b\d{4}-\d{2}-\d{2}\b|\d{1,2}月\d{1,2}[日号]")
-_RECURRING_DAY = re.compile(r"birthday|anniversary|name day|生日|纪念日", re.I)
-_BOUND = re.compile(r"(?:\b(?:until|till|through|up to)|到|直到)\s*$", re.I)
-_COPULA = re.compile(r"\b(?:is|was|are|were|be)\s+$|是$", re.I)
-_IN_PLACE = re.compile(r"\b(?:since|before|after|by|from|when|because|that|than|starting|beginning|effective|"
-                       r"as of)\s+(?:\w+\s+){0,6}$", re.I)
-_ENTITY_SKIP = {"I", "The", "A", "An", "It", "This", "That", "On", "In", "Around", "My", "We", "As", "Of",
-                "They", "Their", "There", "He", "She", "His", "Her", "And", "But", "So", "Going",
-                "Last", "Next", "Yesterday", "Today", "Tomorrow", "Thanks", "Plus", "Also",
-                "Just", "Lately", "Since", "Now", "Family", "Everyone", "Here", "What", "When"}
 
 
 def classify_turn(turn) -> tuple[str, str]:
@@ -80,7 +64,7 @@ def extract_offline(turns, session_time: datetime | None = None, user_names=None
     # instructions exist only where an assistant listens or one person talks.
     assistant_chat = any((t.role or "").lower() == "assistant" for t in turns)
     instructions = assistant_chat or len(user_speakers) <= 1
-    known = _known_names(turns) if assistant_chat else None
+    known = known_names(turns) if assistant_chat else None
     out: list[Candidate] = []
     for turn in turns:
         kind, reason = classify_turn(turn)
@@ -113,40 +97,6 @@ def extract_offline(turns, session_time: datetime | None = None, user_names=None
     return out
 
 
-_EN_PRONOUN = re.compile(r"^(?:(?:and|but|so|also|oh|plus)[,\s]+)?(she|he)(?:'s|\s+(?:is|was|has|had|will|would))?\b", re.I)
-_ZH_PRONOUN = re.compile(r"^(?:[而且但是不过]{0,2})?([她他])(?![们的家])")
-
-
-def _named(sentence: str, chinese: bool, vocatives) -> str | None:
-    """The one person or pet a sentence names ("write me a haiku about Pistachio, our cat",
-    "我女儿糖糖天天偷偷喂它零食"), for a "she" or "他" that follows."""
-    if chinese:
-        found = detect(sentence, True)
-        names = [e for e in (found.entities if found else []) if not _ZH_COMMON.search(e)]
-        names += re.findall(r"(?:女儿|儿子|老公|老婆|弟弟|哥哥|姐姐|妹妹|爸|妈|朋友|同事)([\u4e00-\u9fff]{2,3}?)(?=[天每最说要在是也都又就，。！]|$)", sentence)
-    else:
-        names = [m.group(1) for m in re.finditer(r"(?<=[a-z,;:] )([A-Z][a-z]+)\b(?!['’]s\b)", sentence)]
-        names = [n for n in names if n not in _ENTITY_SKIP and n not in _months_days() and n not in vocatives]
-    names = list(dict.fromkeys(names))
-    return names[0] if len(names) == 1 else None
-
-
-def _resolve_pronoun(sentence: str, antecedent: str | None, chinese: bool) -> str:
-    """"she knocked my coffee off the desk again", after "a haiku about Pistachio": the
-    pronoun becomes the name, so the memory says who ("她才四岁" -> "糖糖才四岁")."""
-    if not antecedent:
-        return sentence
-    m = (_ZH_PRONOUN if chinese else _EN_PRONOUN).match(sentence.strip())
-    if not m:
-        return sentence
-    text = sentence.strip()
-    if chinese:
-        return text[:m.start(1)] + antecedent + text[m.end(1):]
-    said = m.group(0)[m.start(1) - m.start(0):]
-    tail = {"she's": "'s", "he's": "'s"}.get(said.lower(), said[len(m.group(1)):])
-    return text[:m.start(1)] + antecedent + tail + text[m.end(0):]
-
-
 def _naming_apart(piece: dict, name: str, chinese: bool) -> dict | None:
     """"My daughter Yara's school nativity play is on December 14": a dated event that names
     someone in passing. The naming becomes a fact of its own (which a later change of that
@@ -165,43 +115,13 @@ def _naming_apart(piece: dict, name: str, chinese: bool) -> dict | None:
     return naming
 
 
-def _known_names(turns) -> set[str]:
-    """Capitalised words the user writes inside a sentence ("just me and Noor"): names, so
-    that "Noor got the job" can be told from "Coffee number two in hand" at a sentence start."""
-    found: set[str] = set()
-    for turn in turns:
-        if (turn.role or "user").lower() == "user":
-            found.update(re.findall(r"(?<=[a-z0-9,;:] )([A-Z][a-z]{1,}(?:'s)?)", turn.text or ""))
-    return {w.removesuffix("'s") for w in found} - _ENTITY_SKIP - _months_days()
-
-
-def _names_someone(sentence: str, known: set[str], dated: bool = False) -> bool:
-    """A name inside the sentence, or a known one at its start (any capitalised word there
-    when the sentence is dated news: "Kabir lost his first tooth yesterday")."""
-    words = re.findall(r"(?<![\w'])[A-Z][\w'&-]*", sentence)
-    first = sentence.strip()[:1].isupper()
-    for i, word in enumerate(words):
-        bare = word.removesuffix("'s").removesuffix("’s")
-        if bare in _ENTITY_SKIP or bare in _months_days() or bare == "I":
-            continue
-        if i or not first or bare in known:
-            return True
-        if dated and bare.lower() not in _NOT_NAMES and not bare.lower().endswith("ed"):
-            return True
-    return False
-
-
-_NOT_NAMES = {"someone", "somebody", "nobody", "everyone", "everybody", "went", "got", "made", "saw",
-              "took", "came", "had", "did", "ran", "met", "bought", "found", "left", "spent", "ah", "oh"}
-
-
 def _howto(howto, turn_id: str, speaker: str, names: dict) -> Candidate:
     chinese = is_chinese(" ".join(howto.steps))
     name, _ = display_name(speaker, names, chinese)
     content = howto_text(howto, capitalise(name) if not chinese else name, chinese)
     content = content[:1].upper() + content[1:]
     return Candidate(content=content, type="procedure", importance=0.8, source_messages=[turn_id],
-                     entities=_entities([{"name": name, "original": " ".join(howto.steps)}], None),
+                     entities=entities_of([{"name": name, "original": " ".join(howto.steps)}], None),
                      tags=["howto"], title=make_title(howto.topic or content), speaker=speaker)
 
 
@@ -315,8 +235,8 @@ def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives
         raw = strip_lead_in(raw, chinese)
         if chatter(raw, chinese) and not detect(strip_discourse(raw, chinese), chinese):
             continue
-        raw = _resolve_pronoun(raw, antecedent, chinese)
-        antecedent = _named(raw, chinese, vocatives) or antecedent
+        raw = resolve_pronoun(raw, antecedent, chinese)
+        antecedent = the_one_named(raw, chinese, vocatives) or antecedent
         name, subject = display_name(speaker, names, chinese)
         sentence, corrected = correction_prefix(raw, chinese)
         if corrected and not sentence:
@@ -331,7 +251,7 @@ def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives
         if not piece["typed"] and (venting or (asking and _WANTS.match(piece["original"]))):
             continue
         if (known is not None and piece["attributed"] and not piece["typed"]
-                and not chinese and not _names_someone(piece["original"], known, piece["dated"])):
+                and not chinese and not names_someone(piece["original"], known, piece["dated"])):
             piece["standalone"] = False
         naming = _naming_apart(piece, name, chinese)
         if naming is not None:
@@ -349,9 +269,9 @@ def _shared_image(caption: str, turn_id: str, speaker: str, names: dict) -> Cand
     name, _ = display_name(speaker, names, is_chinese(caption))
     caption = re.sub(r"^(?:an?\s+)?(?:photo(?:graph|graphy)?|picture|pic|image)\s+of\s+", "",
                      caption.strip().rstrip("."), flags=re.I)
-    content = _finish(f"{capitalise(name)} shared a photo of {caption}", False)
+    content = finish(f"{capitalise(name)} shared a photo of {caption}", False)
     return Candidate(content=content, type="event", importance=0.3, source_messages=[turn_id],
-                     entities=_entities([{"name": name, "original": caption}], None),
+                     entities=entities_of([{"name": name, "original": caption}], None),
                      tags=["photo"], speaker=speaker)
 
 
@@ -364,7 +284,7 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
     attributed, informative = False, False
     if remember:
         sentence = rest
-    procedure = instructions and (procedure_prefix(sentence, chinese) or bool(_STANDING.search(sentence)))
+    procedure = instructions and (procedure_prefix(sentence, chinese) or bool(STANDING.search(sentence)))
     if procedure and not chinese:
         sentence = re.sub(r"^(?:(?:also|and|so|oh|ok|okay|btw|plus)[,\s]+)+", "", sentence, flags=re.I)
     if remember and not has_first_person(sentence):
@@ -402,22 +322,22 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
         # "bouldering is not for me": "not for the user" would garble it; it is said as quoted
         sentence = f'I said: "{capitalise(sentence.rstrip(".!"))}."'
     match = find_date(sentence, anchor) if anchor else None
-    text, valid_from, valid_to = _with_date(sentence, match, name, chinese, procedure)
-    bare = _lower_first(to_third_person(text, name)) if procedure else text
+    text, valid_from, valid_to = with_date(sentence, match, name, chinese, procedure)
+    bare = lower_first(to_third_person(text, name)) if procedure else text
     if procedure:
-        text = _instruction(text, name, chinese)
+        text = instruction_text(text, name, chinese)
     words = len(text.split()) if not chinese else len(text) // 2
     if detection:
         kind = detection.type
     elif procedure:
         kind = "procedure"
     else:
-        kind = _plain_kind(sentence, chinese, valid_from, valid_to)
-    if detection and detection.kind == "name" and not chinese and _content_words(text) < 4:
+        kind = plain_kind(sentence, chinese, valid_from, valid_to)
+    if detection and detection.kind == "name" and not chinese and content_words(text) < 4:
         # "The user is Ravi." reads as a fragment: say what it is
-        text = _finish(f"{capitalise(name)} introduced themselves as {detection.value}", False)
+        text = finish(f"{capitalise(name)} introduced themselves as {detection.value}", False)
     elif detection and detection.kind == "name" and chinese and re.fullmatch(rf"{re.escape(name)}(?:叫|是)\S{{1,6}}。", text):
-        text = _finish(f"{name}的名字叫{detection.value}", True)
+        text = finish(f"{name}的名字叫{detection.value}", True)
     tags = [detection.kind] if detection else (["instruction"] if procedure else [])
     if kind == "preference" and not detection:
         tags.append("habit")
@@ -426,7 +346,7 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
     if remember:
         tags.append("remember")
     importance = detection.importance if detection else (0.8 if procedure else 0.5)
-    if _HEALTH.search(sentence):  # allergies, conditions, medication: what must not be missed
+    if HEALTH.search(sentence):  # allergies, conditions, medication: what must not be missed
         importance = max(importance, 0.9)
         tags.append("health")
     if remember:
@@ -434,7 +354,7 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
     elif correction and detection:
         importance = max(importance, 0.8)
     title = make_title(text.split("：" if chinese else ": ", 1)[-1]) if procedure else ""
-    return {"text": _limit(text, chinese), "type": kind, "title": title, "importance": importance,
+    return {"text": limit_words(text, chinese), "type": kind, "title": title, "importance": importance,
             "detection": detection, "subject": subject, "valid_from": valid_from,
             "valid_to": valid_to, "tags": tags, "correction": bool(correction and detection),
             "typed": bool(detection or procedure or remember), "words": words, "bare": bare,
@@ -442,129 +362,6 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
             "standalone": ((not attributed or informative or remember or procedure)
                            and (bool(detection or procedure or remember)
                                 or not leans_on_context(sentence, chinese)))}
-
-
-_STANDING = re.compile(r"\b(?:still stands|still applies|still holds|goes for (?:work|that|this|\w+ stuff) too)\b"
-                       r"|(?:^|,\s*)so (?:please )?(?:convert|use|write|give|keep|answer|reply|format|stick to)\b", re.I)
-_CONDITION = re.compile(r"\ballerg(?:y|ies|ic)\b|\bdiabet|\basthma|\bintoleran(?:t|ce)\b|\bcoeliac\b|\bceliac\b|"
-                        r"过敏|糖尿病|哮喘|不耐受", re.I)
-_HEALTH = re.compile(r"\ballerg(?:y|ies|ic)\b|\banaphyla|\bepipen\b|\bdiagnosed\b|\bdiabet|\basthma|\bepilep|"
-                     r"\bblood (?:pressure|sugar)\b|\bcholesterol\b|\bmedications?\b|\bprescri(?:bed|ption)\b|"
-                     r"\b(?:metformin|insulin|inhaler|statins?|antidepressants?|levothyroxine|warfarin)\b|"
-                     r"\bintoleran(?:t|ce)\b|\bcoeliac\b|\bceliac\b|\bpregnan|"
-                     r"过敏|血糖|血压|糖尿病|哮喘|癫痫|确诊|处方|吃药|用药|胆固醇|怀孕|不耐受", re.I)
-_RECURRING = re.compile(r"\b(?:every|each)\s+(?:single\s+)?(?:day|morning|evening|night|week|weekend|"
-                        r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|other day)\b|"
-                        r"\blike every day\b|\bon (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|"
-                        r"sundays|weekends)\b", re.I)
-_ZH_RECURRING = re.compile(r"每(?:天|周|个?星期|个?礼拜|晚|个月|年)|天天|周末都")
-_ZH_SELF_LED = re.compile(r"^(?:[^，。]{0,6}[，,])?我(?:们)?(?!的|家|女儿|儿子|老公|老婆|爸|妈|弟|哥|姐|妹)")
-_JOB_NEWS = re.compile(r"\bgot (?:the|a|her|his|their|that) (?:new )?job\b|\b(?:was|got) hired\b|"
-                       r"\baccepted (?:the|an?) (?:job|offer|position)\b", re.I)
-_PLAN = re.compile(r"\b(?:I'm|I am|we're|we are)\s+(?:\w+\s+)?\w+ing\b.*\b(?:for|over|during|in|on)\s+(?:the\s+)?"
-                   r"(?:\w+\s+)?(?:week|weekend|holidays?|break|vacation|christmas|thanksgiving|easter|new year)\b", re.I)
-
-
-def _plain_kind(sentence: str, chinese: bool, valid_from, valid_to) -> str:
-    """The type of a statement no pattern recognised: a habit is a preference, news of a
-    job or of a condition a fact, something dated or past an event, the rest a fact."""
-    if _CONDITION.search(sentence) or _HEALTH.search(sentence):  # "…but I'm allergic to mangoes"
-        return "fact"  # (and "I take metformin every morning" is no habit of taste)
-    if chinese:
-        if _ZH_RECURRING.search(sentence) and _ZH_SELF_LED.match(sentence):
-            return "preference"
-    elif _RECURRING.search(sentence) and re.match(r"(?:\w+\s+){0,3}?(?:I|we)\b", sentence, re.I) \
-            and not is_past(sentence):
-        return "preference"
-    if not chinese and _JOB_NEWS.search(sentence):
-        return "fact"
-    if not chinese and _PLAN.search(sentence):
-        return "event"
-    return "event" if ((valid_from and not valid_to) or is_past(sentence)) else "fact"
-
-
-def _content_words(text: str) -> int:
-    return len([w for w in re.findall(r"[^\W\d_][\w'’-]*|\d+", text)
-                if w.lower() not in _FUNCTION_WORDS])
-
-
-_FUNCTION_WORDS = frozenset("a an the and or but nor so is am are was were be been being do does did has "
-                            "have had will would can could should shall may might must".split())
-
-
-def _with_date(sentence: str, match: DateMatch | None, name: str, chinese: bool, procedure: bool):
-    """The sentence in the third person with its date made absolute."""
-    lang = "zh" if chinese else "en"
-    if match is None:
-        return _finish(to_third_person(sentence, name) if not procedure else sentence, chinese), None, None
-    before, after = sentence[:match.start], sentence[match.end:]
-    said = sentence[match.start:match.end]
-    if _COPULA.search(before) and (not said.lower().startswith("on ") or _RECURRING_DAY.search(before)):
-        # "my birthday is March 3": a recurring date, not an event ("the play is on
-        # December 14" is one)
-        return _finish(to_third_person(sentence, name), chinese), None, None
-    if _ABSOLUTE.search(sentence[match.start:match.end]) and not procedure:
-        # "the talk is on November 26" names its day already: kept in the speaker's words (the
-        # day is still `valid_from`); only "yesterday", "next Friday" need making absolute
-        return _finish(to_third_person(sentence, name), chinese), match.date, None
-    if _BOUND.search(before):
-        text = before + match.label(lang) + after
-        anchor_day = match.anchor
-        return _finish(to_third_person(text, name), chinese), anchor_day, match.date
-    if procedure:
-        return _finish(before + match.label(lang) + after, chinese), None, None
-    if _IN_PLACE.search(before) and not chinese:
-        phrase = match.phrase(lang)
-        phrase = phrase[:1].lower() + phrase[1:]
-        if re.search(r"\b(?:since|before|after|by|from|starting|beginning|effective|as of)\s+$", before, re.I):
-            phrase = match.label(lang)
-        return _finish(to_third_person(before + phrase + after, name), chinese), match.date, None
-    joiner = "" if chinese else " "
-    # "my passport expires in March, I'll renew it": the comma between the clauses stays
-    after = after.lstrip(" ") if after.lstrip(" ").startswith(",") and before.strip() else joiner + after.lstrip(" ,")
-    rest = re.sub(r"\s{2,}", " ", (before.rstrip(" ,") + after).strip())
-    rest = re.sub(r"\s+([,.!?;])", r"\1", rest).strip(" ,，")
-    body = to_third_person(rest, name)
-    if chinese:
-        return _finish(f"{match.phrase(lang)}，{body}", chinese), match.date, None
-    first = body.split(" ", 1)[0].lower()
-    if first in _LOWER_STARTS or first.endswith("ing"):
-        body = body[:1].lower() + body[1:]
-    return _finish(f"{match.phrase(lang)}, {body}", chinese), match.date, None
-
-
-def _lower_first(text: str) -> str:
-    first = text.split(" ", 1)[0].lower().strip(",")
-    if first in _LOWER_STARTS or first in {"his", "her", "its", "our", "he", "she", "we", "one"}:
-        return text[:1].lower() + text[1:]
-    return text
-
-
-def _instruction(text: str, name: str, chinese: bool) -> str:
-    body = to_third_person(text, name)
-    if chinese:
-        return f"{name}的长期要求：{body}"
-    body = body[:1].lower() + body[1:] if not body.startswith(("I ", name)) else body
-    return capitalise(f"{name}'s standing instruction: {body}")
-
-
-def _finish(text: str, chinese: bool) -> str:
-    text = re.sub(r"\s+", " ", text).strip().strip(",，;:；：").lstrip("-–—• ")
-    if not chinese:  # chat tics at the end say nothing: "Kabir lost his first tooth btw"
-        text = re.sub(r"(?:[\s,]+\b(?:btw|lol|haha+|tbh|lmao)\b)+(?=\s*[.!?,]*$)", "", text, flags=re.I)
-        text = re.sub(r"\b(?:btw|lol)\b,?\s*(?=[,.])", "", text, flags=re.I).replace(" ,", ",")
-    text = capitalise(text)
-    if chinese:
-        return text if re.search(r"[。！？.!?]$", text) else text + "。"
-    text = re.sub(r"[!?]+$", ".", text)
-    return text if re.search(r"[.!…\"')]$", text) else text + "."
-
-
-def _limit(text: str, chinese: bool) -> str:
-    if chinese:
-        return text if len(text) <= 2 * MAX_WORDS else text[: 2 * MAX_WORDS - 1] + "…"
-    words = text.split()
-    return text if len(words) <= MAX_WORDS else " ".join(words[:MAX_WORDS - 1]).rstrip(",;") + "…"
 
 
 def _merge(pieces: list[dict]) -> list[list[dict]]:
@@ -597,8 +394,8 @@ def _candidate(group: list[dict], turn_id: str, speaker: str) -> Candidate:
     content = ("" if chinese else " ").join(p["text"] for p in group)
     if head["attributed"]:  # someone else's news, told by the speaker: say who told it
         content = (f"{head['name']}说：{content}" if chinese
-                   else capitalise(f"according to {head['name']}, {_lower_first(content)}"))
-        content = _limit(content, chinese)
+                   else capitalise(f"according to {head['name']}, {lower_first(content)}"))
+        content = limit_words(content, chinese)
     detection: Detection | None = head["detection"]
     dated = next((p for p in group if p["valid_from"]), head)
     kind = "event" if head["type"] == "fact" and dated["type"] == "event" and dated is not head else head["type"]
@@ -607,7 +404,7 @@ def _candidate(group: list[dict], turn_id: str, speaker: str) -> Candidate:
         type=kind,
         importance=max(p["importance"] for p in group),
         source_messages=[turn_id],
-        entities=_entities(group, detection),
+        entities=entities_of(group, detection),
         subject=head["subject"] if detection else None,
         attribute=detection.attribute if detection else None,
         value=detection.value if detection else None,
@@ -620,75 +417,10 @@ def _candidate(group: list[dict], turn_id: str, speaker: str) -> Candidate:
     )
 
 
-def _entities(group: list[dict], detection: Detection | None) -> list[str]:
-    found: list[str] = []
-    name = group[0]["name"]
-    if name and name not in ("the user", "用户"):
-        found.append(name)
-    if detection:
-        found.extend(e for e in detection.entities if e)
-    for piece in group:
-        text = piece["original"]
-        for m in re.finditer(r"(?<![\w'])([A-Z][\w&+-]*(?:'[A-Z]\w*)?(?:\s+(?:of\s+)?[A-Z][\w&+-]*)*)", text):
-            words = m.group(1).split()
-            while words and words[0] in _ENTITY_SKIP:
-                words = words[1:]
-            while words and (words[-1] in _ENTITY_SKIP or words[-1] in _months_days()):
-                words = words[:-1]
-            at_start = not text[:m.start()].strip(" \"'(")
-            if at_start and len(words) == 1 and not words[0].isupper():
-                continue  # a capital that only starts the sentence names nothing
-            entity = " ".join(words).rstrip(".")
-            if entity and len(entity) > 1:
-                found.append(entity)
-        for tool in KNOWN_TOOLS:
-            if re.search(rf"(?<![\w]){re.escape(tool)}(?![\w])", text, re.I) and len(tool) > 2:
-                found.append(tool)
-        for m in re.finditer(r"(?:叫|和|跟)([\u4e00-\u9fff]{2,3})(?=[一起去说聊见吃玩，。！\s]|$)", text):
-            if not _ZH_COMMON.search(m.group(1)):
-                found.append(m.group(1))
-    unique: list[str] = []
-    for entity in found:
-        entity = re.sub(r"['’]s$", "", entity.rstrip("."))
-        if _junk_entity(entity):
-            continue
-        if entity.lower() not in {u.lower() for u in unique} and entity not in _months_days():
-            unique.append(entity)
-    # "St Mary" and "Hospital" are parts of "St Mary's Hospital", not entities of their own
-    unique = [e for e in unique if not any(e != o and re.search(rf"\b{re.escape(e)}\b", o) for o in unique)]
-    return unique[:6]
-
-
-# "跟同事去打羽毛球": colleagues, friends and kin are no one's name
-_ZH_COMMON = re.compile(r"同事|朋友|同学|老公|老婆|孩子|女儿|儿子|家人|爸|妈|老板|邻居|客户|领导|老师|大家|"
-                        r"别人|他们|她们|我们|你们|室友|对象|亲戚|弟|哥|姐|妹|爷|奶|公公|婆婆|宝宝")
-
-
-_CODE_WORDS = frozenset("""select from where insert update delete join group order by values create drop
-table limit desc asc into set and or not null true false none def return import class lambda async
-await const let var function elif else endif fi done esac echo sudo mismatch misc todo fixme""".split())
-
-
-def _junk_entity(name: str) -> bool:
-    """What names no hub a person would keep: "MT", "CI" (abbreviations of up to three
-    capitals, unless a known tool), "SELECT", "DESC LIMIT" (code), "EpiPen-level"."""
-    if re.fullmatch(r"[A-Z]{1,3}s?", name) and name not in KNOWN_TOOLS:
-        return True
-    if all(w.lower() in _CODE_WORDS for w in name.split()):
-        return True
-    return bool(re.search(r"-(?:level|ish|like|style|esque|type|ish)$|redacted", name, re.I)
-                or re.fullmatch(r"[\d\s.,:-]+", name))
-
-
-def _months_days() -> set[str]:
-    from vaultmem.extract.dates import MONTHS, WEEKDAYS
-    return set(MONTHS) | {d.capitalize() for d in WEEKDAYS}
-
-
 def _correction(turn, fix, names: dict) -> Candidate:
     chinese = is_chinese(turn.text)
     name, _ = display_name(turn.speaker, names, chinese)
-    return Candidate(content=_limit(_finish(to_third_person(turn.text.strip(), name), chinese), chinese),
+    return Candidate(content=limit_words(finish(to_third_person(turn.text.strip(), name), chinese), chinese),
                      type="fact", importance=0.8, source_messages=[turn.id], speaker=turn.speaker,
                      corrects=fix, correction=True, tags=["correction"])
 
@@ -696,7 +428,7 @@ def _correction(turn, fix, names: dict) -> Candidate:
 def _rejected(turn, names: dict, reason: str) -> Candidate:
     chinese = is_chinese(turn.text)
     name, _ = display_name(turn.speaker, names, chinese)
-    return Candidate(content=_limit(_finish(to_third_person(turn.text.strip(), name), chinese), chinese),
+    return Candidate(content=limit_words(finish(to_third_person(turn.text.strip(), name), chinese), chinese),
                      type="fact", importance=0.0, source_messages=[turn.id], speaker=turn.speaker,
                      rejected_reason=reason)
 

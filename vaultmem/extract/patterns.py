@@ -60,6 +60,14 @@ _STOP_OBJECT = re.compile(r"\s+and\s+(?:it|i|that|we|they|he|she|you|this|it's|i
                           r"who|whenever|cause|'cause|over|rather than|instead of)\b.*$|[,.;:!?\u2013\u2014()\[\]].*$|\s+-\s.*$", re.I)
 _ZH_STOP = re.compile(r"[，。！？,.!?；;、].*$|(?:因为|但是|所以|的时候).*$")
 
+# Health and safety (allergies, conditions, medication): such a memory weighs 0.9 and the
+# context shows it whatever the question (`context.PINNED_TAG`).
+HEALTH = re.compile(r"\ballerg(?:y|ies|ic)\b|\banaphyla|\bepipen\b|\bdiagnosed\b|\bdiabet|\basthma|\bepilep|"
+                    r"\bblood (?:pressure|sugar)\b|\bcholesterol\b|\bmedications?\b|\bprescri(?:bed|ption)\b|"
+                    r"\b(?:metformin|insulin|inhaler|statins?|antidepressants?|levothyroxine|warfarin)\b|"
+                    r"\bintoleran(?:t|ce)\b|\bcoeliac\b|\bceliac\b|\bpregnan|"
+                    r"过敏|血糖|血压|糖尿病|哮喘|癫痫|确诊|处方|吃药|用药|胆固醇|怀孕|不耐受", re.I)
+
 
 @dataclass
 class Detection:
