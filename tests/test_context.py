@@ -6,7 +6,7 @@ import pytest
 from conftest import copy_sample_vault, memory_meta, write_note
 
 from vaultmem.api import Memory
-from vaultmem.context import HEADER, NO_MEMORIES, build_context
+from vaultmem.context import HEADER, NO_MEMORIES, PINNED_HEADER, build_context
 from vaultmem.search import Hit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -215,3 +215,39 @@ def test_cli_context_as_of(moved):
     assert "until 2026-10-12" in text and "lives in Denver" not in text
     bad = CliRunner().invoke(cli, ["--vault", str(moved.vault.root), "context", "x", "--as-of", "soon"])
     assert bad.exit_code != 0 and "YYYY-MM-DD" in bad.output
+
+
+def test_health_is_pinned_under_its_own_heading_within_a_third_of_the_budget(embedder):
+    """Issue 16: a severe peanut allergy was absent from the context for "plan dinner for the
+    user". Health memories of weight 0.9 follow the ranked lines whatever the question."""
+    allergy = hit(7, type="fact", text="The user has a severe peanut allergy, like EpiPen-level.", score=0.05,
+                  importance=0.9, tags=["health"])
+    tagged_lightly = hit(8, text="The user is cutting back on coffee.", score=0.02, importance=0.8, tags=["health"])
+    block = build_context([hit(2)], budget=300, count_tokens=embedder.count_tokens, pinned=[allergy, tagged_lightly])
+    lines = block["text"].splitlines()
+    assert lines[0] == HEADER and lines[1].endswith("The user drinks tea without milk. (source messages: m-2)")
+    assert lines[2:] == [PINNED_HEADER, "- [fact · 2026-11-20 · score 0.05] The user has a severe peanut allergy, "
+                                        "like EpiPen-level. (source messages: m-7)"]
+    assert (block["memories"], block["pinned"], block["ids"]) == (1, 1, ["01H2", "01H7"])
+    # with nothing relevant, the pinned lines stand alone (no "No relevant memories." above them)
+    alone = build_context([], budget=300, count_tokens=embedder.count_tokens, pinned=[allergy])
+    assert alone["text"].splitlines()[0] == PINNED_HEADER
+    # a budget too small for it leaves it out rather than overflowing
+    small = build_context([hit(2)], budget=60, count_tokens=embedder.count_tokens, pinned=[allergy])
+    assert PINNED_HEADER not in small["text"] and small["tokens"] <= 60
+
+
+def test_plan_dinner_shows_the_allergy_from_a_real_vault(tmp_path, embedder, monkeypatch):
+    from vaultmem import api
+
+    monkeypatch.setenv("VAULTMEM_NOW", "2026-11-30T10:00:00")
+    root = copy_sample_vault(tmp_path / "vault")
+    api.init(root)
+    mem = Memory(root, embedder=embedder)
+    mem.reindex()
+    added = mem.add("The user has a severe peanut allergy, like EpiPen-level.", tags=["health"], importance=0.9)
+    assert added["action"] == "created"
+    text = mem.context("plan dinner for the user", budget=400)["text"]
+    assert PINNED_HEADER in text and "severe peanut allergy" in text.split(PINNED_HEADER)[1]
+    # a note a person tagged #health at 0.8 stays ranked like any other
+    assert "Cutting back on coffee" not in text.split(PINNED_HEADER)[1]

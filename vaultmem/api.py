@@ -184,11 +184,13 @@ class Memory:
 
         >>> print(Memory(vault).context("what does the user drink?", budget=200)["text"])  # doctest: +SKIP
         """
-        from vaultmem.context import build_context
+        from vaultmem.context import PINNED_MAX, PINNED_TAG, build_context
         from vaultmem.errors import VaultmemError
 
         hits = self._search_hits(question, k=k, user=user, as_of=as_of, all=all)
-        for hit in hits:
+        pinned = [] if hits.warning else self.searcher.search(
+            question, k=PINNED_MAX, tag=PINNED_TAG, user=user or self.user, as_of=as_of, all=all, min_score=0.0)
+        for hit in [*hits, *pinned]:
             if hit.status == "superseded":   # only --as-of / --all show these: a few reads
                 hit.superseded_by = self._superseded_by(hit.path)
         try:
@@ -197,7 +199,7 @@ class Memory:
             def count(text):
                 return 2 * len(text.split()) + len(text) // 4
         result = {"question": question, "budget": budget,
-                  **build_context(hits, budget=budget, count_tokens=count)}
+                  **build_context(hits, budget=budget, count_tokens=count, pinned=pinned)}
         if hits.warning:
             result["warning"] = hits.warning
         return result

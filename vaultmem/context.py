@@ -10,7 +10,13 @@
 One list in score order: memories (`[type · date · score]`) and conversation excerpts
 (`[date · link · score]`) compete for the budget by score alone, so an excerpt that holds
 the answer is never pushed out by a weak memory. An excerpt of turns that memories in the
-list were drawn from is left out: the memory line says it, dated and typed. Filling is greedy: an entry that does not
+list were drawn from is left out: the memory line says it, dated and typed.
+
+What must not be missed whatever the question follows under its own heading: the person's
+health (an allergy, a condition, a medication: memories tagged `health` of importance 0.9 or
+more), the most relevant first, in at most a third of the budget (`pinned`). "Plan dinner
+for the user" is not near "a severe peanut allergy" in meaning, but an agent planning dinner
+needs it. Filling is greedy: an entry that does not
 fit the remaining budget is skipped and a shorter one after it may still fit, so the block
 never exceeds the budget. With no hit above the search threshold the block says so instead
 of padding with weak hits.
@@ -27,6 +33,11 @@ from vaultmem.search import turns_of
 
 NO_MEMORIES = "No relevant memories."
 HEADER = "## Relevant memories (most relevant first)"
+PINNED_HEADER = "## Always keep in mind (health)"
+PINNED_SHARE = 3  # pinned lines take at most 1/PINNED_SHARE of the budget
+PINNED_TAG = "health"       # the tag the offline extractor gives them
+PINNED_IMPORTANCE = 0.9     # a note a person tagged #health is pinned only when this weighty
+PINNED_MAX = 3
 UNKNOWN_DATE = "date unknown"
 EXCERPT_WORDS = 40
 
@@ -76,12 +87,35 @@ def _clip(line: str) -> str:
     return line if len(words) <= EXCERPT_WORDS else " ".join(words[:EXCERPT_WORDS]) + " …"
 
 
-def build_context(hits, budget: int, count_tokens) -> dict:
-    """Render `hits` (search.Hit) into a block of at most `budget` tokens, in score order.
+def build_context(hits, budget: int, count_tokens, pinned=()) -> dict:
+    """Render `hits` (search.Hit) into a block of at most `budget` tokens, in score order,
+    and `pinned` hits (health, standing instructions) under their own heading after them.
 
     `count_tokens(text) -> int` is the embedding model's tokenizer (or an equivalent).
-    Returns `{"text", "tokens", "memories", "snippets", "ids"}`; `ids` are the note ids shown.
+    Returns `{"text", "tokens", "memories", "snippets", "pinned", "ids"}`; `ids` are the
+    note ids shown.
     """
+    shown_ids = {h.id for h in hits}
+    pin_lines: list[str] = []
+    pinned_ids: list[str] = []
+    for hit in pinned:
+        if hit.id in shown_ids or hit.id in pinned_ids or hit.importance < PINNED_IMPORTANCE:
+            continue
+        candidate = (pin_lines or [PINNED_HEADER]) + [memory_line(hit)]
+        if count_tokens("\n".join(candidate)) <= budget // PINNED_SHARE:
+            pin_lines, pinned_ids = candidate, pinned_ids + [hit.id]
+    pin_text = "\n".join(pin_lines)
+    block = _ranked(hits, budget - (count_tokens(pin_text) + 1 if pin_lines else 0), count_tokens)
+    if pin_lines:  # "No relevant memories." would contradict what follows
+        ranked = "" if block["text"] == NO_MEMORIES else block["text"]
+        text = "\n".join(x for x in (ranked, pin_text) if x)
+    else:
+        text = block["text"]
+    return {**block, "text": text, "tokens": count_tokens(text) if text else 0,
+            "pinned": len(pinned_ids), "ids": list(dict.fromkeys(block["ids"] + pinned_ids))}
+
+
+def _ranked(hits, budget: int, count_tokens) -> dict:
     if not hits:
         text = NO_MEMORIES if count_tokens(NO_MEMORIES) <= budget else ""
         return {"text": text, "tokens": count_tokens(text) if text else 0,

@@ -23,7 +23,7 @@ from datetime import date, datetime
 
 from vaultmem.errors import LLMError
 from vaultmem.extract.candidate import Candidate
-from vaultmem.extract.patterns import _PETS, _RELATIONS
+from vaultmem.extract.patterns import _PETS, _RELATIONS, HEALTH
 from vaultmem.layout import STATEMENT_TYPES
 
 # Sized for a small local server (llama.cpp's common --n_ctx 4096): the system prompt, one
@@ -313,10 +313,13 @@ def _extract_batch(turns, session_time, settings: LLMSettings) -> tuple[list[Can
     for item in items:
         speaker = speakers[item["source_messages"][0]]
         subject, attribute, value = normalise_slot(item["subject"], item["attribute"], item["value"], speaker)
-        out.append(Candidate(content=item["content"], type=item["type"], importance=item["importance"],
+        tags, importance = item["tags"], item["importance"]
+        if HEALTH.search(item["content"]):  # as the offline extractor weighs and tags it
+            tags, importance = list(dict.fromkeys([*tags, "health"])), max(importance, 0.9)
+        out.append(Candidate(content=item["content"], type=item["type"], importance=importance,
                              source_messages=item["source_messages"], entities=item["entities"],
                              subject=subject, attribute=attribute, value=value,
-                             valid_from=item["valid_from"], valid_to=item["valid_to"], tags=item["tags"],
+                             valid_from=item["valid_from"], valid_to=item["valid_to"], tags=tags,
                              correction=item["correction"], speaker=speaker))
     return out, problems
 
