@@ -95,7 +95,7 @@ OPS: dict[str, Op] = {op.name: op for op in (
        result=("query", "hits"), read_only=True),
     Op("context", (_str("question"), Arg("budget", (int,), 800), _USER, Arg("k", (int,), 20),
                    _opt("as_of"), _flag("all")),
-       result=("question", "budget", "text", "tokens", "memories", "snippets", "ids"),
+       result=("question", "budget", "text", "tokens", "memories", "snippets", "pinned", "ids"),
        read_only=True),
     # Writes (each also updates the index). add: SPEC's `add --json`.
     Op("add", (_str("text"), _str("type", "fact"), Arg("tags", (list,), ()),
