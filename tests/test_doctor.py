@@ -62,13 +62,28 @@ def test_block_links_to_missing_turns_are_broken(memory):
     write_note(root, "Memory/Sessions/2026-11-29 chat.md",
                {"id": "01S", "type": "session", "created": "2026-11-29T10:00:00",
                 "updated": "2026-11-29T10:00:00", "status": "active", "user": "default"},
-               "**Alice** · 2026-11-29 10:00\nI drink too much coffee. ^m-1")
+               "**Alice** · 2026-11-29 10:00\nI drink too much coffee. ^m-1\n\n"
+               "**Alice** · 2026-11-29 10:05\nTea later. ^m-12")
     write_note(root, "Memory/Facts/Coffee habit.md",
-               memory_meta("01CH", sources=["[[2026-11-29 chat#^m-1]]", "[[2026-11-29 chat#^m-9]]"]),
+               memory_meta("01CH", sources=["[[2026-11-29 chat#^m-1]]", "[[2026-11-29 chat#^m-9]]",
+                                            "[[2026-11-29 chat#^m-12]]", "[[2026-11-29 chat#^m-2]]"]),
                "The user drinks a lot of coffee.")
     links = {b["link"]: b["reason"] for b in doctor(memory.vault)["broken_links"]}
     assert links.get("[[2026-11-29 chat#^m-9]]") == "no such block"
-    assert "[[2026-11-29 chat#^m-1]]" not in links
+    assert "[[2026-11-29 chat#^m-1]]" not in links and "[[2026-11-29 chat#^m-12]]" not in links
+    assert links.get("[[2026-11-29 chat#^m-2]]") == "no such block"
+
+
+def test_a_block_id_is_not_found_inside_a_longer_one(memory):
+    root = memory.vault.root
+    write_note(root, "Memory/Sessions/2026-11-30 chat.md",
+               {"id": "01S2", "type": "session", "created": "2026-11-30T10:00:00",
+                "updated": "2026-11-30T10:00:00", "status": "active", "user": "default"},
+               "**Alice** · 2026-11-30 10:05\nTea later. ^m-12")
+    write_note(root, "Memory/Facts/Tea later.md", memory_meta("01TL", sources=["[[2026-11-30 chat#^m-1]]"]),
+               "The user drinks tea later.")
+    links = {b["link"]: b["reason"] for b in doctor(memory.vault)["broken_links"]}
+    assert links.get("[[2026-11-30 chat#^m-1]]") == "no such block"
 
 
 def test_missing_index_is_drift(sample_vault):

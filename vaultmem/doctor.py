@@ -91,7 +91,8 @@ def broken_links(vault, notes) -> list[dict]:
                 path = by_name.get(target) or by_name.get(memory_root + target)
                 if path and path not in texts:
                     texts[path] = path.read_text(encoding="utf-8", errors="replace")
-                if path and f"^{anchor[1:]}" not in texts[path]:
+                # a block id ends its line: "^m-1" is not found in "^m-12"
+                if path and not re.search(rf"\^{re.escape(anchor[1:])}[ \t]*(?:\r?\n|$)", texts[path]):
                     broken.append({"path": rel, "link": f"[[{link}]]", "reason": "no such block"})
     return broken
 
