@@ -237,6 +237,17 @@ def test_health_is_pinned_under_its_own_heading_within_a_third_of_the_budget(emb
     assert PINNED_HEADER not in small["text"] and small["tokens"] <= 60
 
 
+def test_a_question_about_food_keeps_room_for_health_and_others_do_not(embedder):
+    allergy = hit(7, type="fact", text="The user has a severe peanut allergy, like EpiPen-level.", score=0.05,
+                  importance=0.9, tags=["health"])
+    many = [hit(n, text=f"The user mentioned a loosely related thing, number {n}.", score=0.5) for n in range(20, 40)]
+    budget = 200
+    food = build_context(many, budget=budget, count_tokens=embedder.count_tokens, pinned=[allergy], care=True)
+    assert "severe peanut allergy" in food["text"].split(PINNED_HEADER)[1] and food["tokens"] <= budget
+    other = build_context(many, budget=budget, count_tokens=embedder.count_tokens, pinned=[allergy])
+    assert PINNED_HEADER not in other["text"] and other["memories"] > food["memories"]
+
+
 def test_plan_dinner_shows_the_allergy_from_a_real_vault(tmp_path, embedder, monkeypatch):
     from vaultmem import api
 

@@ -50,14 +50,3 @@ def test_unknown_model_is_a_clear_config_error(tmp_path):
 def test_query_fast_path_matches_batch_encode(embedder):
     for text in ("coffee", "What is the user trying to give up?", "用户最近在戒咖啡"):
         assert np.allclose(embedder.encode_query(text), embedder.encode([text])[0], atol=1e-5)
-
-
-def test_a_repeated_query_is_embedded_once_and_cannot_be_changed(embedder):
-    """A context searches its question three ways; the vector is computed once."""
-    first = embedder.encode_query("what should the user eat tonight?")
-    again = embedder.encode_query("what should the user eat tonight?")
-    assert again is first and not first.flags.writeable
-    assert np.allclose(first, embedder.encode(["what should the user eat tonight?"])[0], atol=1e-5)
-    for n in range(40):  # the cache stays small
-        embedder.encode_query(f"question number {n}")
-    assert embedder.encode_query("what should the user eat tonight?") is not first

@@ -150,9 +150,9 @@ class Memory:
         return self._searcher
 
     def _search_hits(self, query, k=10, type=None, tag=None, user=None, since=None,
-                     as_of=None, all=False):
+                     as_of=None, all=False, vector=None):
         hits = self.searcher.search(query, k=k, type=type, tag=tag, user=user or self.user,
-                                    since=since, as_of=as_of, all=all)
+                                    since=since, as_of=as_of, all=all, vector=vector)
         accessed = [h.id for h in hits if h.type != "session"]
         if accessed and hits.warning is None:
             from vaultmem import clock
@@ -184,12 +184,17 @@ class Memory:
 
         >>> print(Memory(vault).context("what does the user drink?", budget=200)["text"])  # doctest: +SKIP
         """
-        from vaultmem.context import PINNED_MAX, PINNED_TAG, build_context
+        from vaultmem.context import CARE, PINNED_MAX, PINNED_TAG, build_context
         from vaultmem.errors import VaultmemError
 
-        hits = self._search_hits(question, k=k, user=user, as_of=as_of, all=all)
+        try:  # embedded once for both searches
+            vector = self.embedder.encode_query(question)
+        except VaultmemError:
+            vector = None
+        hits = self._search_hits(question, k=k, user=user, as_of=as_of, all=all, vector=vector)
         pinned = [] if hits.warning else self.searcher.search(
-            question, k=PINNED_MAX, tag=PINNED_TAG, user=user or self.user, as_of=as_of, all=all, min_score=0.0)
+            question, k=PINNED_MAX, tag=PINNED_TAG, user=user or self.user, as_of=as_of, all=all,
+            min_score=0.0, vector=vector)
         for hit in [*hits, *pinned]:
             if hit.status == "superseded":   # only --as-of / --all show these: a few reads
                 hit.superseded_by = self._superseded_by(hit.path)
@@ -199,7 +204,8 @@ class Memory:
             def count(text):
                 return 2 * len(text.split()) + len(text) // 4
         result = {"question": question, "budget": budget,
-                  **build_context(hits, budget=budget, count_tokens=count, pinned=pinned)}
+                  **build_context(hits, budget=budget, count_tokens=count, pinned=pinned,
+                                  care=bool(CARE.search(question)))}
         if hits.warning:
             result["warning"] = hits.warning
         return result

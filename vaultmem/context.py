@@ -12,11 +12,12 @@ One list in score order: memories (`[type · date · score]`) and conversation e
 the answer is never pushed out by a weak memory. An excerpt of turns that memories in the
 list were drawn from is left out: the memory line says it, dated and typed.
 
-What must not be missed whatever the question follows under its own heading: the person's
-health (an allergy, a condition, a medication: memories tagged `health` of importance 0.9 or
-more), the most relevant first, in at most a third of the budget (`pinned`). "Plan dinner
-for the user" is not near "a severe peanut allergy" in meaning, but an agent planning dinner
-needs it. Filling is greedy: an entry that does not
+What must not be missed follows under its own heading: the person's health (an allergy, a
+condition, a medication: memories tagged `health` of importance 0.9 or more), the most
+relevant first (`pinned`). "Plan dinner for the user" is not near "a severe peanut allergy"
+in meaning, but an agent planning dinner needs it: a question about food, drink, medicine or
+care (`CARE`) keeps up to a third of the budget for it; any other question shows it only in
+what the ranked lines leave. Filling is greedy: an entry that does not
 fit the remaining budget is skipped and a shorter one after it may still fit, so the block
 never exceeds the budget. With no hit above the search threshold the block says so instead
 of padding with weak hits.
@@ -28,6 +29,8 @@ and what superseded it.
 
 from __future__ import annotations
 
+import re
+
 from vaultmem.layout import UNDATED_TAG
 from vaultmem.search import turns_of
 
@@ -38,6 +41,11 @@ PINNED_SHARE = 3  # pinned lines take at most 1/PINNED_SHARE of the budget
 PINNED_TAG = "health"       # the tag the offline extractor gives them
 PINNED_IMPORTANCE = 0.9     # a note a person tagged #health is pinned only when this weighty
 PINNED_MAX = 3
+CARE = re.compile(
+    r"\b(?:eat|eating|ate|food|foods|meal|meals|dinner|lunch|breakfast|brunch|snack|snacks|recipe|recipes|cook|"
+    r"cooking|bake|baking|restaurant|restaurants|takeout|menu|dish|dishes|drink|drinks|cocktail|party|"
+    r"medicine|medication|drug|drugs|pill|pills|dose|doctor|health|sick|allerg\w*|diet|gift|hamper|"
+    r"trip|travel|hike|camping)\b|吃|饭|菜|餐|食|喝|饮|药|医|病|过敏|健康|聚会|旅行|礼物", re.I)
 UNKNOWN_DATE = "date unknown"
 EXCERPT_WORDS = 40
 
@@ -87,25 +95,23 @@ def _clip(line: str) -> str:
     return line if len(words) <= EXCERPT_WORDS else " ".join(words[:EXCERPT_WORDS]) + " …"
 
 
-def build_context(hits, budget: int, count_tokens, pinned=()) -> dict:
+def build_context(hits, budget: int, count_tokens, pinned=(), care: bool = False) -> dict:
     """Render `hits` (search.Hit) into a block of at most `budget` tokens, in score order,
-    and `pinned` hits (health, standing instructions) under their own heading after them.
+    and `pinned` hits (health) under their own heading after them: in up to a third of the
+    budget kept for them when `care` (the question is about food, medicine, …), else in
+    what the ranked lines leave.
 
     `count_tokens(text) -> int` is the embedding model's tokenizer (or an equivalent).
     Returns `{"text", "tokens", "memories", "snippets", "pinned", "ids"}`; `ids` are the
     note ids shown.
     """
-    shown_ids = {h.id for h in hits}
-    pin_lines: list[str] = []
-    pinned_ids: list[str] = []
-    for hit in pinned:
-        if hit.id in shown_ids or hit.id in pinned_ids or hit.importance < PINNED_IMPORTANCE:
-            continue
-        candidate = (pin_lines or [PINNED_HEADER]) + [memory_line(hit)]
-        if count_tokens("\n".join(candidate)) <= budget // PINNED_SHARE:
-            pin_lines, pinned_ids = candidate, pinned_ids + [hit.id]
+    pin_lines, pinned_ids = _pinned(pinned, {h.id for h in hits}, budget // PINNED_SHARE, count_tokens) \
+        if care else ([], [])
+    block = _ranked(hits, budget - (count_tokens("\n".join(pin_lines)) + 1 if pin_lines else 0), count_tokens)
+    if not care:
+        room = budget - (block["tokens"] + 1 if block["text"] and block["text"] != NO_MEMORIES else 0)
+        pin_lines, pinned_ids = _pinned(pinned, {h.id for h in hits}, room, count_tokens)
     pin_text = "\n".join(pin_lines)
-    block = _ranked(hits, budget - (count_tokens(pin_text) + 1 if pin_lines else 0), count_tokens)
     if pin_lines:  # "No relevant memories." would contradict what follows
         ranked = "" if block["text"] == NO_MEMORIES else block["text"]
         text = "\n".join(x for x in (ranked, pin_text) if x)
@@ -113,6 +119,18 @@ def build_context(hits, budget: int, count_tokens, pinned=()) -> dict:
         text = block["text"]
     return {**block, "text": text, "tokens": count_tokens(text) if text else 0,
             "pinned": len(pinned_ids), "ids": list(dict.fromkeys(block["ids"] + pinned_ids))}
+
+
+def _pinned(pinned, shown: set, budget: int, count_tokens) -> tuple[list[str], list[str]]:
+    lines: list[str] = []
+    ids: list[str] = []
+    for hit in pinned:
+        if hit.id in shown or hit.id in ids or hit.importance < PINNED_IMPORTANCE:
+            continue
+        candidate = (lines or [PINNED_HEADER]) + [memory_line(hit)]
+        if count_tokens("\n".join(candidate)) <= budget:
+            lines, ids = candidate, ids + [hit.id]
+    return lines, ids
 
 
 def _ranked(hits, budget: int, count_tokens) -> dict:

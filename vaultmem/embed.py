@@ -19,7 +19,6 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _BUNDLED_ALIASES = {DEFAULT_MODEL, "sentence-transformers/" + DEFAULT_MODEL}
 # Batches of this size keep the CPU busy without padding short texts to long ones.
 BATCH_SIZE = 64
-QUERY_CACHE = 32  # query vectors kept (read-only arrays, shared by callers)
 
 
 def bundled_model_path() -> Path:
@@ -95,19 +94,7 @@ class Embedder:
 
     def encode_query(self, text: str):
         """One query's vector, shape (dim,): the model's modules called directly, which
-        skips `encode`'s batching machinery (a few ms of a ~10 ms query). The last few are
-        kept: a context asks the same question three times (relevant, health, instructions)."""
-        cache = self.__dict__.setdefault("_query_vectors", {})
-        if text in cache:
-            return cache[text]
-        vector = self._encode_query(text)
-        vector.setflags(write=False)
-        if len(cache) >= QUERY_CACHE:
-            cache.pop(next(iter(cache)))
-        cache[text] = vector
-        return vector
-
-    def _encode_query(self, text: str):
+        skips `encode`'s batching machinery (a few ms of a ~10 ms query)."""
         import numpy as np
         import torch
 
