@@ -316,7 +316,7 @@ def print_report(outcomes: list[Outcome], details: dict[str, dict]) -> None:
             return f"{notes.get(kind + '/active', 0)}" + (f" +{other}" if other else "")
         print(f"{name:<{width}}" + "".join(f"{count(k):>12}" for k in kinds)
               + f"{details[name]['memory_notes']:>14}")
-    print("\nhygiene (heuristics in benchmarks/vault_audit.py; flags for a follow-up, not scored):")
+    print("\nhygiene (heuristics in benchmarks/vault_audit.py; not scored, goal 0 each (issue 16)):")
     print("  " + hygiene_line(details.values()))
     for name in names:
         found = details[name]["hygiene"]
