@@ -100,7 +100,7 @@ STEPS = {
 def test_user_edit_at_each_step_of_an_update_is_kept(race_vault, monkeypatch, target, step):
     mem, root = race_vault, race_vault.vault.root
     n = 1 + len(STEPS) * ["merge", "supersede"].index(target) + list(STEPS).index(step)
-    path = active_note(root, "name is" if target == "merge" else "moved to")
+    path = active_note(root, "introduced themselves as" if target == "merge" else "moved to")
     marker = f"{target}-{n}"
     module, name, when = STEPS[step]
     real = getattr(module, name)
@@ -136,7 +136,7 @@ def test_user_edits_at_random_moments_of_runs_are_kept(race_vault):
     duration = time.monotonic() - started
     for round in range(RANDOM_ROUNDS):
         n = 101 + round
-        target = active_note(root, "name is" if round % 2 else "moved to")
+        target = active_note(root, "introduced themselves as" if round % 2 else "moved to")
         marker = f"random-{n}"
         delay = rng.uniform(0, duration)
         gate = threading.Barrier(2)
@@ -160,7 +160,7 @@ def test_a_note_that_keeps_changing_is_refused_and_reported(race_vault, monkeypa
     """An editor saving between each of vaultmem's reads and writes: after a few re-reads
     vaultmem gives up on that note, says so, and every one of the user's lines is there."""
     mem, root = race_vault, race_vault.vault.root
-    path = active_note(root, "name is")
+    path = active_note(root, "introduced themselves as")
     real = memories.read_note
     saves = []
 
@@ -317,7 +317,7 @@ def test_cli_extracts_while_the_daemon_runs_go_through_it_one_commit_each(daemon
     assert sorted(extract_commits) == sorted(run_ids), log  # one commit per run
     # Serialised, not interleaved: one name note, one active home (the last run's city).
     facts = [read_note(p) for p in (root / "Memory" / "Facts").glob("*.md")]
-    names = [n for n in facts if "name is" in n.statement()]
+    names = [n for n in facts if "introduced themselves as" in n.statement()]
     homes = [n for n in facts if "moved to" in n.statement() and n.status == "active"]
     assert len(names) == 1, [n.statement() for n in names]
     assert len(homes) == 1, [n.statement() for n in homes]
