@@ -85,6 +85,12 @@ def test_a_fact_after_a_reaction_is_kept():
     assert contents("哈哈被你说中了，我女儿糖糖天天偷偷喂它零食。") == ["用户女儿糖糖天天偷偷喂它零食。"]
 
 
+def test_tiredness_with_news_after_a_but_is_news():
+    assert contents("I'm exhausted after the race but proud I finished my first marathon.") \
+        == ["The user is exhausted after the race but proud they finished their first marathon."]
+    assert contents("累死了，不过我终于跑完了第一个马拉松。") == ["累死了，不过用户终于跑完了第一个马拉松。"]
+
+
 def test_the_fact_beside_the_chat_is_kept():
     assert contents("ok bit of background first since I'll probably be bugging you a lot. I live in Cleveland.") \
         == ["The user lives in Cleveland."]

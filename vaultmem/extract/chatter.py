@@ -56,6 +56,8 @@ _VENT = re.compile(
     r"|\b(?:want|wanted|could) to (?:scream|cry)\b", re.I)
 _ZH_VENT = re.compile(r"累死了|累趴了|好累|太累了|心累|气哭|要哭了|崩溃|烦死|郁闷死|无语了|要疯了|受不了|"
                       r"气死|好烦|头大|心态炸了")
+_BUT = re.compile(r"\b(?:but|though|although|yet)\b.*(?<![\w'])(?:I|I'm|I've|we|my|our)(?![\w'])", re.I)
+_ZH_BUT = re.compile(r"(?:但是|不过|可是|但).*我")
 _DEFER = re.compile(
     r"^(?:(?:ok|okay|yeah|yes|well|hmm|ah|alright|right|sure)[,.!\s]+)*"
     r"(?:we'll see|we will see|let's see|never mind|no worries|no need|not now|maybe later|fair enough|"
@@ -114,13 +116,13 @@ def chatter(sentence: str, chinese: bool) -> str | None:
     if chinese:
         clauses = [c for c in re.split(r"[，,。！!～~…]+", s) if c.strip()]
         checks = (("leaving", bool(_ZH_LEAVING.search(s))),
-                  ("venting", bool(_ZH_VENT.search(s))),
+                  ("venting", is_venting_sentence(s, True)),
                   ("small talk", bool(_ZH_WEATHER.search(s)) and "我" not in s),
                   ("deferral", bool(clauses) and all(_ZH_DEFER_CLAUSE.match(c.strip()) for c in clauses)),
                   ("about the conversation", bool(_ZH_ABOUT_US.search(s)) and len(clauses) <= 2))
     else:
         checks = (("leaving", bool(_LEAVING.search(s))),
-                  ("venting", bool(_VENT.search(s))),
+                  ("venting", is_venting_sentence(s, False)),
                   ("small talk", bool(_IN_HAND.search(s)) or (bool(_WEATHER.search(s)) and not _FIRST.search(s))),
                   ("deferral", _deferral(s)),
                   ("question", bool(_QUESTION.match(s))),
@@ -144,7 +146,11 @@ def _deferral(s: str) -> bool:
 
 
 def is_venting_sentence(sentence: str, chinese: bool) -> bool:
-    return bool((_ZH_VENT if chinese else _VENT).search(sentence))
+    """Tiredness or frustration with nothing after a "but" ("I'm exhausted after the race
+    but proud I finished my first marathon" is news)."""
+    if not (_ZH_VENT if chinese else _VENT).search(sentence):
+        return False
+    return not (_ZH_BUT if chinese else _BUT).search(sentence)
 
 
 def leans_on_context(sentence: str, chinese: bool) -> bool:
