@@ -85,6 +85,15 @@ def test_a_fact_after_a_reaction_is_kept():
     assert contents("哈哈被你说中了，我女儿糖糖天天偷偷喂它零食。") == ["用户女儿糖糖天天偷偷喂它零食。"]
 
 
+def test_dated_news_about_someone_is_kept_and_chat_about_no_one_is_not():
+    assert contents("ok good. Kabir lost his first tooth yesterday btw, he is extremely proud") \
+        == ["According to the user, on 2026-09-19, Kabir lost his first tooth, he is extremely proud."]
+    assert contents("the kids start school on Monday.") \
+        == ["According to the user, on 2026-09-21, the kids start school."]
+    assert contents("ah, someone reinstalled the app last week. that'll be it") == []
+    assert contents("went four times this week.") == []
+
+
 def test_tiredness_with_news_after_a_but_is_news():
     assert contents("I'm exhausted after the race but proud I finished my first marathon.") \
         == ["The user is exhausted after the race but proud they finished their first marathon."]

@@ -9,7 +9,7 @@ from vaultmem.extract.classify import is_past
 from vaultmem.extract.patterns import HEALTH
 
 STANDING = re.compile(r"\b(?:still stands|still applies|still holds|goes for (?:work|that|this|\w+ stuff) too)\b"
-                       r"|(?:^|,\s*)so (?:please )?(?:convert|use|write|give|keep|answer|reply|format|stick to)\b", re.I)
+                      r"|(?:^|,\s*)so (?:please )?(?:convert|use|write|give|keep|answer|reply|format|stick to)\b", re.I)
 _CONDITION = re.compile(r"\ballerg(?:y|ies|ic)\b|\bdiabet|\basthma|\bintoleran(?:t|ce)\b|\bcoeliac\b|\bceliac\b|"
                         r"过敏|糖尿病|哮喘|不耐受", re.I)
 _RECURRING = re.compile(r"\b(?:every|each)\s+(?:single\s+)?(?:day|morning|evening|night|week|weekend|"
@@ -45,5 +45,7 @@ def plain_kind(sentence: str, chinese: bool, valid_from, valid_to) -> str:
 def content_words(text: str) -> int:
     return len([w for w in re.findall(r"[^\W\d_][\w'’-]*|\d+", text)
                 if w.lower() not in _FUNCTION_WORDS])
+
+
 _FUNCTION_WORDS = frozenset("a an the and or but nor so is am are was were be been being do does did has "
                             "have had will would can could should shall may might must".split())

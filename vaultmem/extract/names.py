@@ -9,9 +9,9 @@ import re
 from vaultmem.extract.patterns import KNOWN_TOOLS, Detection, detect
 
 ENTITY_SKIP = {"I", "The", "A", "An", "It", "This", "That", "On", "In", "Around", "My", "We", "As", "Of",
-                "They", "Their", "There", "He", "She", "His", "Her", "And", "But", "So", "Going",
-                "Last", "Next", "Yesterday", "Today", "Tomorrow", "Thanks", "Plus", "Also",
-                "Just", "Lately", "Since", "Now", "Family", "Everyone", "Here", "What", "When"}
+               "They", "Their", "There", "He", "She", "His", "Her", "And", "But", "So", "Going",
+               "Last", "Next", "Yesterday", "Today", "Tomorrow", "Thanks", "Plus", "Also",
+               "Just", "Lately", "Since", "Now", "Family", "Everyone", "Here", "What", "When"}
 _EN_PRONOUN = re.compile(r"^(?:(?:and|but|so|also|oh|plus)[,\s]+)?(she|he)(?:'s|\s+(?:is|was|has|had|will|would))?\b", re.I)
 _ZH_PRONOUN = re.compile(r"^(?:[而且但是不过]{0,2})?([她他])(?![们的家])")
 
@@ -57,8 +57,11 @@ def known_names(turns) -> set[str]:
 
 
 def names_someone(sentence: str, known: set[str], dated: bool = False) -> bool:
-    """A name inside the sentence, or a known one at its start (any capitalised word there
-    when the sentence is dated news: "Kabir lost his first tooth yesterday")."""
+    """A name inside the sentence, or a known one at its start. Dated news may also open
+    with any capitalised word ("Kabir lost his first tooth yesterday") or a determined noun
+    ("the kids start school on Monday"), not with "someone" or no subject at all."""
+    if dated and re.match(r"(?:the|a|an|his|her|their|our|my)\s+(?!one\b|thing\b)[a-z]", sentence.strip(), re.I):
+        return True
     words = re.findall(r"(?<![\w'])[A-Z][\w'&-]*", sentence)
     first = sentence.strip()[:1].isupper()
     for i, word in enumerate(words):
@@ -70,6 +73,8 @@ def names_someone(sentence: str, known: set[str], dated: bool = False) -> bool:
         if dated and bare.lower() not in _NOT_NAMES and not bare.lower().endswith("ed"):
             return True
     return False
+
+
 _NOT_NAMES = {"someone", "somebody", "nobody", "everyone", "everybody", "went", "got", "made", "saw",
               "took", "came", "had", "did", "ran", "met", "bought", "found", "left", "spent", "ah", "oh"}
 
@@ -115,7 +120,7 @@ def entities_of(group: list[dict], detection: Detection | None) -> list[str]:
 
 # "跟同事去打羽毛球": colleagues, friends and kin are no one's name
 ZH_COMMON = re.compile(r"同事|朋友|同学|老公|老婆|孩子|女儿|儿子|家人|爸|妈|老板|邻居|客户|领导|老师|大家|"
-                        r"别人|他们|她们|我们|你们|室友|对象|亲戚|弟|哥|姐|妹|爷|奶|公公|婆婆|宝宝")
+                       r"别人|他们|她们|我们|你们|室友|对象|亲戚|弟|哥|姐|妹|爷|奶|公公|婆婆|宝宝")
 _CODE_WORDS = frozenset("""select from where insert update delete join group order by values create drop
 table limit desc asc into set and or not null true false none def return import class lambda async
 await const let var function elif else endif fi done esac echo sudo mismatch misc todo fixme""".split())

@@ -431,4 +431,3 @@ def _rejected(turn, names: dict, reason: str) -> Candidate:
     return Candidate(content=limit_words(finish(to_third_person(turn.text.strip(), name), chinese), chinese),
                      type="fact", importance=0.0, source_messages=[turn.id], speaker=turn.speaker,
                      rejected_reason=reason)
-
