@@ -218,9 +218,9 @@ def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives
                      images=(), instructions=True, known=None, asks=False) -> list[Candidate]:
     """`asks`: the turn asks something (a question its sentences may have lost: "我想先给他转
     两万块红包，手机银行一天能转这么多吗？"). `known`: the names the user writes, when an
-    assistant listens (else None): news about
-    no one in particular told to an assistant ("the rate in this house is 2 dollars now") is
-    chat; told to a friend, it may be what the friend asks about later."""
+    assistant listens (else None): news about no one in particular told to an assistant ("the
+    rate in this house is 2 dollars now") is chat; told to a friend, it may be what the friend
+    asks about later."""
     pieces: list[dict] = []
     pending_correction = False
     sentences = [part for raw in sentences for part in split_slots(raw, is_chinese(raw))]
