@@ -4,34 +4,24 @@ examples are the issue's own, verbatim where it quotes them, with Chinese ones l
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, datetime
 
 import pytest
 
 from vaultmem.extract.dates import find_date
 from vaultmem.extract.howto import find_howto
+from vaultmem.extract.importers import Turn
 from vaultmem.extract.offline import extract_offline
 
 NOW = datetime(2026, 9, 20, 10, 0)
-
-
-@dataclass
-class Turn:
-    session: str
-    id: str
-    time: datetime | None
-    speaker: str
-    role: str
-    text: str
 
 
 def chat(*user_turns: str) -> list:
     """Candidates from a chat in which each user turn gets an assistant reply."""
     turns = []
     for i, text in enumerate(user_turns):
-        turns.append(Turn("s", f"m-{2 * i}", NOW, "user", "user", text))
-        turns.append(Turn("s", f"m-{2 * i + 1}", NOW, "assistant", "assistant", "Sure, here you go."))
+        turns.append(Turn("s", f"m-{2 * i}", NOW, "user", "user", text, 2 * i + 1))
+        turns.append(Turn("s", f"m-{2 * i + 1}", NOW, "assistant", "assistant", "Sure, here you go.", 2 * i + 2))
     return extract_offline(turns, NOW)
 
 

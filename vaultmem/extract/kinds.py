@@ -10,8 +10,6 @@ from vaultmem.extract.patterns import HEALTH
 
 STANDING = re.compile(r"\b(?:still stands|still applies|still holds|goes for (?:work|that|this|\w+ stuff) too)\b"
                       r"|(?:^|,\s*)so (?:please )?(?:convert|use|write|give|keep|answer|reply|format|stick to)\b", re.I)
-_CONDITION = re.compile(r"\ballerg(?:y|ies|ic)\b|\bdiabet|\basthma|\bintoleran(?:t|ce)\b|\bcoeliac\b|\bceliac\b|"
-                        r"过敏|糖尿病|哮喘|不耐受", re.I)
 _RECURRING = re.compile(r"\b(?:every|each)\s+(?:single\s+)?(?:day|morning|evening|night|week|weekend|"
                         r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|other day)\b|"
                         r"\blike every day\b|\bon (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|"
@@ -27,7 +25,7 @@ _PLAN = re.compile(r"\b(?:I'm|I am|we're|we are)\s+(?:\w+\s+)?\w+ing\b.*\b(?:for
 def plain_kind(sentence: str, chinese: bool, valid_from, valid_to) -> str:
     """The type of a statement no pattern recognised: a habit is a preference, news of a
     job or of a condition a fact, something dated or past an event, the rest a fact."""
-    if _CONDITION.search(sentence) or HEALTH.search(sentence):  # "…but I'm allergic to mangoes"
+    if HEALTH.search(sentence):  # "…but I'm allergic to mangoes"
         return "fact"  # (and "I take metformin every morning" is no habit of taste)
     if chinese:
         if _ZH_RECURRING.search(sentence) and _ZH_SELF_LED.match(sentence):

@@ -5,6 +5,7 @@ or pet a turn has named, which a following "she" or "她" stands for."""
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from vaultmem.extract.patterns import KNOWN_TOOLS, Detection, detect
 
@@ -137,6 +138,8 @@ def junk_entity(name: str) -> bool:
                 or re.fullmatch(r"[\d\s.,:-]+", name))
 
 
-def months_days() -> set[str]:
+@cache
+def months_days() -> frozenset[str]:
+    """Month and weekday names: capitalised, but no one's name (asked once per word)."""
     from vaultmem.extract.dates import MONTHS, WEEKDAYS
-    return set(MONTHS) | {d.capitalize() for d in WEEKDAYS}
+    return frozenset(MONTHS) | {d.capitalize() for d in WEEKDAYS}
