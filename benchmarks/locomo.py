@@ -171,6 +171,7 @@ def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores
 
     vault = workdir / conv.sample_id
     init(vault)
+    set_model(vault, embedder.name)
     memory = Memory(vault, embedder=embedder)  # one warm model for the whole run
     indexing = _time_calls(memory.indexer, "sync")
     transcript = workdir / f"{conv.sample_id}.jsonl"
@@ -192,6 +193,15 @@ def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores
                                                 [word_count(h.get("text", "")) for h in hits]))
     scores.add_seconds("query", time.perf_counter() - started)
     return summary
+
+
+def set_model(vault: Path, model: str) -> None:
+    """Point a fresh vault's `[embedding] model` at `model` (what `vaultmem init` would write)."""
+    config = vault / ".vaultmem" / "config.toml"
+    text = config.read_text(encoding="utf-8")
+    line = re.compile(r'^model = ".*"$', re.MULTILINE)
+    # The first `model = ` line is [embedding]'s ([llm] has one too, further down).
+    config.write_text(line.sub(f"model = {json.dumps(model)}", text, count=1), encoding="utf-8")
 
 
 def _time_calls(obj, name: str) -> list[float]:
@@ -264,6 +274,7 @@ def parse_args(argv=None):
     parser.add_argument("--json", dest="json_out", type=Path, help="write the full report here")
     parser.add_argument("--max-sessions", type=int, help="import only the first N sessions")
     parser.add_argument("--max-questions", type=int, help="ask at most N questions per conversation")
+    parser.add_argument("--model", help="the vaults' embedding model (default: vaultmem's default)")
     parser.add_argument("--keep-vaults", type=Path, help="build the vaults here and keep them")
     args = parser.parse_args(argv)
     asked = {int(k) for k in args.k.split(",") if k.strip()}
@@ -283,7 +294,7 @@ def main(argv=None) -> int:
     from vaultmem.embed import Embedder
 
     started = time.perf_counter()
-    embedder = Embedder()
+    embedder = Embedder(args.model) if args.model else Embedder()
     scores = Scores()
     scores.add_seconds("model load", time.perf_counter() - started)
     extracts = {}

@@ -29,6 +29,14 @@ def embedder():
     return Embedder("all-MiniLM-L6-v2")
 
 
+@pytest.fixture(scope="session")
+def multilingual():
+    """The real multilingual USE v3 from its package (Chinese and English in one space)."""
+    from vaultmem.embed import Embedder
+
+    return Embedder("use-multilingual-v3")
+
+
 def copy_sample_vault(dest: Path) -> Path:
     """A private copy of sample_vault/ (without any index or state left in it)."""
     shutil.copytree(SAMPLE_VAULT, dest, ignore=shutil.ignore_patterns(".vaultmem", ".git"))

