@@ -19,13 +19,14 @@ from vaultmem.config import load_config
 from vaultmem.vault import Vault, find_vault
 
 
-def init(path: str | Path) -> dict:
-    """Create the layout, config, .gitignore entries and a git repo (if none) in `path`."""
+def init(path: str | Path, model: str | None = None) -> dict:
+    """Create the layout, config, .gitignore entries and a git repo (if none) in `path`.
+    `model`: the embedding model (default: the one that suits the vault's language)."""
     from vaultmem.vault import init_vault
 
     from vaultmem import history
 
-    result = init_vault(path)
+    result = init_vault(path, model=model)
     created = history.ensure_repo(Path(result["vault"]))
     result["git"] = "created a repository" if created else "using the existing repository"
     root = Path(result["vault"])

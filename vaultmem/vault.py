@@ -373,9 +373,11 @@ def read_memory(vault: Vault, path: Path):
     return note
 
 
-def init_vault(path: Path | str) -> dict:
+def init_vault(path: Path | str, model: str | None = None) -> dict:
     """Create the layout, `.vaultmem/config.toml`, `.gitignore` entries and a git repo if none.
-    Safe to run again: nothing that exists is overwritten."""
+    Safe to run again: nothing that exists is overwritten, but for the embedding model when
+    `model` names one. A new config gets `model`, else the one that suits the vault's
+    language (`languages.pick_model`); `model` and `model_reason` in the result say which."""
     root = Path(path).expanduser().resolve()
     if root.exists() and not root.is_dir():
         raise VaultNotFound(f"{root} is a file — give a folder for the vault")
@@ -386,9 +388,20 @@ def init_vault(path: Path | str) -> dict:
         state.mkdir()
         created.append(STATE_DIR + "/")
     cfg = config_path(root)
+    chosen = {}
     if not cfg.exists():
-        atomic_write(cfg, DEFAULT_CONFIG_TOML)
+        from vaultmem.languages import pick_model
+
+        picked, reason = (model, "asked for") if model else pick_model(root)
+        atomic_write(cfg, with_model(DEFAULT_CONFIG_TOML, picked))
         created.append(f"{STATE_DIR}/config.toml")
+        chosen = {"model": picked, "model_reason": reason}
+    elif model and model != load_config(root).model:
+        was = load_config(root).model
+        atomic_write(cfg, with_model(cfg.read_text(encoding="utf-8"), model))
+        chosen = {"model": model, "model_reason": f"asked for, was {was}: run `vaultmem reindex` "
+                                                  "to rebuild the index with it (a running daemon: "
+                                                  "`vaultmem daemon stop` first)"}
     config = load_config(root)
     vault = Vault(root, config)
     for name in LAYOUT:
@@ -408,4 +421,24 @@ def init_vault(path: Path | str) -> dict:
         text = (head + newline * 2 if head else "") + newline.join(block) + newline
         atomic_write(gitignore, text)
         created.append(".gitignore")
-    return {"vault": str(root), "created": created, "config": str(cfg)}
+    return {"vault": str(root), "created": created, "config": str(cfg),
+            **(chosen or {"model": config.model})}
+
+
+def with_model(config_text: str, model: str) -> str:
+    """`config_text` with [embedding]'s `model` set to `model` (the line added if missing);
+    comments and every other line kept."""
+    import json
+
+    line = f"model = {json.dumps(model, ensure_ascii=False)}"
+    head, found, tail = config_text.partition("[embedding]\n")
+    if not found:
+        return config_text.rstrip("\n") + f"\n\n[embedding]\n{line}\n"
+    section, nxt, rest = tail.partition("\n[")
+    lines = section.split("\n")
+    at = next((i for i, text in enumerate(lines) if re.match(r"\s*model\s*=", text)), None)
+    if at is None:
+        lines.insert(0, line)
+    else:
+        lines[at] = line
+    return head + found + "\n".join(lines) + nxt + rest

@@ -8,13 +8,17 @@ from vaultmem.layout import MEMORY_TYPES
 
 @cli.command()
 @click.argument("path", required=False, type=click.Path(file_okay=False))
+@click.option("--model", help="Embedding model: use-multilingual-v3 (Chinese, English and more), "
+              "all-MiniLM-L6-v2 (English), multilingual-e5-small, or a sentence-transformers "
+              "folder (default: picked from the vault's language). On an existing vault it "
+              "switches the model; `vaultmem reindex` then rebuilds the index.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @pass_ctx
-def init(ctx, path, as_json):
+def init(ctx, path, model, as_json):
     """Create vaultmem's layout, config and git repository in a vault (default: here)."""
     from vaultmem.api import init as init_api
 
-    result = init_api(path or ctx.vault_opt or ".")
+    result = init_api(path or ctx.vault_opt or ".", model=model)
     if as_json:
         emit_json(result)
         return
@@ -23,6 +27,8 @@ def init(ctx, path, as_json):
         click.echo(f"  created {item}")
     if result.get("git"):
         click.echo(f"  git: {result['git']}")
+    if result.get("model_reason"):
+        click.echo(f"  embedding model: {result['model']} ({result['model_reason']})")
 
 
 @cli.command()

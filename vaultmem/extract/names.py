@@ -8,6 +8,7 @@ import re
 from functools import cache
 
 from vaultmem.extract.patterns import KNOWN_TOOLS, Detection, detect
+from vaultmem.extract.zh_names import zh_entities
 
 ENTITY_SKIP = {"I", "The", "A", "An", "It", "This", "That", "On", "In", "Around", "My", "We", "As", "Of",
                "They", "Their", "There", "He", "She", "His", "Her", "And", "But", "So", "Going",
@@ -104,9 +105,7 @@ def entities_of(group: list[dict], detection: Detection | None) -> list[str]:
         for tool in KNOWN_TOOLS:
             if re.search(rf"(?<![\w]){re.escape(tool)}(?![\w])", text, re.I) and len(tool) > 2:
                 found.append(tool)
-        for m in re.finditer(r"(?:叫|和|跟)([\u4e00-\u9fff]{2,3})(?=[一起去说聊见吃玩，。！\s]|$)", text):
-            if not ZH_COMMON.search(m.group(1)):
-                found.append(m.group(1))
+        found.extend(e for e in zh_entities(text) if not ZH_COMMON.fullmatch(e))
     unique: list[str] = []
     for entity in found:
         entity = re.sub(r"['’]s$", "", entity.rstrip("."))

@@ -1,0 +1,161 @@
+"""Chinese as a first language (issue 17): the model a vault gets, switching it both ways on
+a live vault, mixed Chinese/English search through the real index, and hubs for the people,
+places and organisations a Chinese chat names."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vaultmem import api
+from vaultmem.embed import MINILM_MODEL, MULTILINGUAL_MODEL
+from vaultmem.extract.zh_names import zh_entities
+from vaultmem.languages import cjk_share, pick_model
+from vaultmem.vault import with_model
+
+VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
+ENV = dict(os.environ, VAULTMEM_NO_DAEMON="1", VAULTMEM_NOW="2026-11-29T10:30:00")
+ENV.pop("VAULTMEM_VAULT", None)
+
+
+def cli(*args, vault=None) -> subprocess.CompletedProcess:
+    argv = [VAULTMEM] + (["--vault", str(vault)] if vault else []) + list(args)
+    return subprocess.run(argv, capture_output=True, text=True, env=ENV, timeout=300)
+
+
+def hits(vault, question) -> dict:
+    done = cli("search", question, "--json", vault=vault)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+# ---- which model a new vault gets -----------------------------------------------------------
+
+def test_a_vault_of_chinese_notes_gets_the_multilingual_model(tmp_path):
+    (tmp_path / "日记").mkdir()
+    (tmp_path / "日记" / "周报.md").write_text("# 周报\n这周和王磊做完了杭州的项目，下周去上海出差。\n")
+    (tmp_path / "notes.md").write_text("Buy milk.\n")
+    model, why = pick_model(tmp_path, environ={"LANG": "en_US.UTF-8"})
+    assert model == MULTILINGUAL_MODEL and "Chinese" in why
+
+
+def test_an_english_vault_keeps_the_english_model_whatever_the_locale(tmp_path):
+    (tmp_path / "notes.md").write_text("Met Alice for coffee; the Boston trip is on for May. 好的\n")
+    assert pick_model(tmp_path, environ={"LANG": "zh_CN.UTF-8"})[0] == MINILM_MODEL
+
+
+def test_an_empty_vault_goes_by_the_locale(tmp_path):
+    assert pick_model(tmp_path, environ={"LANG": "zh_CN.UTF-8"})[0] == MULTILINGUAL_MODEL
+    assert pick_model(tmp_path, environ={"LC_ALL": "ja_JP.UTF-8", "LANG": "en_US"})[0] == MULTILINGUAL_MODEL
+    assert pick_model(tmp_path, environ={"LANG": "C.UTF-8"})[0] == MINILM_MODEL
+
+
+def test_hidden_folders_and_obsidian_settings_do_not_vote(tmp_path):
+    (tmp_path / ".obsidian").mkdir()
+    (tmp_path / ".obsidian" / "笔记.md").write_text("全是中文的设置文件" * 50)
+    (tmp_path / "a.md").write_text("An English note about the garden.\n")
+    assert pick_model(tmp_path, environ={})[0] == MINILM_MODEL
+
+
+def test_cjk_share_counts_letters_not_digits_or_marks():
+    assert cjk_share("") == 0.0 and cjk_share("2026-11-29, !!") == 0.0
+    assert cjk_share("用户住在上海") == 1.0
+    assert 0.3 < cjk_share("用户住在上海, near the Bund") < 0.4
+
+
+def test_with_model_changes_only_the_embedding_line():
+    text = ('user = "default"\n\n[embedding]\n# the model\nmodel = "all-MiniLM-L6-v2"\nthreads = 0\n\n'
+            '[llm]\nmodel = "llama3.1"\n')
+    changed = with_model(text, "use-multilingual-v3")
+    assert changed == text.replace('model = "all-MiniLM-L6-v2"', 'model = "use-multilingual-v3"')
+    assert 'model = "x"' in with_model('user = "default"\n', "x").split("[embedding]")[1]
+
+
+def test_init_says_which_model_it_chose_and_why(tmp_path):
+    (tmp_path / "v").mkdir()
+    (tmp_path / "v" / "旅行.md").write_text("五月去成都看大熊猫，住在宽窄巷子附近。\n")
+    done = cli("init", str(tmp_path / "v"))
+    assert done.returncode == 0, done.stderr
+    assert "embedding model: use-multilingual-v3 (100% of the vault's text is Chinese" in done.stdout
+    assert api.load_config(tmp_path / "v").model == MULTILINGUAL_MODEL
+    # the person's note is untouched
+    assert (tmp_path / "v" / "旅行.md").read_text() == "五月去成都看大熊猫，住在宽窄巷子附近。\n"
+
+
+# ---- a live vault: switch the model both ways, search across languages -----------------------
+
+NOTES = ["The user is allergic to peanuts.", "The user works as a nurse at Ruijin Hospital.",
+         "用户养了一只猫，叫布丁。", "用户的老板叫王磊。", "The user prefers tea over coffee.",
+         "用户下个月要去成都出差。"]
+
+
+def test_switching_the_model_both_ways_rebuilds_the_index_and_crosses_languages(tmp_path, embedder):
+    vault = tmp_path / "vault"
+    assert cli("init", str(vault), "--model", MINILM_MODEL).returncode == 0
+    memory = api.Memory(vault, embedder=embedder)
+    for text in NOTES:
+        assert memory.add(text)["action"] == "created"
+    notes = sorted(p.read_bytes() for p in (vault / "Memory").rglob("*.md"))
+
+    def first(question):
+        found = hits(vault, question)
+        assert not found.get("warning"), found["warning"]
+        return found["hits"][0]["text"] if found["hits"] else None
+
+    # The English model: a Chinese question does not find the English note that answers it.
+    assert first("用户对什么过敏？") != NOTES[0]
+
+    switched = cli("init", str(vault), "--model", MULTILINGUAL_MODEL, "--json")
+    assert json.loads(switched.stdout)["model"] == MULTILINGUAL_MODEL
+    stale = hits(vault, "用户对什么过敏？")
+    assert "vaultmem reindex" in stale["warning"]   # never a silent answer from the old vectors
+    done = cli("reindex", "--json", vault=vault)
+    assert done.returncode == 0, done.stderr
+    assert "model changed from all-MiniLM-L6-v2 to use-multilingual-v3" in done.stdout
+    assert first("用户对什么过敏？") == NOTES[0]
+    assert first("What is the name of the user's cat?") == NOTES[2]
+    assert first("Who is the user's boss?") == NOTES[3]
+    assert first("用户做什么工作？") == NOTES[1]
+
+    assert cli("init", str(vault), "--model", MINILM_MODEL).returncode == 0
+    done = cli("reindex", "--json", vault=vault)
+    assert "model changed from use-multilingual-v3 to all-MiniLM-L6-v2" in done.stdout
+    assert first("What is the user allergic to?") == NOTES[0]
+    # the notes themselves never changed
+    assert sorted(p.read_bytes() for p in (vault / "Memory").rglob("*.md")) == notes
+
+
+# ---- hubs for Chinese names ---------------------------------------------------------------
+
+@pytest.mark.parametrize("text, names", [
+    ("我老板王磊让我下周去杭州出差。", ["王磊", "杭州"]),
+    ("我去年从北京搬到了上海。", ["北京", "上海"]),
+    ("我在腾讯上班，同事张伟人很好。", ["腾讯", "张伟"]),
+    ("周末和李娜一起去了西湖。", ["李娜", "西湖"]),
+    ("我女儿糖糖今年四岁了。", ["糖糖"]),
+    ("交给邻居小雨了，她也养了两只猫。", ["小雨"]),
+    ("我叫王小明，在字节跳动做后端。", ["王小明", "字节跳动"]),
+    ("我在星河科技公司上班。", ["星河科技公司"]),
+    ("和朋友一起去吃饭，跟他说了周末去玩。", []),
+])
+def test_people_places_and_organisations_of_a_chinese_sentence(text, names):
+    assert zh_entities(text) == names
+
+
+def test_a_chinese_chat_gets_hubs_for_the_people_and_places_it_names(tmp_path, multilingual):
+    transcript = tmp_path / "chat.jsonl"
+    turns = ["我老板王磊让我下周去杭州出差。", "我去年从北京搬到了上海，在腾讯上班。"]
+    lines = []
+    for n, text in enumerate(turns):
+        lines.append({"role": "user", "text": text, "timestamp": f"2026-11-2{n}T10:00:00"})
+        lines.append({"role": "assistant", "text": "好的，记下了。", "timestamp": f"2026-11-2{n}T10:01:00"})
+    transcript.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in lines) + "\n")
+    api.init(tmp_path / "vault", model=MULTILINGUAL_MODEL)
+    api.Memory(tmp_path / "vault", embedder=multilingual).extract([transcript], format="jsonl")
+    hubs = {p.stem for p in (tmp_path / "vault" / "Memory" / "Entities").glob("*.md")}
+    assert {"王磊", "杭州", "北京", "上海", "腾讯"} <= hubs
