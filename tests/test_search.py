@@ -7,6 +7,7 @@ from conftest import copy_sample_vault, memory_meta, write_note
 
 from vaultmem.api import Memory
 from vaultmem.cli import cli
+from vaultmem.search import WHEN_BONUS
 
 # SPEC §5's HIT, plus the days it held: `valid_from` (when it was said) and `valid_to`.
 HIT_KEYS = {"id", "path", "type", "title", "text", "score", "status", "created", "updated",
@@ -135,3 +136,34 @@ def test_an_edit_synced_by_path_is_searchable_at_once(tmp_path, embedder):
     hits = mem.search("Does the user's partner play the cello?")["hits"]
     assert hits[0]["title"] == "Partner is Mei" and "cello" in hits[0]["text"]
     assert mem.searcher.index is mem.indexer.index     # one snapshot, patched in place
+
+
+def when_vault(root, embedder, notes, model=None):
+    from vaultmem.api import init
+
+    init(root, model=model or embedder.name)
+    for title, meta, body in notes:
+        write_note(root, title, meta, body)
+    mem = Memory(root, embedder=embedder)
+    mem.reindex()
+    return mem
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_question_asking_when_favours_what_says_when(tmp_path, embedder, multilingual, language):
+    if language == "en":
+        notes = [("Memory/Facts/New car.md", memory_meta("01CAR"), "The user's new car is a BYD Song, a plug-in hybrid."),
+                 ("Memory/Events/Picked up.md", memory_meta("01PICK", type="event"),
+                  "The user picked it up last Saturday after work.")]
+        mem = when_vault(tmp_path / "vault", embedder, notes)
+        asks, other = "When did the user pick up the new car?", "What car does the user drive?"
+    else:
+        notes = [("Memory/Facts/New car.md", memory_meta("01CAR"), "用户的新车是比亚迪宋PLUS，插混的。"),
+                 ("Memory/Events/Picked up.md", memory_meta("01PICK", type="event"), "上周六下班后去4S店提的车。")]
+        mem = when_vault(tmp_path / "vault", multilingual, notes)
+        asks, other = "用户哪天提的车？", "用户开的是什么车？"
+    hits = mem.searcher.search(asks, k=2)
+    assert [h.title for h in hits] == ["Picked up", "New car"]
+    assert hits[0].parts["when"] == WHEN_BONUS and "when" not in hits[1].parts
+    # a question that does not ask when: no bonus anywhere
+    assert not any("when" in h.parts for h in mem.searcher.search(other, k=2))

@@ -17,7 +17,8 @@ score: hits come out in its order, highest first.
   chunk whose turns are only greetings, thanks or filler ("Hi there!" / "Hello! How can I
   help?"), times STALE_FACTOR for a memory nobody recalled nor updated for
   `[gc] stale_after_days`, and times REPEAT_FACTOR for a hit whose source turns are all
-  shown by higher hits already (`parts["repeat"]`; see `_best_per_note`).
+  shown by higher hits already (`parts["repeat"]`; see `_best_per_note`). A question that
+  asks when adds WHEN_BONUS to the match of a chunk that says when (`parts["when"]`).
 Hits under `min_score` (config `[search] min_score`) are dropped, so an unrelated question
 gets no hits rather than the least bad ones. When the index is missing or unusable, a plain
 keyword scan of the vault answers instead and `hits.warning` says so.
@@ -65,6 +66,15 @@ FILLER_FACTOR = 0.3
 # A hit whose source turns are all shown by higher hits (a memory beside the turn it was
 # drawn from) tells the reader little new: it ranks as if it scored this much less.
 REPEAT_FACTOR = 0.5
+# A question that asks when ("when did…", 哪天, 什么时候) favours passages that say when
+# ("last Saturday", 5月28号, "yesterday"): the turn that answers it may share no other word
+# with it ("比亚迪宋PLUS，插混的，上周六提的" for "苏晴是哪天把新车开回家的？"). Added to the
+# match before the weights. LoCoMo-zh R@10 with use-multilingual-v3 (post-hoc, 30 hits
+# re-ranked): +0 69.7, +0.1 71.8, +0.2 74.4, +0.3 74.4; LoCoMo dev 80.5 -> 81.0 at 0.2.
+WHEN_BONUS = 0.2
+_ASKS_WHEN = re.compile(r"\bwhen\b|\bwhat (?:date|day|year|month|time of year)\b|\bhow long ago\b|"
+                        r"\bwhich (?:day|date|year|month)\b|哪天|哪一天|什么时候|几号|几月|哪年|哪一年|"
+                        r"哪个月|何时|多久以前", re.I)
 # Small talk is short: a longer chunk is not classified (the classifier costs ~0.3 ms), a
 # greeting turn is small talk up to GREETING_WORDS, another reaction up to ACKNOWLEDGEMENT_WORDS.
 # (LoCoMo dev: a 30-word cap on any reaction flagged 26 of 185 evidence turns and cost
@@ -245,6 +255,14 @@ def weight(importance: float, said: str, today: date) -> float:
 
 
 @lru_cache(maxsize=65536)
+def says_when_cached(text: str) -> bool:
+    """`dates.says_when`, remembered per chunk text (asked for each candidate of a "when?")."""
+    from vaultmem.extract.dates import says_when
+
+    return says_when(text)
+
+
+@lru_cache(maxsize=65536)
 def is_filler(text: str) -> bool:
     r"""True when every turn of a session chunk (`Speaker: text` lines) is a greeting, thanks
     or filler, by the extractor's own turn classifier: nothing in it can answer a question.
@@ -417,6 +435,7 @@ class Searcher:
         if is_chinese(query):
             keyword_weight = KEYWORD_WEIGHT_CJK_MULTILINGUAL \
                 if self.vault.config.model in MULTILINGUAL_MODELS else KEYWORD_WEIGHT_CJK
+        asks_when = bool(_ASKS_WHEN.search(query))
         today = clock.today()
         access = self._last_access()
         stale_days = self.vault.config.gc_stale_after_days
@@ -431,7 +450,8 @@ class Searcher:
             lexical *= 0.5 + 0.5 * bm25.get(chunk_id, 0.0) / top_bm25
             updated = cols["updated"][offset] or cols["created"][offset]
             said = cols["valid_from"][offset] or updated
-            score = (max(vector, 0.0) + keyword_weight * lexical) * weight(
+            when = WHEN_BONUS if asks_when and says_when_cached(cols["text"][offset]) else 0.0
+            score = (max(vector, 0.0) + keyword_weight * lexical + when) * weight(
                 cols["importance"][offset], said, today)
             if cols["type"][offset] == "session":
                 score *= SESSION_FACTOR
@@ -442,7 +462,9 @@ class Searcher:
                 if max(seen, updated)[:10] < stale_before:
                     score *= STALE_FACTOR
             if score >= threshold:
-                scored.append((score, vector, lexical, {name: cols[name][offset] for name in ROW_KEYS}))
+                row = {name: cols[name][offset] for name in ROW_KEYS}
+                row["when"] = when
+                scored.append((score, vector, lexical, row))
         return Hits(_best_per_note(scored, k))
 
 
@@ -474,6 +496,8 @@ def _best_per_note(scored, k) -> list[Hit]:
         seen.add(key)
         covered |= provenance
         parts = {"vector": round(vector, 4), "keyword": round(lexical, 4)}
+        if row.get("when"):
+            parts["when"] = row["when"]
         if repeat:
             parts["repeat"] = REPEAT_FACTOR
         hits.append(Hit(id=row["note_id"], path=row["path"], type=row["type"], title=row["title"],
