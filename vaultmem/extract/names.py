@@ -97,9 +97,11 @@ def entities_of(group: list[dict], detection: Detection | None) -> list[str]:
             while words and (words[-1] in ENTITY_SKIP or words[-1] in months_days()):
                 words = words[:-1]
             at_start = not text[:m.start()].strip(" \"'(")
-            if at_start and len(words) == 1 and not words[0].isupper():
-                continue  # a capital that only starts the sentence names nothing
-            entity = " ".join(words).rstrip(".")
+            if at_start and len(words) == 1 and not words[0].isupper() \
+                    and not re.search(r"[\u4e00-\u9fff]", text):
+                continue  # a capital that only starts the sentence names nothing (in English)
+            # \w takes CJK too: "HR说不好开" names HR, "V0最简单" nothing
+            entity = re.split(r"[\u3040-\u30ff\u3400-\u9fff]", " ".join(words))[0].rstrip(".")
             if entity and len(entity) > 1:
                 found.append(entity)
         for tool in KNOWN_TOOLS:

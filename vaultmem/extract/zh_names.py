@@ -50,7 +50,8 @@ _FOLLOWS = re.compile(r"一起|一下|一直|一样|一般|今天|明天|昨天|
 _NICKNAME = re.compile(r"(?:小|阿|老)[\u4e00-\u9fff]|([\u4e00-\u9fff])\1")
 _COMMON_WORDS = re.compile(r"周[末一二三四五六日围边]|同事|朋友|同学|孩子|家人|大家|别人|他们|她们|我们|你们|自己|一起|一下|一个|"
                            r"这个|那个|什么|怎么|今天|明天|昨天|老师|小时|小区|小孩|老家|阿姨|老人|小心|小学")
-_ORG_SUFFIX = re.compile(r"(?:在|去|进了?|加入了?|入职了?|跳槽到了?)([\u4e00-\u9fffA-Za-z]{2,8}?)"
+_DONE_WITH = re.compile(r"一起|一块|去|来|说|聊|见|吃|喝|玩|打|约|逛|视频|通话|出去|商量|吵|结婚|分手|在一起")
+_ORG_SUFFIX = re.compile(r"(?:在|去|进了?|加入了?|入职了?|跳槽到了?)([^\W\d_我你他她它们的了是在去来说要会想愿就都也还]{2,8}?)"
                          r"(公司|集团|银行|医院|大学|学院|研究院|工作室|事务所)")
 
 
@@ -65,8 +66,11 @@ def zh_entities(text: str) -> list[str]:
     found: list[tuple[int, str]] = []
     for m in _listed().finditer(text):
         found.append((m.start(), m.group(0)))
-    for m in re.finditer(rf"(?:{_INTRODUCERS}|叫|和|跟|找|约了?)(?=[\u4e00-\u9fff]{{2}})", text):
+    for m in re.finditer(rf"(?:{_INTRODUCERS}|叫|(?P<with>和|跟|找|约了?))(?=[\u4e00-\u9fff]{{2}})", text):
         name = person(text[m.end():m.end() + 5])
+        # 和 and 跟 are mostly "and": a name after them is one when something is done with it
+        if name and m.group("with") and not _DONE_WITH.match(text, m.end() + len(name)):
+            continue
         if name:
             found.append((m.end(), name))
     for m in _ORG_SUFFIX.finditer(text):
