@@ -142,6 +142,20 @@ def test_no_hits_says_so_instead_of_padding(embedder):
     assert build_context([], budget=100, count_tokens=embedder.count_tokens)["text"] == NO_MEMORIES
 
 
+def test_a_chinese_question_gets_a_chinese_block_with_the_same_markers(embedder):
+    old = hit(1, type="fact", text="用户住在成都。", score=0.7, valid_to="2026-10-12",
+              superseded_by=["[[用户住在厦门]]"])
+    old.status = "superseded"
+    undated = hit(2, type="session", text="用户: 我们下个月搬家", score=0.6, sources=["[[chat#^m-2]]"])
+    block = build_context([old, undated], budget=300, count_tokens=embedder.count_tokens, lang="zh")
+    lines = block["text"].splitlines()
+    assert lines[0] == "## 相关记忆（最相关的在前）"
+    assert lines[1].startswith("- [fact · 2026-11-20 · until 2026-10-12 · score 0.70] 用户住在成都。")
+    assert "(superseded by [[用户住在厦门]])" in lines[1] and NOT_CURRENT.search(memory_entries(block["text"])[0])
+    assert lines[2].startswith("- [日期不详 · [[chat#^m-2]]")
+    assert build_context([], budget=100, count_tokens=embedder.count_tokens, lang="zh")["text"] == "没有相关的记忆。"
+
+
 def test_api_context_for_a_question(memory):
     result = memory.context("What does the user drink?", budget=120)
     assert result["tokens"] <= 120 and result["memories"] >= 2
@@ -150,6 +164,8 @@ def test_api_context_for_a_question(memory):
               for line in result["text"].splitlines() if line.startswith("- [")]
     assert scores == sorted(scores, reverse=True) and len(scores) >= 2
     assert memory.context("How do I change a car tyre?")["text"] == NO_MEMORIES
+    chinese = memory.context("用户喝什么？")["text"]   # the question's language, either way
+    assert chinese.startswith("## 相关记忆（最相关的在前）\n- [") or chinese == "没有相关的记忆。"
 
 
 def test_cli_context_prints_the_block(memory):

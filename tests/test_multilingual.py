@@ -159,3 +159,23 @@ def test_a_chinese_chat_gets_hubs_for_the_people_and_places_it_names(tmp_path, m
     api.Memory(tmp_path / "vault", embedder=multilingual).extract([transcript], format="jsonl")
     hubs = {p.stem for p in (tmp_path / "vault" / "Memory" / "Entities").glob("*.md")}
     assert {"王磊", "杭州", "北京", "上海", "腾讯"} <= hubs
+
+
+def test_a_multilingual_vault_embeds_session_chunks_as_shown_and_with_neighbours(multilingual, embedder):
+    import numpy as np
+
+    from vaultmem.chunking import Chunk
+    from vaultmem.ingest import chunk_vectors
+
+    base = dict(note_id="n", path="p.md", title="t", status="active", user="default", tags="",
+                entities="", created="", updated="", valid_from="", valid_to="", importance=0.5,
+                content_hash="")
+    session = Chunk(chunk_id="n#0", type="session", text="周婷: 上周六提的",
+                    search_text="苏晴: 新车提了吗？\n周婷: 上周六提的\n苏晴: 恭喜！", **base)
+    memory = Chunk(chunk_id="m#0", type="fact", text="用户开比亚迪。", search_text="t: 用户开比亚迪。", **base)
+    vectors = chunk_vectors(multilingual, [session, memory])
+    both = multilingual.encode([session.search_text])[0] + multilingual.encode([session.text])[0]
+    assert np.allclose(vectors[0], both / np.linalg.norm(both), atol=1e-5)
+    assert np.allclose(vectors[1], multilingual.encode([memory.search_text])[0], atol=1e-5)
+    # the English model keeps one view (a second encode would double its indexing time)
+    assert np.allclose(chunk_vectors(embedder, [session])[0], embedder.encode([session.search_text])[0], atol=1e-5)

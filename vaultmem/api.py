@@ -187,6 +187,7 @@ class Memory:
         """
         from vaultmem.context import CARE, PINNED_MAX, PINNED_TAG, build_context
         from vaultmem.errors import VaultmemError
+        from vaultmem.extract.rewrite import is_chinese
 
         try:  # embedded once for both searches
             vector = self.embedder.encode_query(question)
@@ -206,7 +207,8 @@ class Memory:
                 return 2 * len(text.split()) + len(text) // 4
         result = {"question": question, "budget": budget,
                   **build_context(hits, budget=budget, count_tokens=count, pinned=pinned,
-                                  care=bool(CARE.search(question)))}
+                                  care=bool(CARE.search(question)),
+                                  lang="zh" if is_chinese(question) else "en")}
         if hits.warning:
             result["warning"] = hits.warning
         return result

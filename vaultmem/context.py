@@ -37,6 +37,12 @@ from vaultmem.search import turns_of
 NO_MEMORIES = "No relevant memories."
 HEADER = "## Relevant memories (most relevant first)"
 PINNED_HEADER = "## Always keep in mind (health)"
+UNKNOWN_DATE = "date unknown"
+# A question in Chinese gets its block's words in Chinese. The line markers stay as they
+# are (`fact`, `until 2026-10-12`, `superseded by`, `score`): agents and SPEC §7 read them.
+LABELS = {"en": {"header": HEADER, "pinned": PINNED_HEADER, "none": NO_MEMORIES, "unknown": UNKNOWN_DATE},
+          "zh": {"header": "## 相关记忆（最相关的在前）", "pinned": "## 务必记住（健康）",
+                 "none": "没有相关的记忆。", "unknown": "日期不详"}}
 PINNED_SHARE = 3  # pinned lines take at most 1/PINNED_SHARE of the budget
 PINNED_TAG = "health"       # the tag the offline extractor gives them
 PINNED_IMPORTANCE = 0.9     # a note a person tagged #health is pinned only when this weighty
@@ -46,18 +52,17 @@ CARE = re.compile(
     r"cooking|bake|baking|restaurant|restaurants|takeout|menu|dish|dishes|drink|drinks|cocktail|party|"
     r"medicine|medication|drug|drugs|pill|pills|dose|doctor|health|sick|allerg\w*|diet|gift|hamper|"
     r"trip|travel|hike|camping)\b|吃|饭|菜|餐|食|喝|饮|药|医|病|过敏|健康|聚会|旅行|礼物", re.I)
-UNKNOWN_DATE = "date unknown"
 EXCERPT_WORDS = 40
 
 
-def said_on(hit) -> str:
+def said_on(hit, unknown: str = UNKNOWN_DATE) -> str:
     """The day `hit` was said, as shown: `valid_from`; for a memory tagged undated, or a
     session excerpt whose turns carry no time, "date unknown"; else the creation day."""
     if hit.valid_from:
         return hit.valid_from[:10]
     if hit.type == "session" or UNDATED_TAG in hit.tags:
-        return UNKNOWN_DATE
-    return (hit.created or hit.updated or "")[:10] or UNKNOWN_DATE
+        return unknown
+    return (hit.created or hit.updated or "")[:10] or unknown
 
 
 def not_current(hit) -> list[str]:
@@ -68,8 +73,8 @@ def not_current(hit) -> list[str]:
     return labels
 
 
-def memory_line(hit) -> str:
-    meta = " · ".join(x for x in (hit.type, said_on(hit), *not_current(hit),
+def memory_line(hit, unknown: str = UNKNOWN_DATE) -> str:
+    meta = " · ".join(x for x in (hit.type, said_on(hit, unknown), *not_current(hit),
                                    f"score {hit.score:.2f}") if x)
     line = f"- [{meta}] {hit.text}"
     if hit.status == "superseded" and hit.superseded_by:
@@ -81,12 +86,12 @@ def memory_line(hit) -> str:
     return line
 
 
-def snippet_line(hit) -> str:
+def snippet_line(hit, unknown: str = UNKNOWN_DATE) -> str:
     where = hit.sources[0] if hit.sources else f"[[{hit.title}]]"
     # A snippet of several turns keeps one turn per line, indented to stay in its bullet, each
     # cut to EXCERPT_WORDS: a long answer would spend the budget the other lines need, and
     # the link leads to the whole turn.
-    return (f"- [{said_on(hit)} · {where} · score {hit.score:.2f}] "
+    return (f"- [{said_on(hit, unknown)} · {where} · score {hit.score:.2f}] "
             + "\n  ".join(_clip(line) for line in hit.text.splitlines()))
 
 
@@ -95,7 +100,8 @@ def _clip(line: str) -> str:
     return line if len(words) <= EXCERPT_WORDS else " ".join(words[:EXCERPT_WORDS]) + " …"
 
 
-def build_context(hits, budget: int, count_tokens, pinned=(), care: bool = False) -> dict:
+def build_context(hits, budget: int, count_tokens, pinned=(), care: bool = False,
+                  lang: str = "en") -> dict:
     """Render `hits` (search.Hit) into a block of at most `budget` tokens, in score order,
     and `pinned` hits (health) under their own heading after them: in up to a third of the
     budget kept for them when `care` (the question is about food, medicine, …), else in
@@ -103,17 +109,19 @@ def build_context(hits, budget: int, count_tokens, pinned=(), care: bool = False
 
     `count_tokens(text) -> int` is the embedding model's tokenizer (or an equivalent).
     Returns `{"text", "tokens", "memories", "snippets", "pinned", "ids"}`; `ids` are the
-    note ids shown.
+    note ids shown. `lang` ("en" or "zh", the question's language) picks the headings.
     """
-    pin_lines, pinned_ids = _pinned(pinned, {h.id for h in hits}, budget // PINNED_SHARE, count_tokens) \
-        if care else ([], [])
-    block = _ranked(hits, budget - (count_tokens("\n".join(pin_lines)) + 1 if pin_lines else 0), count_tokens)
+    labels = LABELS.get(lang, LABELS["en"])
+    pin_lines, pinned_ids = _pinned(pinned, {h.id for h in hits}, budget // PINNED_SHARE, count_tokens,
+                                    labels) if care else ([], [])
+    block = _ranked(hits, budget - (count_tokens("\n".join(pin_lines)) + 1 if pin_lines else 0),
+                    count_tokens, labels)
     if not care:
-        room = budget - (block["tokens"] + 1 if block["text"] and block["text"] != NO_MEMORIES else 0)
-        pin_lines, pinned_ids = _pinned(pinned, {h.id for h in hits}, room, count_tokens)
+        room = budget - (block["tokens"] + 1 if block["text"] and block["text"] != labels["none"] else 0)
+        pin_lines, pinned_ids = _pinned(pinned, {h.id for h in hits}, room, count_tokens, labels)
     pin_text = "\n".join(pin_lines)
     if pin_lines:  # "No relevant memories." would contradict what follows
-        ranked = "" if block["text"] == NO_MEMORIES else block["text"]
+        ranked = "" if block["text"] == labels["none"] else block["text"]
         text = "\n".join(x for x in (ranked, pin_text) if x)
     else:
         text = block["text"]
@@ -121,21 +129,21 @@ def build_context(hits, budget: int, count_tokens, pinned=(), care: bool = False
             "pinned": len(pinned_ids), "ids": list(dict.fromkeys(block["ids"] + pinned_ids))}
 
 
-def _pinned(pinned, shown: set, budget: int, count_tokens) -> tuple[list[str], list[str]]:
+def _pinned(pinned, shown: set, budget: int, count_tokens, labels=LABELS["en"]) -> tuple[list[str], list[str]]:
     lines: list[str] = []
     ids: list[str] = []
     for hit in pinned:
         if hit.id in shown or hit.id in ids or hit.importance < PINNED_IMPORTANCE:
             continue
-        candidate = (lines or [PINNED_HEADER]) + [memory_line(hit)]
+        candidate = (lines or [labels["pinned"]]) + [memory_line(hit, labels["unknown"])]
         if count_tokens("\n".join(candidate)) <= budget:
             lines, ids = candidate, ids + [hit.id]
     return lines, ids
 
 
-def _ranked(hits, budget: int, count_tokens) -> dict:
+def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"]) -> dict:
     if not hits:
-        text = NO_MEMORIES if count_tokens(NO_MEMORIES) <= budget else ""
+        text = labels["none"] if count_tokens(labels["none"]) <= budget else ""
         return {"text": text, "tokens": count_tokens(text) if text else 0,
                 "memories": 0, "snippets": 0, "ids": []}
 
@@ -149,8 +157,8 @@ def _ranked(hits, budget: int, count_tokens) -> dict:
         is_snippet = hit.type == "session"
         if is_snippet and (said := turns_of(vars(hit))) and said <= remembered:
             continue
-        entry = snippet_line(hit) if is_snippet else memory_line(hit)
-        candidate = (lines or [HEADER]) + [entry]
+        entry = snippet_line(hit, labels["unknown"]) if is_snippet else memory_line(hit, labels["unknown"])
+        candidate = (lines or [labels["header"]]) + [entry]
         if count_tokens("\n".join(candidate)) > budget:
             continue
         lines = candidate
