@@ -179,3 +179,18 @@ def test_a_multilingual_vault_embeds_session_chunks_as_shown_and_with_neighbours
     assert np.allclose(vectors[1], multilingual.encode([memory.search_text])[0], atol=1e-5)
     # the English model keeps one view (a second encode would double its indexing time)
     assert np.allclose(chunk_vectors(embedder, [session])[0], embedder.encode([session.search_text])[0], atol=1e-5)
+
+
+def test_doctor_advises_the_multilingual_model_for_a_chinese_vault_on_the_english_one(tmp_path, embedder):
+    vault = tmp_path / "vault"
+    api.init(vault, model=MINILM_MODEL)
+    memory = api.Memory(vault, embedder=embedder)
+    for text in ("用户住在厦门。", "用户在明帆物流做财务分析。", "用户对芒果过敏。"):
+        memory.add(text)
+    advice = memory.doctor()["model_advice"]
+    assert "use-multilingual-v3" in advice and "vaultmem reindex" in advice
+    assert memory.doctor()["ok"]   # a hint, not a fault
+    api.init(tmp_path / "english", model=MINILM_MODEL)
+    english = api.Memory(tmp_path / "english", embedder=embedder)
+    english.add("The user lives in Xiamen.")
+    assert english.doctor()["model_advice"] is None

@@ -187,7 +187,26 @@ def doctor(vault) -> dict:
         "parse_errors": [{"path": p, "reason": r} for p, r in parse_errors],
         "broken_links": broken_links(vault, notes),
         "contradictions": contradictions(vault, notes, index),
+        "model_advice": model_advice(vault, notes),
     }
+
+
+def model_advice(vault, notes) -> str | None:
+    """A hint when the vault's memories are mostly Chinese, Japanese or Korean but its model
+    reads English only (a vault made before the multilingual model, or on an English
+    locale); None otherwise. A warning: `ok` does not change."""
+    from vaultmem.embed import MULTILINGUAL_MODEL, MULTILINGUAL_MODELS
+    from vaultmem.languages import CJK_VAULT_SHARE, SAMPLE_BYTES, SAMPLE_FILES, cjk_share
+
+    if vault.config.model in MULTILINGUAL_MODELS:
+        return None
+    sample = "\n".join((note.body or "")[:SAMPLE_BYTES] for _, note in list(notes.values())[:SAMPLE_FILES])
+    share = cjk_share(sample)
+    if share < CJK_VAULT_SHARE:
+        return None
+    return (f"{share:.0%} of the memory notes' text is Chinese, Japanese or Korean, which "
+            f"{vault.config.model} does not read: `vaultmem init --model {MULTILINGUAL_MODEL}` "
+            "then `vaultmem reindex` switches this vault to the multilingual model")
 
 
 def stats(vault) -> dict:

@@ -103,6 +103,8 @@ def _print_doctor(result):
         click.echo(f"broken link: {item['path']}: {item['link']} ({item['reason']})")
     for item in result["contradictions"]:
         click.echo(f"contradiction: {' <-> '.join(item['paths'])} ({item['reason']})")
+    if result.get("model_advice"):
+        click.echo(f"model: {result['model_advice']}")
     if result["ok"]:
         click.echo("Index matches the vault.")
     else:
