@@ -123,8 +123,8 @@ def test_the_english_model_is_lost_in_chinese(embedder, multilingual):
 def test_near_duplicates_and_different_facts_fall_on_either_side_of_the_dedup_threshold(multilingual):
     threshold = Config().dedup_threshold
     pairs = multilingual.encode(["用户喜欢喝绿茶。", "用户爱喝绿茶。", "用户喜欢吃辣。",
-                             "The user's daughter is called Mia.", "The user has a daughter named Mia.",
-                             "The user's son is called Leo."])
+                                 "The user's daughter is called Mia.", "The user has a daughter named Mia.",
+                                 "The user's son is called Leo."])
     assert pairs[0] @ pairs[1] >= threshold > pairs[0] @ pairs[2]
     assert pairs[3] @ pairs[4] >= threshold > pairs[3] @ pairs[5]
 

@@ -75,7 +75,7 @@ def not_current(hit) -> list[str]:
 
 def memory_line(hit, unknown: str = UNKNOWN_DATE) -> str:
     meta = " · ".join(x for x in (hit.type, said_on(hit, unknown), *not_current(hit),
-                                   f"score {hit.score:.2f}") if x)
+                                  f"score {hit.score:.2f}") if x)
     line = f"- [{meta}] {hit.text}"
     if hit.status == "superseded" and hit.superseded_by:
         line += f" (superseded by {', '.join(hit.superseded_by[:2])})"
