@@ -59,6 +59,7 @@ class Ranked:
     """One system's answer to one question: the source ids of each hit, best first."""
     sources: list[list[str]]
     words: list[int]
+    chars: list[int] = field(default_factory=list)   # Chinese has no spaces: count these
 
 
 @dataclass
@@ -190,7 +191,8 @@ def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores
             raise SystemExit(f"search fell back on {conv.sample_id}: {result['warning']}")
         hits = result["hits"]
         scores.ranked["vaultmem"].append(Ranked([list(h.get("source_messages") or []) for h in hits],
-                                                [word_count(h.get("text", "")) for h in hits]))
+                                                [word_count(h.get("text", "")) for h in hits],
+                                                [len(h.get("text", "")) for h in hits]))
     scores.add_seconds("query", time.perf_counter() - started)
     return summary
 
@@ -244,6 +246,8 @@ def summarise(ranked: list[Ranked], questions: list[Question], ks: list[int], de
                                   if pairs else None)
         out["words_per_hit"] = sum(w for w, _ in hits) / len(hits) if hits else None
         out["sources_per_hit"] = sum(s for _, s in hits) / len(hits) if hits else None
+        chars = [c for r, _q in pairs for c in r.chars[:depth]]
+        out["chars_per_hit"] = sum(chars) / len(chars) if chars else None
         return out
 
     pairs = list(zip(ranked, questions))
@@ -319,6 +323,8 @@ def main(argv=None) -> int:
                **{f"recall@{k}": overall["vaultmem"][f"recall@{k}"] for k in args.ks},
                "words_per_hit": overall["vaultmem"]["words_per_hit"],
                "sources_per_hit": overall["vaultmem"]["sources_per_hit"],
+               "chars_per_hit": overall["vaultmem"]["chars_per_hit"],
+               "model": embedder.name,
                "baseline_hybrid_recall@10": overall["hybrid"]["recall@10"],
                "baseline_bm25_recall@10": overall["bm25"]["recall@10"],
                "baseline_dense_recall@10": overall["dense"]["recall@10"]}
