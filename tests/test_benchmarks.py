@@ -182,3 +182,20 @@ def test_memquality_harness_smoke(tmp_path):
     for probe in ("allergy", "city-now"):
         assert outcome[probe]["passed"], outcome[probe]
     assert outcome["allergy"]["type_ok"] is True
+
+
+LOCOMO_ZH = ROOT.parent / "shared" / "eval" / "locomo-zh" / "locomo-zh-dev.json"
+
+
+@pytest.mark.skipif(not LOCOMO_ZH.exists(), reason="the LoCoMo-zh dev split is not beside the repo")
+def test_models_harness_smoke():
+    rows, stdout = run_harness(BENCH / "models.py", LOCOMO_ZH, "--max-sessions", "2",
+                               "--models", "use-multilingual-v3,all-MiniLM-L6-v2")
+    assert [r["model"] for r in rows] == ["use-multilingual-v3", "all-MiniLM-L6-v2"]
+    assert "pair R@10" in stdout
+    for row in rows:
+        assert 0 <= row["single_recall@10"] <= 100 and 0 <= row["pair_recall@10"] <= 100
+        assert row["pairs_per_second"] > 0 and row["query_ms"] > 0
+        assert -1 <= row["different_fact_max_cosine"] <= 1 and -1 <= row["same_fact_min_cosine"] <= 1
+    # the multilingual model reads these Chinese turns; the English one barely does
+    assert rows[0]["pair_recall@10"] > rows[1]["pair_recall@10"]
