@@ -194,3 +194,18 @@ def test_doctor_advises_the_multilingual_model_for_a_chinese_vault_on_the_englis
     english = api.Memory(tmp_path / "english", embedder=embedder)
     english.add("The user lives in Xiamen.")
     assert english.doctor()["model_advice"] is None
+
+
+def test_the_speaker_is_not_supplied_twice_in_casual_chinese():
+    from datetime import datetime
+
+    from vaultmem.extract.importers import Turn
+    from vaultmem.extract.offline import extract_offline
+
+    now = datetime(2026, 9, 20, 10, 0)
+    for said, written in (("现在周五我宁愿去公司。Kevin推荐我看《置身事内》", "现在用户宁愿去公司"),
+                          ("最近在学日语", "用户最近在学日语")):
+        turns = [Turn("s", "m-0", now, "user", "user", said, 1),
+                 Turn("s", "m-1", now, "assistant", "assistant", "好的。", 2)]
+        contents = [c.content for c in extract_offline(turns, now)]
+        assert any(written in c for c in contents) and not any("用户现在用户" in c for c in contents), contents

@@ -171,7 +171,9 @@ def strip_discourse(sentence: str, chinese: bool) -> str:
     ("Researching adoption agencies" -> "I'm researching adoption agencies")."""
     if chinese:
         s = _ZH_DISCOURSE.sub("", sentence).strip()
-        if re.match(r"(?:最近|刚刚|刚|正在|一直|现在|目前)(?:在|又|也|才)?[\u4e00-\u9fff]", s) and "我" not in s[:4]:
+        # (not where the clause names the speaker further on: "现在周五我宁愿去公司")
+        if re.match(r"(?:最近|刚刚|刚|正在|一直|现在|目前)(?:在|又|也|才)?[\u4e00-\u9fff]", s) \
+                and "我" not in re.split(r"[，,。！？!?；;]", s, maxsplit=1)[0]:
             s = "我" + s  # casual Chinese drops the 我: "最近在学日语"
         return s
     s = _DISCOURSE.sub("", sentence).strip()
