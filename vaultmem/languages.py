@@ -13,8 +13,9 @@ from pathlib import Path
 
 from vaultmem.embed import DEFAULT_MODEL, MULTILINGUAL_MODEL
 
+# CJK characters (kana, hangul and the CJK ideograph blocks; search reads Chinese by them too).
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 # Letters: CJK characters and Latin/Greek/Cyrillic words' letters (digits and marks don't vote).
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _LETTER = re.compile(r"[^\W\d_]")
 # A vault where this share of the letters is CJK gets the multilingual model: a Chinese word
 # is one or two characters where an English one is five letters, so 0.2 is about a third of
@@ -30,7 +31,7 @@ _LOCALES = ("zh", "ja", "ko")
 def cjk_share(text: str) -> float:
     """The share of `text`'s letters that are CJK characters (0 when it has no letters)."""
     letters = _LETTER.findall(text)
-    return round(sum(1 for c in letters if _CJK.match(c)) / len(letters), 4) if letters else 0.0
+    return round(sum(1 for c in letters if CJK.match(c)) / len(letters), 4) if letters else 0.0
 
 
 def vault_sample(root: Path) -> str:

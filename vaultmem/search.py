@@ -38,6 +38,7 @@ from vaultmem.embed import MULTILINGUAL_MODELS
 from vaultmem.errors import ConfigError, IndexUnavailable, VaultmemError
 from vaultmem.extract.rewrite import is_chinese
 from vaultmem.index import ChunkIndex, sql_in
+from vaultmem.languages import CJK as _CJK
 
 KEYWORD_WEIGHT = 0.5
 # The bundled model knows little Chinese: for a question mostly in CJK its cosines are close
@@ -93,7 +94,6 @@ ROW_KEYS = ["chunk_id", "note_id", "path", "type", "title", "text", "status", "c
 _WORD = re.compile(r"[a-z0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 # "Alice: " opening a chunk line (chunking writes each turn as `Speaker: text`).
 _SPEAKER = re.compile(r"^[^:\n]{1,60}: ")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 STOP_WORDS = frozenset("""a an and are as at be been being but by can could did do does doing
 for from had has have having he her hers him his how i if in into is it its itself me my of on
 or our ours she so than that the their them then there these they this those to too us was we

@@ -428,9 +428,9 @@ def init_vault(path: Path | str, model: str | None = None) -> dict:
 def with_model(config_text: str, model: str) -> str:
     """`config_text` with [embedding]'s `model` set to `model` (the line added if missing);
     comments and every other line kept."""
-    import json
+    from vaultmem.config import _toml_value
 
-    line = f"model = {json.dumps(model, ensure_ascii=False)}"
+    line = f"model = {_toml_value(model)}"
     head, found, tail = config_text.partition("[embedding]\n")
     if not found:
         return config_text.rstrip("\n") + f"\n\n[embedding]\n{line}\n"
