@@ -111,3 +111,44 @@ def test_cli_doctor_exit_code_and_stats(memory):
     assert json.loads(result.stdout)["drift"]["orphaned"] == ["Memory/Facts/Has a dog named Biscuit.md"]
     result = runner.invoke(cli, ["--vault", root, "stats"])
     assert result.exit_code == 0 and "20 notes" in result.output and "all-MiniLM-L6-v2" in result.output
+
+
+def test_links_obsidian_opens_are_not_broken(tmp_path):
+    """Case, `\\|` in a table, code, comments, same-name notes, NFD names, headings, blocks
+    and attachments as Obsidian resolves them; a bare alias is reported with the fix."""
+    import unicodedata
+
+    from vaultmem.api import init
+    from vaultmem.vault import Vault
+
+    root = tmp_path / "vault"
+    init(root)
+    write_note(root, "Help/Properties.md", {"aliases": ["Props"]}, "# Properties\n\n## Property types")
+    write_note(root, "People/Alice Chen.md", {"aliases": ["Alice"]}, "Met at work.")
+    write_note(root, "Projects/Plan.md", {"type": "project"}, "The plan.")
+    write_note(root, "Archive/Plan.md", {"type": "project"}, "The old plan.")
+    (root / "Places").mkdir()
+    (root / "Places" / (unicodedata.normalize("NFD", "Café Zürich") + ".md")).write_text("A café.\n")
+    (root / "Attachments").mkdir()
+    (root / "Attachments" / "Engelbart.jpg").write_bytes(b"\xff\xd8")
+    write_note(root, "Memory/Sessions/2026-11-29 chat.md",
+               {"id": "01S", "type": "session", "created": "2026-11-29T10:00:00",
+                "updated": "2026-11-29T10:00:00", "status": "active", "user": "default"},
+               "**Alice** · 2026-11-29 10:00\nI drink too much coffee. ^m-1\n\n"
+               "**Alice** · 2026-11-29 10:05\nTea later. ^m-12")
+    body = ("See [[properties]], [[Properties#property TYPES]] and [[plan]] at [[Café Zürich]].\n\n"
+            "| Who | Photo |\n| --- | --- |\n| [[Alice Chen\\|Alice]] | ![[Engelbart.jpg\\|100]] |\n\n"
+            "Write `[[Not a note]]` to link. %%[[Hidden draft]]%%\n\n```md\n[[Example only]]\n```\n")
+    write_note(root, "Memory/Facts/Links.md",
+               memory_meta("01LINKS", entities=["[[Alice Chen|Alice]]", "[[CAFÉ ZÜRICH]]"],
+                           sources=["[[Sessions/2026-11-29 chat#^m-1]]", "[[2026-11-29 chat#^m-12]]"]),
+               body)
+    assert doctor(Vault(root))["broken_links"] == []
+
+    write_note(root, "Memory/Facts/Broken links.md",
+               memory_meta("01BROKEN", entities=["[[Alice]]"], sources=["[[2026-11-29 chat#^m-2]]"]),
+               "See [[Nowhere land]] and [[Properties#No such heading]]; `[[Code]]` is fine.")
+    links = {b["link"]: b["reason"] for b in doctor(Vault(root))["broken_links"]}
+    assert links == {"[[Alice]]": "links to an alias of Alice Chen; write [[Alice Chen|Alice]]",
+                     "[[2026-11-29 chat#^m-2]]": "no such block", "[[Nowhere land]]": "no such note",
+                     "[[Properties#No such heading]]": "no such heading"}

@@ -12,17 +12,16 @@ while the index still holds rows of it, as `stale` (the next sync removes them).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from pathlib import Path
 
-from vaultmem.chunking import as_list, as_text, link_target
+from vaultmem.chunking import as_list, as_text
 from vaultmem.errors import IndexUnavailable, VaultmemError
 from vaultmem.index import ChunkIndex
 from vaultmem.limits import note_too_large
+from vaultmem.links import LinkResolver, parse_link, wikilinks
 from vaultmem.note import content_hash, parse_note_bytes
 
-_LINK = re.compile(r"\[\[([^\]|]+?)(?:\|[^\]]*)?\]\]")
 LINK_PROPERTIES = ("entities", "sources", "supersedes", "superseded_by")
 # Two active memories of one subject this similar are probably two versions of one fact.
 CONTRADICTION_SIMILARITY = 0.8
@@ -49,55 +48,26 @@ def _scan(vault):
     return notes, errors, oversized
 
 
-def _link_targets(vault) -> tuple[set[str], dict[str, Path]]:
-    """Names a wikilink may use (file names with/without extension, vault paths) and
-    the session notes by name (to check `#^block` anchors)."""
-    import os
-
-    names, by_name = set(), {}
-    for dirpath, dirnames, filenames in os.walk(vault.root):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for filename in filenames:
-            path = Path(dirpath) / filename
-            rel = path.relative_to(vault.root).as_posix()
-            names.update({filename, rel})
-            if filename.endswith(".md"):
-                names.update({filename[:-3], rel[:-3]})
-                by_name[filename[:-3]] = path
-                by_name[rel[:-3]] = path
-    return names, by_name
-
-
-def broken_links(vault, notes) -> list[dict]:
-    """Wikilinks in memory notes (body and link properties) that point at nothing."""
-    names, by_name = _link_targets(vault)
-    memory_root = vault.config.memory_root.strip("/") + "/"
-    broken, texts = [], {}
+def broken_links(vault, notes, resolver=None) -> list[dict]:
+    """Wikilinks in memory notes (body and link properties) that Obsidian cannot open:
+    no such note (an alias alone included, see `links`), heading or block."""
+    resolver = resolver or LinkResolver(vault.root)
+    broken = []
     for rel, (_, note) in notes.items():
         if as_text(note.meta.get("type")) == "session":
             continue
-        links = _LINK.findall(note.body or "")
+        links = wikilinks(note.body or "")
         for key in LINK_PROPERTIES:
-            links += [v[2:-2] if v.startswith("[[") else v for v in as_list(note.meta.get(key))]
+            links += [found for value in as_list(note.meta.get(key))
+                      for found in wikilinks(str(value)) or [parse_link(str(value))]]
         for link in links:
-            target, _, anchor = link.partition("#")
-            target = target.strip()
-            if not target:
-                continue  # a link inside the same note
-            candidates = {target, memory_root + target}
-            if not candidates & names:
-                broken.append({"path": rel, "link": f"[[{link}]]", "reason": "no such note"})
-            elif anchor.startswith("^"):
-                path = by_name.get(target) or by_name.get(memory_root + target)
-                if path and path not in texts:
-                    texts[path] = path.read_text(encoding="utf-8", errors="replace")
-                # a block id ends its line: "^m-1" is not found in "^m-12"
-                if path and not re.search(rf"\^{re.escape(anchor[1:])}[ \t]*(?:\r?\n|$)", texts[path]):
-                    broken.append({"path": rel, "link": f"[[{link}]]", "reason": "no such block"})
+            reason = resolver.problem(link, rel)
+            if reason:
+                broken.append({"path": rel, "link": link.raw, "reason": reason})
     return broken
 
 
-def contradictions(vault, notes, index: ChunkIndex | None) -> list[dict]:
+def contradictions(vault, notes, index: ChunkIndex | None, resolver=None) -> list[dict]:
     """Pairs of active memories about the same subject.
 
     Same subject means: the same `subject`+`attribute` properties, one `supersedes` the
@@ -125,12 +95,12 @@ def contradictions(vault, notes, index: ChunkIndex | None) -> list[dict]:
     for (_, subject, attribute), rels in by_subject.items():
         for other in rels[1:]:
             add(rels[0], other, f"both active for {subject} / {attribute}")
-    stems = {Path(rel).stem: rel for rel in active}
+    resolver = resolver or LinkResolver(vault.root)
     for rel, note in active.items():
         for key in ("supersedes", "superseded_by"):
             for value in as_list(note.meta.get(key)):
-                other = stems.get(Path(link_target(value)).name)
-                if other:
+                other = resolver.resolve(parse_link(str(value)).target, rel)
+                if other in active:
                     add(rel, other, f"{key} link but both are active")
     if index is not None:
         _similar_pairs(index, add)
@@ -179,14 +149,15 @@ def doctor(vault) -> dict:
         "orphaned": sorted(rel for rel in indexed if rel not in notes and rel not in unparsed),
     }
     has_drift = any(drift.values()) or index_error is not None
+    resolver = LinkResolver(vault.root)
     return {
         "ok": not has_drift and not parse_errors,
         "notes": len(notes) + len(parse_errors),
         "index_error": index_error,
         "drift": drift,
         "parse_errors": [{"path": p, "reason": r} for p, r in parse_errors],
-        "broken_links": broken_links(vault, notes),
-        "contradictions": contradictions(vault, notes, index),
+        "broken_links": broken_links(vault, notes, resolver),
+        "contradictions": contradictions(vault, notes, index, resolver),
         "model_advice": model_advice(vault, notes),
     }
 
