@@ -195,7 +195,7 @@ class Pool:
                  retired: list[Existing] = ()):
         self.entries = list(entries)
         self.threshold = dedup_threshold
-        self.names: set[str] = set()  # note names in the vault (lower-case), filled on first use
+        self.links = None  # the vault's links.LinkResolver, walked on first write (write.py)
         self._by_text = {(e.user, normalise(e.text)): e for e in self.entries}
         # Superseded memories: a candidate they were already built from is not news again
         # (re-running a transcript must not supersede its own later statement).

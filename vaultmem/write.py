@@ -13,6 +13,7 @@ from pathlib import Path
 from vaultmem import clock
 from vaultmem.errors import ConcurrentEdit
 from vaultmem.layout import STATEMENT_TYPES, UNDATED_TAG
+from vaultmem.links import LinkResolver, entity_link
 from vaultmem.memories import update_note, write_memory
 from vaultmem.note import as_list, link, link_target, read_head, read_note
 from vaultmem.policy import Decision, Existing, Pool
@@ -104,8 +105,9 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, ru
         decision.reason += "; that note is gone, so this is a new memory"
     if decision.action == "updated":
         return _merge_into(vault, decision, sources, now, change)
-    written = ensure_entities(vault, getattr(cand, "entities", []) or [], user=user, now=now,
-                              known=pool.names, change=change)
+    names = getattr(cand, "entities", []) or []
+    written = ensure_entities(vault, names, user=user, now=now, change=change,
+                              resolver=_run_resolver(vault, pool) if names else None)
     extra = {}
     for key in ("subject", "attribute", "value"):
         value = getattr(cand, key, None)
@@ -128,11 +130,13 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, ru
                 valid_from = _corrected_day(was, cand.corrects)
     path = write_memory(vault, text=cand.content, type=cand.type, user=user,
                         importance=getattr(cand, "importance", None),
-                        tags=tags, entities=entities,
+                        tags=tags, entities=entity_links(_run_resolver(vault, pool), entities) if entities else [],
                         sources=list(sources), source_messages=message_ids,
                         valid_from=valid_from, valid_to=getattr(cand, "valid_to", None), run=run,
                         title=getattr(cand, "title", None), extra=extra, now=now)
     rel = change.created(vault.rel(path))
+    if pool.links is not None:
+        pool.links.add(rel)
     written.append(rel)
     note = read_note(path)
     entry = Existing(id=note.id, rel=rel, text=cand.content, type=cand.type, user=user,
@@ -213,31 +217,42 @@ def supersede(vault: Vault, old: Existing, *, new_rel: str, until: date | None, 
     update_note(vault, path, changes, expected_raw=note.raw, now=now)
 
 
-def ensure_entities(vault: Vault, names, *, user: str, now: datetime, change, known: set | None = None) -> list[str]:
+def ensure_entities(vault: Vault, names, *, user: str, now: datetime, change,
+                    resolver: LinkResolver | None = None) -> list[str]:
     """Create a hub note in Memory/Entities/ for each entity that has no note of that name
-    anywhere in the vault (an existing note of that name already is the link's target),
-    within `change`."""
+    or alias anywhere in the vault (that note already is the link's target: see
+    `entity_links`), within `change`. `resolver` (the run's) learns of each hub."""
     from vaultmem.ids import new_id
     from vaultmem.note import Note, new_memory_meta, render_note
 
+    names = list(dict.fromkeys(n.strip() for n in names if n and n.strip()))
+    resolver = resolver or (LinkResolver(vault.root) if names else None)
     written = []
-    existing = known
-    for name in dict.fromkeys(n.strip() for n in names if n and n.strip()):
+    for name in names:
         title = safe_title(link_target(name))
-        if not existing:
-            existing = known if known is not None else set()
-            existing.update(p.stem.lower() for p in vault.root.rglob("*.md")
-                            if not any(part.startswith(".") for part in p.relative_to(vault.root).parts))
-        if title.lower() in existing:
+        if resolver.note_named(title) is not None:
             continue
         path = vault.folder_for("entity") / f"{title}.md"
         meta = new_memory_meta(id=new_id(), type="entity", created=now, user=user, importance=0.5)
         body = f"# {title}\n\nHub note: memories that mention {title} link here (see backlinks).\n"
         rel = vault.rel(path)
         change.write(rel, render_note(Note(meta=meta, body=body, path=path)))
-        existing.add(title.lower())
+        resolver.add(rel)
         written.append(rel)
     return written
+
+
+def entity_links(resolver: LinkResolver, names) -> list[str]:
+    """A memory's `entities` as links Obsidian opens: `Alice`, only an alias of
+    `People/Alice Chen.md`, becomes `[[Alice Chen|Alice]]`; a name is linked as it is."""
+    return [entity_link(resolver, str(name).strip()) for name in names if name and str(name).strip()]
+
+
+def _run_resolver(vault: Vault, pool: Pool) -> LinkResolver:
+    """The vault's links, walked once per run (the pool lives as long as the run)."""
+    if pool.links is None:
+        pool.links = LinkResolver(vault.root)
+    return pool.links
 
 
 def _merge(old, new) -> list:
