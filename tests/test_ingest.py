@@ -14,7 +14,8 @@ COFFEE = "Memory/Preferences/Cutting back on coffee.md"
 
 
 def notes_in(vault):
-    return len(list(vault.iter_notes()))
+    """What the index holds: memory notes and the person's own notes in scope."""
+    return len(list(vault.iter_indexed()))
 
 
 def test_first_sync_indexes_every_note_and_second_sync_embeds_nothing(sample_vault, indexer_for):

@@ -86,8 +86,17 @@ class Config:
     export_out: str = _setting("", "daemon.export_out",
                                'Where that export goes when it names one format ("" = its default '
                                "place, e.g. ./CLAUDE.md).")
-    # Read from the vault, not from the file: Obsidian's own config folder.
+    notes: tuple = _setting(("**/*.md",), "index.notes",
+                            "Globs (vault-relative) of your own notes that search and context read as "
+                            "reference; vaultmem never writes, moves or commits them. Left out always: "
+                            "the memory root, dot-folders (.obsidian, .trash), the attachment folder and "
+                            "Obsidian's Excluded files. [] turns it off.", "globs")
+    exclude: tuple = _setting((), "index.exclude", "Globs of notes to leave out besides those.", "globs")
+    # Read from the vault, not from the file: Obsidian's own config folder, and from its
+    # app.json the attachment folder and the "Excluded files" (`userIgnoreFilters`).
     obsidian_dir: str = ".obsidian"
+    attachment_folder: str = ""
+    obsidian_excluded: tuple = ()
 
 
 def config_path(vault_root: Path) -> Path:
@@ -125,6 +134,8 @@ def _toml_value(value) -> str:
         return str(int(value))
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     return repr(value)
 
 
@@ -134,7 +145,8 @@ DEFAULT_CONFIG_TOML = default_config_toml()
 def load_config(vault_root: Path) -> Config:
     """Read `.vaultmem/config.toml` (defaults when absent); raise ConfigError on bad values."""
     path = config_path(vault_root)
-    values: dict = {"obsidian_dir": _obsidian_dir(Path(vault_root))}
+    obsidian = _obsidian_dir(Path(vault_root))
+    values: dict = {"obsidian_dir": obsidian, **_obsidian_app(Path(vault_root) / obsidian)}
     if path.is_file():
         try:
             text = path.read_text(encoding="utf-8")
@@ -211,7 +223,10 @@ def _read(file: _File, data: dict) -> dict:
 
 def _checked(file: _File, key: str, f: dataclasses.Field, value):
     default = f.default
-    if isinstance(default, bool):
+    if isinstance(default, tuple):
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        value = tuple(value) if ok else value
+    elif isinstance(default, bool):
         ok = isinstance(value, bool)
     elif isinstance(default, float):
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -242,8 +257,11 @@ _CHECKS = {
     "folder": lambda v: None if _is_plain_subfolder(v) else
     "a folder inside the vault (not '.', not a dot-folder, no '..'), e.g. \"Memory\"",
     "inbox": lambda v: None if _is_plain_subfolder(v) else "a folder inside memory_root, e.g. \"Inbox\"",
+    "globs": lambda v: next((f"vault-relative globs (no leading '/', no '..'; {g!r} is not)"
+                             for g in v if not g.strip() or g.startswith("/") or ".." in g.split("/")), None),
 }
-_KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "a quoted string"}
+_KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "a quoted string",
+          tuple: 'a list of quoted strings, e.g. ["**/*.md"]'}
 
 
 def _display(key: str) -> str:
@@ -283,3 +301,25 @@ def _obsidian_dir(vault_root: Path) -> str:
     except OSError:
         pass
     return ".obsidian"
+
+
+def _obsidian_app(config_dir: Path) -> dict:
+    """`attachment_folder` and `obsidian_excluded` from Obsidian's app.json (defaults when it
+    is missing or unreadable: Obsidian itself then uses its defaults)."""
+    import json
+
+    try:
+        app = json.loads((config_dir / "app.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(app, dict):
+        return {}
+    found = {}
+    folder = app.get("attachmentFolderPath")
+    # "/" is the vault root and "./..." beside each note: neither is a folder of attachments.
+    if isinstance(folder, str) and folder.strip("/") and not folder.startswith("."):
+        found["attachment_folder"] = folder.strip("/")
+    filters = app.get("userIgnoreFilters")
+    if isinstance(filters, list):
+        found["obsidian_excluded"] = tuple(f for f in filters if isinstance(f, str) and f.strip())
+    return found

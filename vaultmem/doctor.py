@@ -141,12 +141,17 @@ def doctor(vault) -> dict:
     except (IndexUnavailable, OSError, ValueError, RuntimeError) as exc:
         index_error, indexed, index = str(exc), {}, None
     unparsed = {rel for rel, _ in parse_errors}
+    hashes = {rel: h for rel, (h, _) in notes.items()}
+    own, own_oversized = _own_notes(vault)     # the person's notes: hashed, never parsed
+    hashes.update(own)
+    oversized |= own_oversized
     # The indexer keeps the rows of a note that stopped parsing, but removes an oversized one's.
     drift = {
-        "missing": sorted(rel for rel in notes if rel not in indexed),
-        "stale": sorted([rel for rel, (h, _) in notes.items() if rel in indexed and indexed[rel] != h]
+        "missing": sorted(rel for rel in hashes if rel not in indexed),
+        "stale": sorted([rel for rel, h in hashes.items() if rel in indexed and indexed[rel] != h]
                         + [rel for rel in oversized if rel in indexed]),
-        "orphaned": sorted(rel for rel in indexed if rel not in notes and rel not in unparsed),
+        "orphaned": sorted(rel for rel in indexed if rel not in hashes and rel not in unparsed
+                           and rel not in oversized),
     }
     has_drift = any(drift.values()) or index_error is not None
     resolver = LinkResolver(vault.root)
@@ -160,6 +165,21 @@ def doctor(vault) -> dict:
         "contradictions": contradictions(vault, notes, index, resolver),
         "model_advice": model_advice(vault, notes),
     }
+
+
+def _own_notes(vault) -> tuple[dict, set]:
+    """(rel -> content hash) of the person's notes in scope, and those over the size limit."""
+    hashes, oversized = {}, set()
+    for path in vault.iter_user_notes():
+        rel = vault.rel(path)
+        try:
+            if note_too_large(Path(path).stat().st_size):
+                oversized.add(rel)
+                continue
+            hashes[rel] = content_hash(Path(path).read_bytes())
+        except OSError:
+            continue   # gone or unreadable meanwhile: the indexer reports it
+    return hashes, oversized
 
 
 def model_advice(vault, notes) -> str | None:
@@ -201,8 +221,9 @@ def stats(vault) -> dict:
         notes, _, _ = _scan(vault)
         per_note = {rel: (as_text(n.meta.get("type")) or "untyped",
                           as_text(n.meta.get("status")) or "active") for rel, (_, n) in notes.items()}
-    by_type = Counter(t for t, _ in per_note.values())
-    by_status = Counter(s for _, s in per_note.values())
-    return {"notes": files, "counted_from": counted_from,
+    memories = [(t, s) for t, s in per_note.values() if t != "note"]   # not the person's notes
+    by_type = Counter(t for t, _ in memories)
+    by_status = Counter(s for _, s in memories)
+    return {"notes": files, "user_notes": sum(1 for _ in vault.iter_user_notes()), "counted_from": counted_from,
             "by_type": dict(sorted(by_type.items())), "by_status": dict(sorted(by_status.items())),
             "index": info}

@@ -51,6 +51,10 @@ class NoteNotFound(VaultmemError):
     code = "note_not_found"
 
 
+class NotAMemoryNote(NoteNotFound):
+    """A NOTE argument named one of the person's own notes, which vaultmem never changes."""
+
+
 class AmbiguousNote(VaultmemError):
     """A NOTE argument matched several notes."""
 

@@ -137,7 +137,7 @@ class Indexer:
         """(rel -> absolute path of notes to check, rel paths to remove)."""
         if paths is None:
             present = {}
-            for item in self.vault.iter_notes():
+            for item in self.vault.iter_indexed():
                 abs_path = Path(getattr(item, "path", item))
                 present[self.vault.rel(abs_path)] = abs_path
             gone = sorted((set(indexed) | set(known)) - set(present))
@@ -153,7 +153,7 @@ class Indexer:
         return present, sorted(set(gone))
 
     def _indexable(self, rel: str) -> bool:
-        return self.vault.is_memory_path(rel)
+        return self.vault.is_indexed_path(rel)
 
     def _check(self, rel, abs_path, indexed, known, report, pending, stats, too_large):
         """Decide whether a note changed; queue `(rel, old_hash, chunks)` when it did.
@@ -184,8 +184,7 @@ class Indexer:
             report.unchanged += 1
             return
         try:
-            note = read_for_index(data, abs_path)
-            chunks = chunk_note(note, rel, content_hash=digest, default_user=self.vault.config.user)
+            chunks = chunks_of(self.vault, rel, data, abs_path, digest, st.st_mtime)
         except VaultmemError as exc:
             stats.pop()  # not indexed: look at it again next time
             report.errors.append((rel, getattr(exc, "reason", None) or str(exc)))
@@ -225,6 +224,18 @@ class Indexer:
                     progress(report.chunks, total)
             if writing is not None:
                 writing.result()
+
+
+def chunks_of(vault, rel: str, data: bytes, path, digest: str = "", mtime=None) -> list[Chunk]:
+    """The index chunks of the note at `rel`: a memory note by its frontmatter (a bad one is
+    a VaultmemError naming it), one of the person's notes by `user_notes` (never an error:
+    whatever a person writes is read as well as it can be)."""
+    if vault.is_memory_path(rel):
+        note = read_for_index(data, path)
+        return chunk_note(note, rel, content_hash=digest, default_user=vault.config.user)
+    from vaultmem.user_notes import chunk_user_note
+
+    return chunk_user_note(data, rel, content_hash=digest, user=vault.config.user, mtime=mtime)
 
 
 def chunk_vectors(embedder, chunks):

@@ -218,10 +218,12 @@ def resolve_note(vault: Vault, ref: str, users=None, *, gone: bool = False) -> s
     namespace's note is reported exactly like a missing one. `gone`: a note no longer on
     disk (rolled back, deleted) is still accepted by its path, so its history can be read
     and restored; it belongs to the `user` of its last committed version."""
-    from vaultmem.errors import NoteNotFound
+    from vaultmem.errors import NotAMemoryNote, NoteNotFound
 
     try:
         return vault.rel(_resolve_owned(vault, ref, users))
+    except NotAMemoryNote:
+        raise
     except NoteNotFound:
         if not gone:
             raise

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Iterator
 
 from vaultmem.config import DEFAULT_CONFIG_TOML, Config, config_path, load_config
-from vaultmem.errors import (AmbiguousNote, ConcurrentEdit, NoteNotFound, NoteParseError, UnsafeName,
-                             VaultNotFound)
+from vaultmem.errors import (AmbiguousNote, ConcurrentEdit, NotAMemoryNote, NoteNotFound, NoteParseError,
+                             UnsafeName, VaultNotFound)
 from vaultmem.layout import STATE_DIR, TYPE_FOLDERS
 
 LAYOUT = tuple(TYPE_FOLDERS.values()) + ("Archive", "Inbox")
@@ -286,6 +286,59 @@ class Vault:
         root = Path(self.config.memory_root).parts
         return tuple(Path(rel).parts[:len(root)]) == root and not self.is_ignored(rel)
 
+    def is_user_note(self, rel: str) -> bool:
+        """A note of the person's own that `[index] notes` lets vaultmem read (never write):
+        Markdown outside the memory root, dot-folders, the attachment folder and Obsidian's
+        Excluded files, matching a `notes` glob and no `exclude` glob."""
+        if self.is_ignored(rel) or self._in_memory_root(rel):
+            return False
+        rules = self._note_rules()
+        return rules.include(rel) and not rules.excluded(rel)
+
+    def is_indexed_path(self, rel: str) -> bool:
+        """A memory note or one of the person's notes in scope: what the index holds."""
+        return self.is_memory_path(rel) or self.is_user_note(rel)
+
+    def _in_memory_root(self, rel: str) -> bool:
+        root = Path(self.config.memory_root).parts
+        return tuple(Path(rel).parts[:len(root)]) == root
+
+    def _note_rules(self) -> "NoteRules":
+        rules = getattr(self, "_rules", None)
+        if rules is None:
+            rules = self._rules = NoteRules(self.config)
+        return rules
+
+    def iter_user_notes(self) -> Iterator[Path]:
+        """Every note of the person's that `[index] notes` puts in scope (see is_user_note)."""
+        rules = self._note_rules()
+        if not rules.globs:
+            return
+        memory_root = Path(self.config.memory_root).parts
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            here = Path(dirpath)
+            rel_dir = "" if here == self.root else here.relative_to(self.root).as_posix()
+            kept = []
+            for d in sorted(dirnames):
+                sub = f"{rel_dir}/{d}" if rel_dir else d
+                if d.startswith(".") or Path(sub).parts == memory_root or rules.excluded(sub + "/"):
+                    continue
+                kept.append(d)
+            dirnames[:] = kept
+            for name in sorted(filenames):
+                if not name.endswith(".md") or name.startswith("."):
+                    continue
+                rel = f"{rel_dir}/{name}" if rel_dir else name
+                if rules.include(rel) and not rules.excluded(rel) and not self.is_ignored(rel):
+                    path = here / name
+                    if path.is_file():
+                        yield path
+
+    def iter_indexed(self) -> Iterator[Path]:
+        """The memory notes, then the person's notes in scope: what the index holds."""
+        yield from self.iter_notes()
+        yield from self.iter_user_notes()
+
     def iter_notes(self) -> Iterator[Path]:
         """Every Markdown note under the memory root (sessions included), ignore rules applied."""
         base = self.memory_dir
@@ -340,7 +393,12 @@ class Vault:
             try:
                 if candidate.is_file():
                     # rel() refuses paths outside the vault but keeps a symlinked note's own path.
-                    return self.root / self.rel(candidate.absolute())
+                    rel = self.rel(candidate.absolute())
+                    if not self._in_memory_root(rel):
+                        raise NotAMemoryNote(
+                            f"{rel} is not a memory note: vaultmem only reads your own notes, "
+                            f"never changes them — give a note under {self.config.memory_root}/")
+                    return self.root / rel
             except (OSError, UnsafeName):
                 continue
         by_title, by_id = [], []
@@ -361,6 +419,67 @@ class Vault:
             listing = ", ".join(self.rel(p) for p in found[:5])
             raise AmbiguousNote(f"{ref!r} matches several notes ({listing}) — give the path")
         return found[0]
+
+
+def glob_regex(pattern: str) -> "re.Pattern":
+    """A vault-relative glob as a regex over POSIX paths: `*` and `?` stay within a folder,
+    `**` crosses folders (`**/` may match no folder), a trailing `/` means everything under
+    that folder. Case-sensitive, as paths are."""
+    if pattern.endswith("/"):
+        pattern += "**"
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+class NoteRules:
+    """Which of the person's notes are in scope (`[index] notes` / `exclude`), with what
+    Obsidian itself leaves out: its attachment folder and its Excluded files (plain entries
+    are path prefixes, `/.../` entries regular expressions, as Obsidian reads them)."""
+
+    def __init__(self, config: Config):
+        self.globs = [glob_regex(g.strip()) for g in config.notes if g.strip()]
+        self.excludes = [glob_regex(g.strip()) for g in config.exclude if g.strip()]
+        self.prefixes, self.patterns = [], []
+        if config.attachment_folder:
+            self.prefixes.append(config.attachment_folder.strip("/") + "/")
+        for entry in config.obsidian_excluded:
+            entry = entry.strip()
+            if len(entry) > 2 and entry.startswith("/") and entry.endswith("/"):
+                try:
+                    self.patterns.append(re.compile(entry[1:-1]))
+                except re.error:
+                    continue  # Obsidian ignores a bad pattern too
+            elif entry.strip("/"):
+                self.prefixes.append(entry.lstrip("/"))
+
+    def include(self, rel: str) -> bool:
+        return any(g.match(rel) for g in self.globs)
+
+    def excluded(self, rel: str) -> bool:
+        """True for a note (or a folder given with its trailing `/`) left out of scope."""
+        if any(rel.startswith(p) for p in self.prefixes) or any(p.search(rel) for p in self.patterns):
+            return True
+        if rel.endswith("/"):
+            # A folder is skipped whole when a glob takes everything under it (a name no
+            # path can hold stands for "any note"): `Templates/**`, not `**/draft-*.md`.
+            return any(g.match(rel + "\0.md") and g.match(rel + "\0/\0.md") for g in self.excludes)
+        return any(g.match(rel) for g in self.excludes)
 
 
 def read_memory(vault: Vault, path: Path):
@@ -409,6 +528,11 @@ def init_vault(path: Path | str, model: str | None = None) -> dict:
         if not folder.is_dir():
             folder.mkdir(parents=True)
             created.append(f"{config.memory_root}/{name}/")
+    from vaultmem.dashboard import ensure_dashboard
+
+    dashboard = ensure_dashboard(vault)
+    if dashboard:
+        created.append(dashboard)
     gitignore = root / ".gitignore"
     original = gitignore.read_bytes().decode("utf-8", "replace") if gitignore.exists() else ""
     # "/.vaultmem", ".vaultmem" and ".vaultmem/" all ignore the folder: do not add it twice.
@@ -422,7 +546,19 @@ def init_vault(path: Path | str, model: str | None = None) -> dict:
         atomic_write(gitignore, text)
         created.append(".gitignore")
     return {"vault": str(root), "created": created, "config": str(cfg),
-            **(chosen or {"model": config.model})}
+            **(chosen or {"model": config.model}), "notes": notes_scope(vault)}
+
+
+def notes_scope(vault: Vault) -> dict:
+    """What of the person's own notes the index reads: `{"count", "globs", "exclude",
+    "left_out"}` (`left_out`: what is never read, whatever the globs say)."""
+    config = vault.config
+    left_out = [f"{config.memory_root}/", f"{config.obsidian_dir}/", ".trash/"]
+    if config.attachment_folder:
+        left_out.append(f"{config.attachment_folder}/")
+    left_out += [f"Obsidian's excluded {e}" for e in config.obsidian_excluded]
+    return {"count": sum(1 for _ in vault.iter_user_notes()), "globs": list(config.notes),
+            "exclude": list(config.exclude), "left_out": left_out}
 
 
 def with_model(config_text: str, model: str) -> str:

@@ -29,6 +29,15 @@ def init(ctx, path, model, as_json):
         click.echo(f"  git: {result['git']}")
     if result.get("model_reason"):
         click.echo(f"  embedding model: {result['model']} ({result['model_reason']})")
+    notes = result.get("notes")
+    if notes is not None:
+        if notes["globs"]:
+            click.echo(f"  your notes: {notes['count']} indexed read-only for search and context "
+                       f"({', '.join(notes['globs'])}; never {', '.join(notes['left_out'])}); "
+                       "vaultmem never edits, moves or commits them — [index] notes in "
+                       ".vaultmem/config.toml changes this, [] turns it off")
+        else:
+            click.echo("  your notes: not indexed ([index] notes = [] in .vaultmem/config.toml)")
 
 
 @cli.command()
