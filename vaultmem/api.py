@@ -151,10 +151,11 @@ class Memory:
         return self._searcher
 
     def _search_hits(self, query, k=10, type=None, tag=None, user=None, since=None,
-                     as_of=None, all=False, vector=None):
+                     as_of=None, all=False, vector=None, scope="all"):
         hits = self.searcher.search(query, k=k, type=type, tag=tag, user=user or self.user,
-                                    since=since, as_of=as_of, all=all, vector=vector)
-        accessed = [h.id for h in hits if h.type != "session"]
+                                    since=since, as_of=as_of, all=all, vector=vector, scope=scope)
+        # Recalling a memory keeps it from going stale; sessions and the user's notes never do.
+        accessed = [h.id for h in hits if h.type not in ("session", "note")]
         if accessed and hits.warning is None:
             from vaultmem import clock
 
@@ -164,24 +165,29 @@ class Memory:
         return hits
 
     def search(self, query: str, k: int = 10, type: str | None = None, tag: str | None = None,
-               user: str | None = None, since=None, as_of=None, all: bool = False) -> dict:
+               user: str | None = None, since=None, as_of=None, all: bool = False,
+               scope: str = "all") -> dict:
         """Ranked hits: `{"query", "hits": [HIT, ...]}` plus `"warning"` after a fallback.
+        `scope`: "memories" (memory and session notes), "notes" (the user's own notes, read
+        only; hits of type `note`) or "all".
 
         >>> Memory(vault).search("what is the user giving up?")["hits"][0]["title"]  # doctest: +SKIP
         'Cutting back on coffee'
         """
-        hits = self._search_hits(query, k, type, tag, user, since, as_of, all)
+        hits = self._search_hits(query, k, type, tag, user, since, as_of, all, scope=scope)
         result = {"query": query, "hits": [h.to_dict() for h in hits]}
         if hits.warning:
             result["warning"] = hits.warning
         return result
 
     def context(self, question: str, budget: int = 800, user: str | None = None,
-                k: int = 20, as_of=None, all: bool = False) -> dict:
+                k: int = 20, as_of=None, all: bool = False, scope: str = "all") -> dict:
         """A prompt-ready block within `budget` tokens: `{"question", "budget", "text",
-        "tokens", "memories", "snippets", "ids"}` (+ `"warning"` after a fallback).
-        `as_of` (YYYY-MM-DD) and `all` choose the memories as `search` does; a line for one
-        that is no longer current says until when it held and what superseded it.
+        "tokens", "memories", "snippets", "notes", "pinned", "ids"}` (+ `"warning"` after a
+        fallback). `as_of` (YYYY-MM-DD) and `all` choose the memories as `search` does; a
+        line for one that is no longer current says until when it held and what superseded
+        it. `scope` as for `search`: passages of the user's own notes follow the memories
+        under their own heading.
 
         >>> print(Memory(vault).context("what does the user drink?", budget=200)["text"])  # doctest: +SKIP
         """
@@ -193,10 +199,11 @@ class Memory:
             vector = self.embedder.encode_query(question)
         except VaultmemError:
             vector = None
-        hits = self._search_hits(question, k=k, user=user, as_of=as_of, all=all, vector=vector)
-        pinned = [] if hits.warning else self.searcher.search(
+        hits = self._search_hits(question, k=k, user=user, as_of=as_of, all=all, vector=vector,
+                                 scope=scope)
+        pinned = [] if hits.warning or scope == "notes" else self.searcher.search(
             question, k=PINNED_MAX, tag=PINNED_TAG, user=user or self.user, as_of=as_of, all=all,
-            min_score=0.0, vector=vector)
+            min_score=0.0, vector=vector, scope="memories")
         for hit in [*hits, *pinned]:
             if hit.status == "superseded":   # only --as-of / --all show these: a few reads
                 hit.superseded_by = self._superseded_by(hit.path)

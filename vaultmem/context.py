@@ -33,6 +33,7 @@ import re
 
 from vaultmem.layout import UNDATED_TAG
 from vaultmem.search import turns_of
+from vaultmem.user_notes import NOTE_TYPE
 
 NO_MEMORIES = "No relevant memories."
 HEADER = "## Relevant memories (most relevant first)"
@@ -40,9 +41,12 @@ PINNED_HEADER = "## Always keep in mind (health)"
 UNKNOWN_DATE = "date unknown"
 # A question in Chinese gets its block's words in Chinese. The line markers stay as they
 # are (`fact`, `until 2026-10-12`, `superseded by`, `score`): agents and SPEC §7 read them.
-LABELS = {"en": {"header": HEADER, "pinned": PINNED_HEADER, "none": NO_MEMORIES, "unknown": UNKNOWN_DATE},
+NOTES_HEADER = "## From the user's own notes (reference, most relevant first)"
+LABELS = {"en": {"header": HEADER, "pinned": PINNED_HEADER, "none": NO_MEMORIES, "unknown": UNKNOWN_DATE,
+                 "notes": NOTES_HEADER},
           "zh": {"header": "## 相关记忆（最相关的在前）", "pinned": "## 务必记住（健康）",
-                 "none": "没有相关的记忆。", "unknown": "日期不详"}}
+                 "none": "没有相关的记忆。", "unknown": "日期不详",
+                 "notes": "## 用户自己的笔记（参考，最相关的在前）"}}
 PINNED_SHARE = 3  # pinned lines take at most 1/PINNED_SHARE of the budget
 PINNED_TAG = "health"       # the tag the offline extractor gives them
 PINNED_IMPORTANCE = 0.9     # a note a person tagged #health is pinned only when this weighty
@@ -53,6 +57,8 @@ CARE = re.compile(
     r"medicine|medication|drug|drugs|pill|pills|dose|doctor|health|sick|allerg\w*|diet|gift|hamper|"
     r"trip|travel|hike|camping)\b|吃|饭|菜|餐|食|喝|饮|药|医|病|过敏|健康|聚会|旅行|礼物", re.I)
 EXCERPT_WORDS = 40
+# A passage of the user's own notes is cut to this many words (the link leads to the rest).
+NOTE_WORDS = 80
 
 
 def said_on(hit, unknown: str = UNKNOWN_DATE) -> str:
@@ -95,6 +101,23 @@ def snippet_line(hit, unknown: str = UNKNOWN_DATE) -> str:
             + "\n  ".join(_clip(line) for line in hit.text.splitlines()))
 
 
+def note_line(hit) -> str:
+    """A passage of the user's own notes: where it is (a link to its heading or block), when
+    the note was last edited, its score, then its lines."""
+    where = hit.sources[0] if hit.sources else f"[[{hit.title}]]"
+    meta = " · ".join(x for x in ("note", where, hit.updated[:10] and f"edited {hit.updated[:10]}",
+                                  f"score {hit.score:.2f}") if x)
+    lines, left = [], NOTE_WORDS
+    for line in hit.text.splitlines():
+        if left <= 0:
+            lines[-1] += " …"
+            break
+        parts = line.split(" ")
+        lines.append(line if len(parts) <= left else " ".join(parts[:left]) + " …")
+        left -= len(parts)
+    return f"- [{meta}] " + "\n  ".join(lines)
+
+
 def _clip(line: str) -> str:
     words = line.split(" ")
     return line if len(words) <= EXCERPT_WORDS else " ".join(words[:EXCERPT_WORDS]) + " …"
@@ -108,8 +131,10 @@ def build_context(hits, budget: int, count_tokens, pinned=(), care: bool = False
     what the ranked lines leave.
 
     `count_tokens(text) -> int` is the embedding model's tokenizer (or an equivalent).
-    Returns `{"text", "tokens", "memories", "snippets", "pinned", "ids"}`; `ids` are the
-    note ids shown. `lang` ("en" or "zh", the question's language) picks the headings.
+    Hits of the user's own notes (type `note`) go under a heading of their own after the
+    memories, in score order, and compete for the same budget by score.
+    Returns `{"text", "tokens", "memories", "snippets", "notes", "pinned", "ids"}`; `ids`
+    are the note ids shown. `lang` ("en" or "zh", the question's language) picks the headings.
     """
     labels = LABELS.get(lang, LABELS["en"])
     pin_lines, pinned_ids = _pinned(pinned, {h.id for h in hits}, budget // PINNED_SHARE, count_tokens,
@@ -145,10 +170,16 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"]) -> dict:
     if not hits:
         text = labels["none"] if count_tokens(labels["none"]) <= budget else ""
         return {"text": text, "tokens": count_tokens(text) if text else 0,
-                "memories": 0, "snippets": 0, "ids": []}
+                "memories": 0, "snippets": 0, "notes": 0, "ids": []}
 
     lines: list[str] = []
-    shown = {"memories": 0, "snippets": 0}
+    notes: list[str] = []
+    shown = {"memories": 0, "snippets": 0, "notes": 0}
+
+    def render(memory_lines, note_lines):
+        return "\n".join(([labels["header"], *memory_lines] if memory_lines else [])
+                         + ([labels["notes"], *note_lines] if note_lines else []))
+
     ids: list[str] = []
     # The turns memories among the hits say: an excerpt of only those turns would show again,
     # raw, what a memory line shows dated and typed, and spend the budget twice.
@@ -157,14 +188,17 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"]) -> dict:
         is_snippet = hit.type == "session"
         if is_snippet and (said := turns_of(vars(hit))) and said <= remembered:
             continue
-        entry = snippet_line(hit, labels["unknown"]) if is_snippet else memory_line(hit, labels["unknown"])
-        candidate = (lines or [labels["header"]]) + [entry]
-        if count_tokens("\n".join(candidate)) > budget:
+        if hit.type == NOTE_TYPE:
+            kind, more_lines, more_notes = "notes", lines, notes + [note_line(hit)]
+        else:
+            entry = snippet_line(hit, labels["unknown"]) if is_snippet else memory_line(hit, labels["unknown"])
+            kind, more_lines, more_notes = "snippets" if is_snippet else "memories", lines + [entry], notes
+        if count_tokens(render(more_lines, more_notes)) > budget:
             continue
-        lines = candidate
-        shown["snippets" if is_snippet else "memories"] += 1
+        lines, notes = more_lines, more_notes
+        shown[kind] += 1
         ids.append(hit.id)
-    text = "\n".join(lines)
+    text = render(lines, notes)
     return {"text": text, "tokens": count_tokens(text) if text else 0,
-            "memories": shown["memories"], "snippets": shown["snippets"],
+            "memories": shown["memories"], "snippets": shown["snippets"], "notes": shown["notes"],
             "ids": list(dict.fromkeys(ids))}

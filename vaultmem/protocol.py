@@ -91,11 +91,12 @@ _STATUS = ("running", "pid", "vault", "version", "state", "started", "uptime_sec
 OPS: dict[str, Op] = {op.name: op for op in (
     # Reads. search: {"query", "hits": [HIT]} (+ "warning" after a fallback), HIT as in SPEC.
     Op("search", (_str("query"), Arg("k", (int,), 10), _opt("type"), _opt("tag"), _USER,
-                  _opt("since"), _opt("as_of"), _flag("all")),
+                  _opt("since"), _opt("as_of"), _flag("all"), _str("scope", "all")),
        result=("query", "hits"), read_only=True),
     Op("context", (_str("question"), Arg("budget", (int,), 800), _USER, Arg("k", (int,), 20),
-                   _opt("as_of"), _flag("all")),
-       result=("question", "budget", "text", "tokens", "memories", "snippets", "pinned", "ids"),
+                   _opt("as_of"), _flag("all"), _str("scope", "all")),
+       result=("question", "budget", "text", "tokens", "memories", "snippets", "notes", "pinned",
+               "ids"),
        read_only=True),
     # Writes (each also updates the index). add: SPEC's `add --json`.
     Op("add", (_str("text"), _str("type", "fact"), Arg("tags", (list,), ()),

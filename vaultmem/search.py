@@ -39,6 +39,10 @@ from vaultmem.errors import ConfigError, IndexUnavailable, VaultmemError
 from vaultmem.extract.rewrite import is_chinese
 from vaultmem.index import ChunkIndex, sql_in
 from vaultmem.languages import CJK as _CJK
+from vaultmem.user_notes import NOTE_TYPE
+
+# What a search reads: memory and session notes, the person's own notes, or both.
+SCOPES = ("memories", "notes", "all")
 
 KEYWORD_WEIGHT = 0.5
 # The bundled model knows little Chinese: for a question mostly in CJK its cosines are close
@@ -64,6 +68,9 @@ STALE_FACTOR = 0.85
 # what the next turn says ("Hi there!" scored 1.09 against 1.04 for the memory that answered
 # "does the user have a cat?") while showing nothing: it must never outrank a memory.
 FILLER_FACTOR = 0.3
+# The person's own notes compete with the memories by the same score: a chunk of a note
+# carries its title and heading path, which a question shares as often as a memory's words.
+NOTE_FACTOR = 1.0
 # A hit whose source turns are all shown by higher hits (a memory beside the turn it was
 # drawn from) tells the reader little new: it ranks as if it scored this much less.
 REPEAT_FACTOR = 0.5
@@ -153,14 +160,21 @@ class Filters:
     # Memories whose `valid_to` day is before `today` are no longer current: left out
     # unless `all` or `as_of` asks for the past.
     today: str | None = None
+    # "memories" (memory and session notes), "notes" (the person's own) or "all".
+    scope: str = "all"
 
     def mask(self, snap):
         import numpy as np
 
         cols = snap.columns
         mask = np.ones(len(snap), dtype=bool)
-        if self.user is not None:
-            mask &= np.isin(cols["user"], [self.user, *self.also_users])
+        notes = cols["type"] == NOTE_TYPE
+        if self.user is not None:   # the person's notes belong to the vault, not a namespace
+            mask &= np.isin(cols["user"], [self.user, *self.also_users]) | notes
+        if self.scope == "memories":
+            mask &= ~notes
+        elif self.scope == "notes":
+            mask &= notes
         if self.type:
             mask &= cols["type"] == self.type
         if self.tag:
@@ -311,15 +325,17 @@ class Searcher:
 
     def search(self, query: str, k: int = 10, type: str | None = None, tag: str | None = None,
                user: str | None = None, since=None, as_of=None, all: bool = False,
-               min_score: float | None = None, vector=None) -> Hits:
+               min_score: float | None = None, vector=None, scope: str = "all") -> Hits:
         """The `k` best hits for `query` that pass the filters and the score threshold.
-        `vector`: the query's embedding when the caller has it (a context asks twice)."""
+        `scope`: memories, notes (the person's own) or all. `vector`: the query's embedding
+        when the caller has it (a context asks twice)."""
         config = self.vault.config
+        scope = check_scope(scope)
         user = user or config.user
         also = ("shared",) if config.share_shared and user != "shared" else ()
         filters = Filters(user=user, type=type, tag=(tag or "").lstrip("#") or None,
                           since=normalise_day(since), as_of=normalise_day(as_of), all=all,
-                          also_users=also, today=clock.today().isoformat())
+                          also_users=also, today=clock.today().isoformat(), scope=scope)
         threshold = config.min_score if min_score is None else min_score
         try:
             self.index.check_model(config.model)
@@ -453,10 +469,13 @@ class Searcher:
             when = WHEN_BONUS if asks_when and says_when_cached(cols["text"][offset]) else 0.0
             score = (max(vector, 0.0) + keyword_weight * lexical + when) * weight(
                 cols["importance"][offset], said, today)
-            if cols["type"][offset] == "session":
+            kind = cols["type"][offset]
+            if kind == "session":
                 score *= SESSION_FACTOR
                 if is_filler(cols["text"][offset]):
                     score *= FILLER_FACTOR
+            elif kind == NOTE_TYPE:
+                score *= NOTE_FACTOR
             else:  # sessions are records, not recalled memories
                 seen = (access.get(cols["note_id"][offset]) or {}).get("last_access") or ""
                 if max(seen, updated)[:10] < stale_before:
@@ -522,15 +541,23 @@ def turns_of(row) -> set[tuple[str, str]]:
     return {(session, str(m)) for session in sessions for m in messages}
 
 
+def check_scope(scope) -> str:
+    """`scope` as one of SCOPES ("both" is "all"); a VaultmemError names the choices."""
+    scope = "all" if scope in (None, "", "both") else str(scope)
+    if scope not in SCOPES:
+        raise VaultmemError(f"unknown scope {scope!r} — use memories, notes or all")
+    return scope
+
+
 def search(vault, query: str, k: int = 10, type=None, tag=None, user=None, since=None,
-           as_of=None, all: bool = False, embedder=None) -> Hits:
+           as_of=None, all: bool = False, embedder=None, scope: str = "all") -> Hits:
     """One-shot search (loads the model unless `embedder` is given); see `Searcher`."""
     if embedder is None:
         from vaultmem.embed import Embedder
 
         embedder = Embedder(vault.config.model)
     return Searcher(vault, lambda: embedder).search(
-        query, k=k, type=type, tag=tag, user=user, since=since, as_of=as_of, all=all)
+        query, k=k, type=type, tag=tag, user=user, since=since, as_of=as_of, all=all, scope=scope)
 
 
 def keyword_search(vault, query: str, k: int, filters: Filters, threshold: float) -> list[Hit]:
@@ -539,15 +566,14 @@ def keyword_search(vault, query: str, k: int, filters: Filters, threshold: float
     Slow on big vaults but needs neither the model nor LanceDB. The threshold is scaled
     like the keyword part of a hybrid score, so a few shared words are enough.
     """
-    from vaultmem.chunking import chunk_note, read_for_index
+    from vaultmem.ingest import chunks_of
 
     qterms = term_patterns(terms(query))
     scored = []
-    for path in vault.iter_notes():
+    for path in vault.iter_indexed():
         rel = vault.rel(path)
         try:
-            note = read_for_index(path.read_bytes(), path)
-            chunks = chunk_note(note, rel, default_user=vault.config.user)
+            chunks = chunks_of(vault, rel, path.read_bytes(), path, mtime=path.stat().st_mtime)
         except (OSError, VaultmemError):
             continue
         for chunk in chunks:

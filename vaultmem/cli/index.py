@@ -5,21 +5,28 @@ import click
 from vaultmem.cli.app import ask, cli, emit_json, pass_ctx
 from vaultmem.layout import NOTE_TYPES
 
+SCOPE = click.Choice(["memories", "notes", "all", "both"])
+SCOPE_HELP = ("memories (memory and session notes), notes (your own notes, read-only) "
+              "or all (default; both is the same).")
+
 
 @cli.command()
 @click.argument("query")
 @click.option("-k", "k", type=click.IntRange(1, 200), default=10, show_default=True, help="Hits to return.")
-@click.option("--type", "note_type", type=click.Choice(NOTE_TYPES), help="Only this note type.")
+@click.option("--type", "note_type", type=click.Choice(NOTE_TYPES + ("note",)),
+              help="Only this note type (note: your own notes).")
 @click.option("--tag", help="Only notes with this tag (nested tags included).")
 @click.option("--user", help="Namespace to search (default: the config's user).")
 @click.option("--since", help="Only notes created on or after this date (YYYY-MM-DD).")
 @click.option("--as-of", "as_of", help="What was valid on this date (YYYY-MM-DD).")
 @click.option("--all", "all_", is_flag=True, help="Include superseded and archived memories.")
+@click.option("--scope", type=SCOPE, default="all", show_default=True, help=SCOPE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print {query, hits} as JSON.")
 @pass_ctx
-def search(ctx, query, k, note_type, tag, user, since, as_of, all_, as_json):
-    """Ranked memories and session turns for QUERY."""
-    args = dict(query=query, k=k, type=note_type, tag=tag, user=user, since=since, as_of=as_of, all=all_)
+def search(ctx, query, k, note_type, tag, user, since, as_of, all_, scope, as_json):
+    """Ranked memories, session turns and passages of your own notes for QUERY."""
+    args = dict(query=query, k=k, type=note_type, tag=tag, user=user, since=since, as_of=as_of, all=all_,
+                scope=scope)
     result = ask(ctx, "search", args)
     if as_json:
         emit_json(result)
@@ -29,7 +36,7 @@ def search(ctx, query, k, note_type, tag, user, since, as_of, all_, as_json):
     for hit in result["hits"]:
         flag = "" if hit["status"] == "active" else f" [{hit['status']}]"
         click.echo(f"{hit['score']:.2f}  {hit['type']:<10} {hit['title']}{flag}")
-        click.echo(f"      {hit['text']}")
+        click.echo("      " + hit["text"].replace("\n", "\n      "))
 
 
 @cli.command()
@@ -38,12 +45,14 @@ def search(ctx, query, k, note_type, tag, user, since, as_of, all_, as_json):
 @click.option("--user", help="Namespace to use (default: the config's user).")
 @click.option("--as-of", "as_of", help="What was valid on this date (YYYY-MM-DD).")
 @click.option("--all", "all_", is_flag=True, help="Include superseded and archived memories.")
+@click.option("--scope", type=SCOPE, default="all", show_default=True, help=SCOPE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the block and its counts as JSON.")
 @pass_ctx
-def context(ctx, question, budget, user, as_of, all_, as_json):
+def context(ctx, question, budget, user, as_of, all_, scope, as_json):
     """A prompt-ready block of the memories relevant to QUESTION, in score order, each line
-    dated by when it was said; a line that is no longer current says so."""
-    args = dict(question=question, budget=budget, user=user, as_of=as_of, all=all_)
+    dated by when it was said; a line that is no longer current says so. Passages of your
+    own notes follow under their own heading."""
+    args = dict(question=question, budget=budget, user=user, as_of=as_of, all=all_, scope=scope)
     result = ask(ctx, "context", args)
     if as_json:
         emit_json(result)

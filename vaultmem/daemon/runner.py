@@ -181,7 +181,7 @@ class Daemon:
         self._signal_idle()
 
     def _accept(self, rel: str) -> bool:
-        return self.inbox.wants(rel) or self.vault.is_memory_path(rel)
+        return self.inbox.wants(rel) or self.vault.is_indexed_path(rel)
 
     def _apply(self, changes: dict[str, str], rescan: bool) -> None:
         notes = []
@@ -190,7 +190,8 @@ class Daemon:
                 self.inbox.observe(rel, change)
             else:
                 notes.append(rel)
-        self.chores.edited(notes)
+        # Only memory notes are committed; the user's own notes are read, never committed.
+        self.chores.edited([rel for rel in notes if self.vault.is_memory_path(rel)])
         before = self.worker.changes
         if rescan:
             self.inbox.scan()

@@ -135,7 +135,7 @@ class IndexWorker:
         self.notes_indexed = len(indexed)
         present, suspects = set(), []
         root = self.vault.root
-        for path in self.vault.iter_notes():
+        for path in self.vault.iter_indexed():
             rel = path.relative_to(root).as_posix()
             present.add(rel)
             seen = known.get(rel)
