@@ -357,6 +357,28 @@ def test_user_edits_are_committed_when_quiet(live):
     assert "Garden" in wait_for(committed, 60, "a commit of the user's edit")
 
 
+def test_the_persons_own_notes_are_watched_and_never_committed(live):
+    """A note outside Memory/ is indexed on creation and on each edit like a memory note,
+    and never committed (vaultmem only reads the person's notes)."""
+    note = live / "Projects" / "Garden plan.md"
+    note.parent.mkdir(exist_ok=True)
+    note.write_text("# Garden plan\n\n## Beds\nThe raised beds get kale and chard in April.\n")
+    wait_for(hit_for(live, "what goes into the raised beds", "Projects/Garden plan.md", "kale"),
+             what="a new note of the person's searchable")
+    note.write_text("# Garden plan\n\n## Beds\nThe raised beds get leeks and beans in May.\n")
+    found = wait_for(hit_for(live, "what goes into the raised beds", "Projects/Garden plan.md", "leeks"),
+                     what="an edit of the person's note searchable")
+    assert found["type"] == "note"
+    # Memory edits are committed after commit_quiet_seconds (5 s): wait past it and more.
+    time.sleep(8)
+    log = subprocess.run(["git", "-C", str(live), "log", "--all", "--format=%H", "--", "Projects"],
+                         capture_output=True, text=True)
+    assert log.returncode == 0 and log.stdout.strip() == ""
+    note.unlink()
+    wait_for(lambda: not [h for h in hits(live, "raised beds kale leeks")
+                          if h["path"] == "Projects/Garden plan.md"], what="deleted note gone")
+
+
 def test_inbox_transcripts_are_extracted(live):
     inbox = live / "Memory" / "Inbox"
     lines = [{"session": "inbox-1", "id": "m-1", "time": "2026-11-29T10:00:00",

@@ -134,8 +134,9 @@ def _mentioned_in(vault, plan) -> list[str]:
         rel = path.relative_to(vault.root).as_posix()
         if rel in plan.notes or any(part.startswith(".") for part in Path(rel).parts):
             continue
-        content = path.read_text(encoding="utf-8", errors="replace")
-        if any(needle in content for needle in needles):
+        # Obsidian resolves a link whatever its case: so does this look for one.
+        content = path.read_text(encoding="utf-8", errors="replace").lower()
+        if any(needle.lower() in content for needle in needles):
             found.append(rel)
     return found
 
