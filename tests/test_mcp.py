@@ -74,7 +74,11 @@ TRANSCRIPT = ("**Alice:** I prefer window seats on long flights.\n"
               "**Alice:** My sister Maria lives in Lisbon.\n")
 
 
-def test_every_tool_over_a_real_stdio_session(vault, env, tmp_path):
+def test_every_tool_over_a_real_stdio_session(vault, env, tmp_path, embedder):
+    trip = vault / "Trips" / "Lisbon trip.md"
+    trip.parent.mkdir()
+    trip.write_text("# Lisbon trip\n\n## Stay\nWe booked the Alfama flat for three nights in June.\n")
+    api.Memory(vault, embedder=embedder).reindex()   # the person's own note, indexed read-only
     bob = write_memory(Vault(vault), text="Bob keeps his spare key under the blue flowerpot",
                        type="fact", user="bob", title="Spare key")
     bob_before = bob.read_bytes()
@@ -96,6 +100,12 @@ def test_every_tool_over_a_real_stdio_session(vault, env, tmp_path):
         out["recall"] = await call(session, "recall", query="what does the user like to drink", k=5)
         out["context"] = await call(session, "context", question="What should I offer the user to drink?",
                                     budget=300)
+        out["recall_notes"] = await call(session, "recall", query="where are we staying in Lisbon",
+                                         scope="notes")
+        out["recall_memories"] = await call(session, "recall", query="where are we staying in Lisbon",
+                                            scope="memories")
+        out["context_notes"] = await call(session, "context", question="Where do we stay in Lisbon?",
+                                          budget=300)
         note_id = out["created"]["id"]
         out["resource"] = await session.read_resource(f"vaultmem://memory/{note_id}")
         out["listing"] = await session.read_resource("vaultmem://memories")
@@ -149,6 +159,12 @@ def test_every_tool_over_a_real_stdio_session(vault, env, tmp_path):
     assert out["secret"]["action"] == "rejected" and "secret" in out["secret"]["reason"].lower()
     assert out["recall"]["hits"][0]["id"] == created["id"]
     assert "green tea" in out["context"]["text"] and created["id"] in out["context"]["ids"]
+    assert out["recall_notes"]["hits"][0]["path"] == "Trips/Lisbon trip.md"
+    assert {h["type"] for h in out["recall_notes"]["hits"]} == {"note"}
+    assert all(h["type"] != "note" for h in out["recall_memories"]["hits"])
+    assert "## From the user's own notes" in out["context_notes"]["text"]
+    assert "[[Lisbon trip#Stay]]" in out["context_notes"]["text"] and out["context_notes"]["notes"] == 1
+    assert trip.read_text().startswith("# Lisbon trip")   # read, never written
 
     text = out["resource"].contents[0].text
     assert f"id: {created['id']}" in text and "green tea" in text
