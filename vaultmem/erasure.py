@@ -23,12 +23,12 @@ from pathlib import Path
 
 from vaultmem.errors import NoteParseError
 from vaultmem.history import Repo, note_versions
+from vaultmem.links import wikilinks
 
 REDACTED = "[REDACTED:forgotten]"
 PURGED = "[purged]"
 # Shorter titles are scrubbed only where they stand quoted ('Tea'), never as bare words.
 MIN_PHRASE = 12
-_LINK = re.compile(r"\[\[([^\]|#]+)")
 
 
 @dataclass
@@ -247,8 +247,8 @@ def _plan_hubs(repo: Repo, vault, plan: ErasurePlan, entities) -> None:
     for rel, text in _vault_texts(vault):
         if rel in skip:
             continue
-        for target in _LINK.findall(text):
-            hubs.pop(target.strip().rsplit("/", 1)[-1].lower(), None)
+        for link in wikilinks(text):   # as Obsidian reads them: `\|` in tables, not in code
+            hubs.pop(link.target.strip().rsplit("/", 1)[-1].removesuffix(".md").lower(), None)
     for rel in sorted(hubs.values()):
         plan.notes.append(rel)
         _note_texts(repo, vault, rel, plan)
