@@ -258,3 +258,24 @@ def test_cli_search_scope_and_type_note(notes_vault):
     bad = subprocess.run([VAULTMEM, "--vault", str(root), "search", "x", "--scope", "everything"],
                          capture_output=True, text=True, env=env, timeout=300)
     assert bad.returncode == 2 and "memories" in bad.stderr
+
+
+def test_notes_take_at_most_half_the_budget_while_memories_compete():
+    from vaultmem.context import build_context
+    from vaultmem.search import Hit
+
+    def hit(n, type, score, text):
+        return Hit(id=f"id{n}", path=f"p{n}.md", type=type, title=f"T{n}", text=text, score=score,
+                   status="active", created="2026-11-01", updated="2026-11-01", source_messages=[],
+                   sources=[f"[[T{n}#Part]]"] if type == "note" else [])
+
+    def count(text):
+        return len(text.split())
+
+    notes = [hit(n, "note", 2.0 - n / 10, "A long passage of the user's notes " * 4) for n in range(6)]
+    memories = [hit(10 + n, "fact", 0.5, f"The user fact number {n}.") for n in range(6)]
+    block = build_context(notes + memories, budget=200, count_tokens=count)
+    body = block["text"].split("## From the user's own notes")[1]
+    assert count(body) <= 100 and block["notes"] >= 1 and block["memories"] == 6
+    alone = build_context(notes, budget=200, count_tokens=count)   # nothing else to show
+    assert alone["notes"] > block["notes"] and alone["tokens"] > 100

@@ -59,6 +59,9 @@ CARE = re.compile(
 EXCERPT_WORDS = 40
 # A passage of the user's own notes is cut to this many words (the link leads to the rest).
 NOTE_WORDS = 80
+# The user's own notes take at most 1/NOTES_SHARE of the budget while memories compete for
+# it: a vault of long notes must not crowd out what the agent remembers about the person.
+NOTES_SHARE = 2
 
 
 def said_on(hit, unknown: str = UNKNOWN_DATE) -> str:
@@ -132,7 +135,8 @@ def build_context(hits, budget: int, count_tokens, pinned=(), care: bool = False
 
     `count_tokens(text) -> int` is the embedding model's tokenizer (or an equivalent).
     Hits of the user's own notes (type `note`) go under a heading of their own after the
-    memories, in score order, and compete for the same budget by score.
+    memories, in score order, and compete for the same budget by score, up to half of it
+    while there are memories to show.
     Returns `{"text", "tokens", "memories", "snippets", "notes", "pinned", "ids"}`; `ids`
     are the note ids shown. `lang` ("en" or "zh", the question's language) picks the headings.
     """
@@ -183,13 +187,16 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"]) -> dict:
     ids: list[str] = []
     # The turns memories among the hits say: an excerpt of only those turns would show again,
     # raw, what a memory line shows dated and typed, and spend the budget twice.
-    remembered = set().union(*(turns_of(vars(h)) for h in hits if h.type != "session"))
+    remembered = set().union(*(turns_of(vars(h)) for h in hits if h.type not in ("session", NOTE_TYPE)))
+    has_memories = any(h.type != NOTE_TYPE for h in hits)
     for hit in sorted(hits, key=lambda h: -h.score):   # stable: ties keep search's order
         is_snippet = hit.type == "session"
         if is_snippet and (said := turns_of(vars(hit))) and said <= remembered:
             continue
         if hit.type == NOTE_TYPE:
             kind, more_lines, more_notes = "notes", lines, notes + [note_line(hit)]
+            if has_memories and count_tokens(render([], more_notes)) > budget // NOTES_SHARE:
+                continue
         else:
             entry = snippet_line(hit, labels["unknown"]) if is_snippet else memory_line(hit, labels["unknown"])
             kind, more_lines, more_notes = "snippets" if is_snippet else "memories", lines + [entry], notes
