@@ -110,7 +110,8 @@ def test_cli_doctor_exit_code_and_stats(memory):
     assert result.exit_code == 1
     assert json.loads(result.stdout)["drift"]["orphaned"] == ["Memory/Facts/Has a dog named Biscuit.md"]
     result = runner.invoke(cli, ["--vault", root, "stats"])
-    assert result.exit_code == 0 and "20 notes" in result.output and "all-MiniLM-L6-v2" in result.output
+    assert result.exit_code == 0 and "20 memory and session notes, 3 of your own notes" in result.output
+    assert "all-MiniLM-L6-v2" in result.output
 
 
 def test_links_obsidian_opens_are_not_broken(tmp_path):

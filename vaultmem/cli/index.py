@@ -129,7 +129,8 @@ def stats(ctx, as_json):
     if as_json:
         emit_json(result)
         return
-    click.echo(f"{result['notes']} notes")
+    click.echo(f"{result['notes']} memory and session notes, {result['user_notes']} of your own notes "
+               "(indexed read-only)")
     for name in ("by_type", "by_status"):
         click.echo("  " + ", ".join(f"{k}: {v}" for k, v in result[name].items()))
     index = result["index"]
