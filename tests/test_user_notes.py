@@ -103,7 +103,9 @@ def test_long_sections_are_cut_at_sentences_in_chinese_too():
 
 def test_whatever_a_person_writes_is_read_without_error():
     meta, body = read_user_note(b"---\ntags: [unclosed\n---\nStill here.\n")
-    assert meta == {} and body == "Still here.\n"
+    assert meta == {} and "Still here." in body and "unclosed" in body   # nothing is lost
+    ruled = chunks_of("---\nJust a thought between rules\n---\n\nMore below.\n\n***\n\nEnd.\n", "Idea.md")
+    assert [c.text for c in ruled] == ["Just a thought between rules\nMore below.\nEnd."]
     assert read_user_note(b"---\nnot closed\nbody")[0] == {}
     assert read_user_note("caf\xe9".encode("latin-1"))[1] == "caf\ufffd"
     assert read_user_note(b"\xef\xbb\xbf---\r\naliases: Solo\r\n---\r\nBody\r\n") == ({"aliases": "Solo"}, "Body\n")

@@ -38,6 +38,7 @@ _COMMENT = re.compile(r"%%.*?%%|<!--.*?-->", re.S)
 _HTML_TAG = re.compile(r"</?[A-Za-z][^>\n]*>")
 _EMPHASIS = re.compile(r"(\*\*|__|==|~~)(?=\S)(.+?)(?<=\S)\1")
 _TABLE_RULE = re.compile(r"^\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
+_RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；])\s*")
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _ATTACHMENT = re.compile(r"\.(?:png|jpe?g|gif|bmp|svg|webp|avif|pdf|mp3|mp4|m4a|wav|ogg|webm|mov|"
@@ -68,7 +69,9 @@ def read_user_note(data: bytes) -> tuple[dict, str]:
         meta = yaml.load(head, Loader=loader)  # noqa: S506  (a safe loader)
     except Exception:  # yaml.YAMLError, or a recursion/size error on odd input
         meta = None
-    return (meta if isinstance(meta, dict) else {}), body
+    if not isinstance(meta, dict):   # not properties after all: keep its words searchable
+        return {}, head + "\n\n" + body
+    return meta, body
 
 
 def readable(line: str) -> str:
@@ -152,7 +155,7 @@ def _blocks(body: str) -> list[tuple[tuple, str, str]]:
             level = len(heading.group(1))
             path = [(n, h) for n, h in path if n < level] + [(level, readable(heading.group(2)))]
             continue
-        if not line.strip():
+        if not line.strip() or _RULE.match(line):   # a thematic break (---, ***) ends a block too
             flush()
             continue
         stripped = line.lstrip()
