@@ -75,21 +75,43 @@ def test_locomo_harness_smoke(tmp_path):
 
 def test_perf_harness_smoke(tmp_path):
     report_path = tmp_path / "perf.json"
-    figures, _stdout = run_harness(BENCH / "perf.py", "--quick", "--notes", "200",
+    figures, _stdout = run_harness(BENCH / "perf.py", "--quick", "--notes", "200", "--user-notes", "200",
                                    "--idle-seconds", "2", "--json", report_path)
     skipped = figures.pop("skipped")
     # Parts that do not need the daemon must always be measured.
-    for key in ("index_vs_encode", "search_p50_ms", "search_p95_ms", "nochange_scan_s",
-                "large_search_p50_ms"):
+    for key in ("index_vs_encode", "search_p50_ms", "search_p95_ms", "search_notes_p50_ms",
+                "search_notes_p95_ms", "nochange_scan_s", "large_search_p50_ms"):
         assert isinstance(figures.get(key), float) and math.isfinite(figures[key]), (key, skipped)
-    assert figures["notes"] == 200 and figures["chunks"] >= 200
+    assert figures["notes"] == 200 and figures["chunks"] >= 400
+    # The index holds every generated note of the person's and none of Templates/ (Obsidian's
+    # Excluded files), each cut into one chunk or more.
+    assert figures["user_notes"] == 200 and isinstance(figures["user_note_chunks"], int)
+    assert 200 <= figures["user_note_chunks"] < figures["chunks"]
     daemon_figures = ("warm_search_s", "warm_speedup", "edit_to_searchable_p95_s",
-                      "daemon_idle_cpu_percent", "daemon_rss_mb")
+                      "edit_user_note_to_searchable_p95_s", "daemon_idle_cpu_percent", "daemon_rss_mb")
     for key in daemon_figures:
         # Measured, or reported missing with a reason.
         assert isinstance(figures.get(key), float) or skipped, key
     assert all(isinstance(reason, str) and reason for reason in skipped.values())
     assert json.loads(report_path.read_text())["figures"]["notes"] == 200
+
+
+def test_perf_user_notes_are_deterministic_and_leave_templates_out(tmp_path):
+    from perf_vault import generate_user_notes, note_queries
+
+    from vaultmem.user_notes import read_user_note, words
+    from vaultmem.vault import Vault
+
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert generate_user_notes(one, 80, seed=4) == generate_user_notes(two, 80, seed=4)
+    notes = sorted(p.relative_to(one).as_posix() for p in Vault(one).iter_user_notes())
+    assert len(notes) == 80 and (one / "Templates" / "Meeting.md").is_file()
+    assert not any(n.startswith("Templates/") for n in notes)   # Obsidian's Excluded files
+    assert {n.split("/")[0] for n in notes} == {"Projects", "Journal", "Areas", "Reading", "People", "笔记"}
+    assert all((one / n).read_bytes() == (two / n).read_bytes() for n in notes)
+    sizes = [words(read_user_note((one / n).read_bytes())[1]) for n in notes]
+    assert min(sizes) >= 40 and max(sizes) <= 700 and 150 <= sum(sizes) / len(sizes) <= 260
+    assert note_queries(5) == note_queries(5) and len(set(note_queries(20))) > 5
 
 
 MEMQUALITY_TINY = ROOT / "tests" / "data" / "memquality" / "tiny.json"
