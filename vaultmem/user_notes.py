@@ -19,12 +19,12 @@ import re
 from datetime import datetime, timezone
 
 from vaultmem.chunking import Chunk, as_list, as_text, bar_list
+from vaultmem.languages import CJK as _CJK_CHAR
 
 NOTE_TYPE = "note"
 # Words per chunk of a person's note: a section longer than this is cut at paragraphs, a
 # paragraph longer than this at sentences. Chinese counts a character as 2/3 of a word.
 NOTE_CHUNK_WORDS = 120
-# Short paragraphs of one section go together up to this many words.
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})(.*)$")
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
@@ -40,7 +40,6 @@ _EMPHASIS = re.compile(r"(\*\*|__|==|~~)(?=\S)(.+?)(?<=\S)\1")
 _TABLE_RULE = re.compile(r"^\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 _RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？；])\s*")
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _ATTACHMENT = re.compile(r"\.(?:png|jpe?g|gif|bmp|svg|webp|avif|pdf|mp3|mp4|m4a|wav|ogg|webm|mov|"
                          r"mkv|flac|3gp|canvas|base|excalidraw)$", re.I)
 
