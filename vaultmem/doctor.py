@@ -158,6 +158,7 @@ def doctor(vault) -> dict:
     return {
         "ok": not has_drift and not parse_errors,
         "notes": len(notes) + len(parse_errors),
+        "user_notes": len(own) + len(own_oversized),
         "index_error": index_error,
         "drift": drift,
         "parse_errors": [{"path": p, "reason": r} for p, r in parse_errors],

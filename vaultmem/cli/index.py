@@ -100,7 +100,9 @@ def doctor(ctx, as_json):
 
 
 def _print_doctor(result):
-    click.echo(f"{result['notes']} notes checked.")
+    click.echo(f"{result['notes']} memory and session notes checked"
+               + (f", and {result['user_notes']} of your own against the index." if result.get("user_notes")
+                  else "."))
     if result["index_error"]:
         click.echo(f"index: {result['index_error']}")
     for kind, paths in result["drift"].items():
@@ -132,7 +134,8 @@ def stats(ctx, as_json):
     click.echo(f"{result['notes']} memory and session notes, {result['user_notes']} of your own notes "
                "(indexed read-only)")
     for name in ("by_type", "by_status"):
-        click.echo("  " + ", ".join(f"{k}: {v}" for k, v in result[name].items()))
+        if result[name]:
+            click.echo("  " + ", ".join(f"{k}: {v}" for k, v in result[name].items()))
     index = result["index"]
     if index["exists"]:
         click.echo(f"index: {index['chunks']} chunks of {index['notes']} notes, "
