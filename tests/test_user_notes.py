@@ -281,3 +281,16 @@ def test_notes_take_at_most_half_the_budget_while_memories_compete():
     assert count(body) <= 100 and block["notes"] >= 1 and block["memories"] == 6
     alone = build_context(notes, budget=200, count_tokens=count)   # nothing else to show
     assert alone["notes"] > block["notes"] and alone["tokens"] > 100
+
+
+def test_turning_the_notes_off_takes_them_out_of_the_index(notes_vault, embedder):
+    root, memory, report, *_ = notes_vault
+    config = root / ".vaultmem" / "config.toml"
+    text = config.read_text(encoding="utf-8")
+    assert 'notes = ["**/*.md"]' in text
+    config.write_text(text.replace('notes = ["**/*.md"]', "notes = []"), encoding="utf-8")
+    again = api.Memory(root, embedder=embedder)
+    removed = again.reindex()
+    assert removed["removed"] == report["added"] and removed["errors"] == []
+    assert again.search("pilot budget", scope="notes")["hits"] == []
+    assert again.doctor()["ok"]
