@@ -107,10 +107,10 @@ def user_note_counts(root: Path) -> dict:
 def measure_index(root: Path, embedder, batch_size: int, sample: int = 0) -> dict:
     """A full reindex against raw encode of the same texts, run before and after it (averaged,
     so that a machine getting busier or quieter during the run cancels out). With `sample`,
-    raw encode runs over that many of the texts drawn at random and is scaled to all of them
-    (at 10k memories + 10k user notes each full pass takes half an hour)."""
-    import random
-
+    raw encode runs over about that many of the texts and is scaled to all of them
+    (at 10k memories + 10k user notes each full pass takes half an hour). The sample is every
+    n-th slice of EMBED_BATCH_CHUNKS texts in the indexer's order, so each encode call holds
+    the kind of texts the indexer's call at that point holds."""
     from vaultmem.ingest import EMBED_BATCH_CHUNKS
 
     def raw_encode(texts):
@@ -123,7 +123,11 @@ def measure_index(root: Path, embedder, batch_size: int, sample: int = 0) -> dic
 
     memory = open_memory(root, embedder)
     texts = chunk_texts(memory)
-    timed = random.Random(3).sample(texts, sample) if 0 < sample < len(texts) else texts
+    timed = texts
+    if 0 < sample < len(texts):
+        slices = [texts[n:n + EMBED_BATCH_CHUNKS] for n in range(0, len(texts), EMBED_BATCH_CHUNKS)]
+        step = max(1, round(len(slices) / -(-sample // EMBED_BATCH_CHUNKS)))
+        timed = [text for piece in slices[::step] for text in piece]
     scale = len(texts) / len(timed)
     before = raw_encode(timed) * scale
     started = time.perf_counter()

@@ -137,9 +137,13 @@ class Indexer:
         """(rel -> absolute path of notes to check, rel paths to remove)."""
         if paths is None:
             present = {}
+            # The walk yields paths under the vault's root as given: their vault path is a
+            # string slice (`Vault.rel` resolves each folder, 0.2 ms a note: 4 s at 20k notes).
+            root = str(self.root) + "/"
             for item in self.vault.iter_indexed():
                 abs_path = Path(getattr(item, "path", item))
-                present[self.vault.rel(abs_path)] = abs_path
+                text = str(abs_path)
+                present[text[len(root):] if text.startswith(root) else self.vault.rel(abs_path)] = abs_path
             gone = sorted((set(indexed) | set(known)) - set(present))
             return present, gone
         present, gone = {}, []

@@ -272,19 +272,18 @@ class Vault:
     def is_ignored(self, rel: str) -> bool:
         """Ignore rules: Obsidian's config folder, .trash, .git, .vaultmem, dot-folders,
         non-Markdown files, vaultmem's temp files and the inbox (transcripts, not notes)."""
-        parts = Path(rel).parts
+        parts = _parts(rel)
         if not parts or not rel.endswith(".md"):
             return True
         if any(p.startswith(".") for p in parts):
             return True
         if parts[0] in {self.config.obsidian_dir, ".trash", ".git", STATE_DIR}:
             return True
-        inbox = Path(self.config.memory_root, self.config.inbox).parts
-        return tuple(parts[:len(inbox)]) == inbox
+        inbox = _parts(self.config.memory_root) + _parts(self.config.inbox)
+        return parts[:len(inbox)] == inbox
 
     def is_memory_path(self, rel: str) -> bool:
-        root = Path(self.config.memory_root).parts
-        return tuple(Path(rel).parts[:len(root)]) == root and not self.is_ignored(rel)
+        return self._in_memory_root(rel) and not self.is_ignored(rel)
 
     def is_user_note(self, rel: str) -> bool:
         """A note of the person's own that `[index] notes` lets vaultmem read (never write):
@@ -300,8 +299,8 @@ class Vault:
         return self.is_memory_path(rel) or self.is_user_note(rel)
 
     def _in_memory_root(self, rel: str) -> bool:
-        root = Path(self.config.memory_root).parts
-        return tuple(Path(rel).parts[:len(root)]) == root
+        root = _parts(self.config.memory_root)
+        return _parts(rel)[:len(root)] == root
 
     def _note_rules(self) -> "NoteRules":
         rules = getattr(self, "_rules", None)
@@ -315,9 +314,9 @@ class Vault:
         if not rules.globs:
             return
         memory_root = Path(self.config.memory_root).parts
-        for dirpath, dirnames, filenames in os.walk(self.root):
-            here = Path(dirpath)
-            rel_dir = "" if here == self.root else here.relative_to(self.root).as_posix()
+        root = str(self.root)
+        for dirpath, dirnames, filenames in os.walk(root):
+            rel_dir = dirpath[len(root) + 1:]
             kept = []
             for d in sorted(dirnames):
                 sub = f"{rel_dir}/{d}" if rel_dir else d
@@ -329,10 +328,11 @@ class Vault:
                 if not name.endswith(".md") or name.startswith("."):
                     continue
                 rel = f"{rel_dir}/{name}" if rel_dir else name
-                if rules.include(rel) and not rules.excluded(rel) and not self.is_ignored(rel):
-                    path = here / name
-                    if path.is_file():
-                        yield path
+                # (dot-folders, the memory root and non-Markdown files are already left out)
+                if rules.include(rel) and not rules.excluded(rel):
+                    path = os.path.join(dirpath, name)
+                    if os.path.isfile(path):
+                        yield Path(path)
 
     def iter_indexed(self) -> Iterator[Path]:
         """The memory notes, then the person's notes in scope: what the index holds."""
@@ -344,12 +344,16 @@ class Vault:
         base = self.memory_dir
         if not base.is_dir():
             return
+        root = str(self.root) + "/"
         for dirpath, dirnames, filenames in os.walk(base):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            # Vault paths as string slices: pathlib per file cost a second at 10k notes.
+            prefix = dirpath[len(root):] + "/" if dirpath.startswith(root) else self.rel(dirpath) + "/"
             for name in sorted(filenames):
-                path = Path(dirpath) / name
-                if not self.is_ignored(path.relative_to(self.root).as_posix()) and path.is_file():
-                    yield path
+                if name.endswith(".md") and not self.is_ignored(prefix + name):
+                    path = os.path.join(dirpath, name)
+                    if os.path.isfile(path):
+                        yield Path(path)
 
     def unique_path(self, folder: Path, title: str) -> Path:
         """`folder/<safe title>.md`, suffixed ' 2', ' 3'... if the name is taken anywhere
@@ -419,6 +423,11 @@ class Vault:
             listing = ", ".join(self.rel(p) for p in found[:5])
             raise AmbiguousNote(f"{ref!r} matches several notes ({listing}) — give the path")
         return found[0]
+
+
+def _parts(rel: str) -> tuple:
+    """The folders and name of a vault path, as `Path(rel).parts` gives them, without pathlib."""
+    return tuple(p for p in str(rel).split("/") if p and p != ".")
 
 
 def glob_regex(pattern: str) -> "re.Pattern":

@@ -135,12 +135,14 @@ class IndexWorker:
         self.notes_indexed = len(indexed)
         present, suspects = set(), []
         root = self.vault.root
+        prefix = str(root) + "/"
         for path in self.vault.iter_indexed():
-            rel = path.relative_to(root).as_posix()
+            text = str(path)   # a string slice: pathlib per note cost seconds at 20k notes
+            rel = text[len(prefix):] if text.startswith(prefix) else path.relative_to(root).as_posix()
             present.add(rel)
             seen = known.get(rel)
             try:
-                st = os.stat(path)
+                st = os.stat(text)
             except OSError:
                 suspects.append(rel)
                 continue
