@@ -26,7 +26,7 @@ test: install
 
 bench: install
 	$(BIN)/python benchmarks/locomo.py ../shared/eval/locomo/locomo-dev.json --json benchmarks/results/locomo.json
-	$(BIN)/python benchmarks/perf.py --notes 10000 --json benchmarks/results/perf.json
+	$(BIN)/python benchmarks/perf.py --notes 10000 --user-notes 10000 --encode-sample 4000 --json benchmarks/results/perf.json
 	$(BIN)/python benchmarks/memquality.py ../shared/eval/memquality/*.json --json benchmarks/results/memquality.json
 
 clean:
