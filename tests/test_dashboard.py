@@ -187,8 +187,20 @@ def custom_vault(tmp_path, memory_root):
     return Vault(root)
 
 
+def without_dashboard(vault):
+    """`vault` after taking away the dashboard its init wrote (init does write it)."""
+    path = vault.memory_dir / DASHBOARD_NAME
+    assert path.read_text(encoding="utf-8") == dashboard_text(vault.config.memory_root)
+    path.unlink()
+    return vault
+
+
 def test_ensure_dashboard_writes_once_and_never_over_a_persons_edit(tmp_path):
-    vault = Vault(init_vault(tmp_path / "vault")["vault"])
+    result = init_vault(tmp_path / "vault")
+    assert f"Memory/{DASHBOARD_NAME}" in result["created"]
+    again = init_vault(tmp_path / "vault")      # a second init keeps it and says nothing of it
+    assert f"Memory/{DASHBOARD_NAME}" not in again["created"]
+    vault = without_dashboard(Vault(result["vault"]))
     path = vault.memory_dir / DASHBOARD_NAME
     assert ensure_dashboard(vault) == f"Memory/{DASHBOARD_NAME}"
     assert path.read_text(encoding="utf-8") == dashboard_text("Memory")
@@ -201,7 +213,7 @@ def test_ensure_dashboard_writes_once_and_never_over_a_persons_edit(tmp_path):
 
 
 def test_ensure_dashboard_leaves_a_link_of_that_name_alone(tmp_path):
-    vault = Vault(init_vault(tmp_path / "vault")["vault"])
+    vault = without_dashboard(Vault(init_vault(tmp_path / "vault")["vault"]))
     elsewhere = tmp_path / "mine.base"
     (vault.memory_dir / DASHBOARD_NAME).symlink_to(elsewhere)  # dangling: not even created
     assert ensure_dashboard(vault) is None
@@ -209,7 +221,7 @@ def test_ensure_dashboard_leaves_a_link_of_that_name_alone(tmp_path):
 
 
 def test_ensure_dashboard_uses_the_configured_memory_root(tmp_path):
-    vault = custom_vault(tmp_path, "Mem")
+    vault = without_dashboard(custom_vault(tmp_path, "Mem"))
     assert ensure_dashboard(vault) == f"Mem/{DASHBOARD_NAME}"
     base = yaml.safe_load((vault.root / "Mem" / DASHBOARD_NAME).read_text(encoding="utf-8"))
     assert 'file.inFolder("Mem")' in list(expressions(base["filters"]))
@@ -217,7 +229,7 @@ def test_ensure_dashboard_uses_the_configured_memory_root(tmp_path):
 
 
 def test_a_race_lost_to_another_writer_keeps_theirs(tmp_path, monkeypatch):
-    vault = Vault(init_vault(tmp_path / "vault")["vault"])
+    vault = without_dashboard(Vault(init_vault(tmp_path / "vault")["vault"]))
     path = vault.memory_dir / DASHBOARD_NAME
     real_write = dashboard.atomic_write
 

@@ -54,6 +54,8 @@ class NoteNotFound(VaultmemError):
 class NotAMemoryNote(NoteNotFound):
     """A NOTE argument named one of the person's own notes, which vaultmem never changes."""
 
+    code = "not_a_memory_note"
+
 
 class AmbiguousNote(VaultmemError):
     """A NOTE argument matched several notes."""
