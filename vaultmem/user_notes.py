@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 
 from vaultmem.chunking import Chunk, as_list, as_text, bar_list
 from vaultmem.languages import CJK as _CJK_CHAR
+from vaultmem.links import parse_link
 
 NOTE_TYPE = "note"
 # Words per chunk of a person's note: a section longer than this is cut at paragraphs, a
@@ -29,8 +30,7 @@ _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})(.*)$")
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
 _CALLOUT = re.compile(r"^\[!([A-Za-z0-9_-]+)\][+-]?[ \t]*(.*)$")
-_EMBED = re.compile(r"!\[\[([^\]]*?)\]\]")
-_WIKILINK = re.compile(r"\[\[([^\]]*?)\]\]")
+_LINK = re.compile(r"!?\[\[[^\]]*?\]\]")
 _MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _MD_LINK = re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)")
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
@@ -82,8 +82,7 @@ def readable(line: str) -> str:
 
 
 def _prose(line: str) -> str:
-    line = _EMBED.sub(lambda m: _embed_name(m.group(1)), line)
-    line = _WIKILINK.sub(lambda m: _link_label(m.group(1)), line)
+    line = _LINK.sub(lambda m: _shown(m.group(0)), line)
     line = _MD_IMAGE.sub(lambda m: m.group(1), line)
     line = _MD_LINK.sub(lambda m: m.group(1), line)
     line = _HTML_TAG.sub(" ", line)
@@ -91,28 +90,17 @@ def _prose(line: str) -> str:
     return " ".join(line.split())
 
 
-def _split_link(inner: str) -> tuple[str, str]:
-    """`Note#Heading\\|label` -> (target with anchor, label); `\\|` is a table's pipe."""
-    target, _, label = inner.replace("\\|", "|").partition("|")
-    return target.strip(), label.strip()
-
-
-def _link_label(inner: str) -> str:
-    target, label = _split_link(inner)
-    if label:
-        return label
-    name, _, anchor = target.partition("#")
-    name = name.rsplit("/", 1)[-1]
-    anchor = anchor.lstrip("^") if not anchor.startswith("^") else ""
-    return " › ".join(x for x in (name, anchor.replace("#", " › ")) if x)
-
-
-def _embed_name(inner: str) -> str:
-    target, label = _split_link(inner)
-    name = target.partition("#")[0].strip()
-    if _ATTACHMENT.search(name):
-        return ""   # an image or file: nothing to read (its size label is not text either)
-    return _link_label(inner)
+def _shown(raw: str) -> str:
+    """What a reader sees of a `[[link]]` or `![[embed]]` (read by `links.parse_link`): its
+    label, else its note's name and heading; an embedded image or file shows nothing (its
+    size label is not text either)."""
+    link = parse_link(raw)
+    if link.embed and _ATTACHMENT.search(link.target):
+        return ""
+    if link.label:
+        return link.label
+    heading = "" if link.anchor.startswith("^") else link.anchor.replace("#", " › ")
+    return " › ".join(x for x in (link.target.rsplit("/", 1)[-1], heading) if x)
 
 
 def _blocks(body: str) -> list[tuple[tuple, str, str]]:
