@@ -59,6 +59,9 @@ class Config:
                                     "Name of the environment variable holding the API key "
                                     "(empty for local servers).")
     llm_timeout: float = _setting(60.0, "llm.timeout", "Seconds to wait for one answer.", "non_negative")
+    llm_session_seconds: float = _setting(0.0, "llm.session_seconds",
+                                          "Longest time one session may spend with the model before the "
+                                          "rules decide the rest of it (0 = no bound).", "non_negative")
     gc_archive_below_importance: float = _setting(
         0.5, "gc.archive_below_importance",
         "Archive memories below this importance that were not accessed for archive_after_days.", "fraction")
@@ -67,6 +70,9 @@ class Config:
                                         "Memories not accessed for this long are ranked lower.", "non_negative")
     gc_schedule_hours: float = _setting(0.0, "gc.schedule_hours",
                                         "Run gc from the daemon every N hours (0 = never).", "non_negative")
+    autostart: bool = _setting(False, "daemon.autostart",
+                               "A command run without the daemon starts it in the background, so the "
+                               "next command answers warm.")
     debounce_ms: int = _setting(200, "daemon.debounce_ms",
                                 "Quiet time before a burst of file events is indexed, and the longest "
                                 "wait.", "non_negative")
