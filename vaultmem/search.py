@@ -555,7 +555,7 @@ def search(vault, query: str, k: int = 10, type=None, tag=None, user=None, since
     if embedder is None:
         from vaultmem.embed import Embedder
 
-        embedder = Embedder(vault.config.model)
+        embedder = Embedder.for_config(vault.config)
     return Searcher(vault, lambda: embedder).search(
         query, k=k, type=type, tag=tag, user=user, since=since, as_of=as_of, all=all, scope=scope)
 

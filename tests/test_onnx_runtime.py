@@ -1,0 +1,120 @@
+"""ONNX Runtime runs the bundled model: same vectors as sentence-transformers, no torch.
+
+Real parts: the bundled all-MiniLM-L6-v2 weights, a real export with torch into a real cache
+folder, real onnxruntime sessions, fresh subprocesses for what a process imports."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from vaultmem.embed import Embedder, MINILM_MODEL, bundled_model_path
+from vaultmem.errors import ConfigError
+from vaultmem.onnx_model import NotExportable, cache_root, describe, ensure_exported, export_dir
+
+# A test set of what vaults hold, besides the export's own probe texts: questions, turns,
+# memories, Chinese, code, a text past the model's 256-token limit.
+TEST_SET = [
+    "what does the user drink in the morning?",
+    "Melanie: I ran a charity race for mental health last Saturday!",
+    "Caroline: Yes, last Tuesday! It was the best day of the year.",
+    "The user is allergic to peanuts.",
+    "用户住在上海，每天骑车上班。",
+    "Project Apollo: launch moved to 2026-03-14 after the QA review",
+    "```python\nfor i in range(10):\n    print(i)\n```",
+    "word " * 400,
+    "Hi",
+    "OK 👍 see you then!!!",
+]
+
+
+@pytest.fixture(scope="module")
+def both():
+    return Embedder(MINILM_MODEL, runtime="onnx"), Embedder(MINILM_MODEL, runtime="torch")
+
+
+def test_onnx_vectors_match_sentence_transformers(both):
+    onnx, torch_ = both
+    assert (onnx.runtime, torch_.runtime) == ("onnx", "torch")
+    assert onnx.dim == torch_.dim == 384 and onnx.max_tokens == torch_.max_tokens == 256
+    ours, theirs = onnx.encode(TEST_SET), torch_.encode(TEST_SET)
+    assert ours.dtype == np.float32 and ours.shape == theirs.shape
+    np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+    cosines = np.sum(ours * theirs, axis=1)
+    assert cosines.min() >= 0.999, dict(zip(TEST_SET, cosines.round(5)))
+    for text in TEST_SET[:3]:
+        assert float(onnx.encode_query(text) @ torch_.encode_query(text)) >= 0.999
+        assert onnx.count_tokens(text) == torch_.count_tokens(text)
+
+
+def test_batching_by_length_keeps_each_text_in_its_place(both):
+    onnx, _ = both
+    texts = [f"note {n}: " + "tea " * (n % 7 * 9) for n in range(30)]
+    together = Embedder(MINILM_MODEL, runtime="onnx").encode(texts, batch_size=4)
+    for n in (0, 5, 13, 29):
+        np.testing.assert_allclose(together[n], onnx.encode_query(texts[n]), atol=1e-5)
+
+
+def test_repeated_texts_come_from_the_cache_and_cannot_be_changed_through_it(both):
+    onnx, _ = both
+    first = onnx.encode(["The user drinks tea", "The user owns a cat"])
+    first[0][:] = 0  # a caller changing what it got
+    again = onnx.encode(["The user owns a cat", "The user drinks tea", "The user owns a cat"])
+    np.testing.assert_allclose(again[1], onnx.encode_query("The user drinks tea"), atol=1e-5)
+    np.testing.assert_allclose(again[0], again[2])
+
+
+def test_a_process_searching_with_onnx_imports_no_torch(tmp_path):
+    code = ("import sys; from vaultmem.embed import Embedder; e = Embedder('all-MiniLM-L6-v2'); "
+            "e.encode_query('tea'); e.encode(['a', 'b']); "
+            "print(e.runtime, sorted(m for m in ('torch', 'sentence_transformers', 'transformers') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split(None, 1) == ["onnx", "[]\n"]
+
+
+def test_export_is_made_once_checked_and_reused(tmp_path, monkeypatch):
+    monkeypatch.setenv("VAULTMEM_CACHE", str(tmp_path / "cache"))
+    assert cache_root() == tmp_path / "cache"
+    messages = []
+    model, info = ensure_exported(bundled_model_path(), announce=messages.append)
+    assert model.exists() and model.parent == export_dir(info) and len(messages) == 1
+    saved = json.loads((model.parent / "info.json").read_text())
+    assert saved["min_cosine"] >= 0.999 and saved["pooling"] == "mean" and saved["max_tokens"] == 256
+    assert not list(model.parent.glob("*.tmp"))
+    again, _ = ensure_exported(bundled_model_path(), announce=messages.append)
+    assert again == model and len(messages) == 1   # no second export
+
+
+def test_a_model_of_another_form_is_not_exported(tmp_path):
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    (folder / "modules.json").write_text(json.dumps([
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"}]))
+    with pytest.raises(NotExportable, match="Dense"):
+        describe(folder)
+    with pytest.raises(NotExportable, match="modules.json"):
+        describe(tmp_path)
+
+
+def test_a_bad_runtime_names_the_choices():
+    with pytest.raises(ConfigError, match="onnx, torch"):
+        Embedder(MINILM_MODEL, runtime="tensorflow")
+
+
+def test_the_runtime_setting_is_read_and_checked(tmp_path):
+    from vaultmem.api import init
+    from vaultmem.config import load_config
+
+    init(tmp_path)
+    config = tmp_path / ".vaultmem" / "config.toml"
+    assert 'runtime = "onnx"' in config.read_text()   # written out, with what it means
+    config.write_text(config.read_text().replace('runtime = "onnx"', 'runtime = "torch"'))
+    assert load_config(tmp_path).embed_runtime == "torch"
+    config.write_text(config.read_text().replace('runtime = "torch"', 'runtime = "jax"'))
+    with pytest.raises(ConfigError, match='"onnx" or "torch"'):
+        load_config(tmp_path)
