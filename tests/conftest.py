@@ -1,11 +1,28 @@
 """Shared fixtures: the real bundled model (loaded once per test process) and vault copies."""
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 SAMPLE_VAULT = Path(__file__).resolve().parent.parent / "sample_vault"
+
+# The model exported for ONNX Runtime lives in the user's cache folder; tests that give a
+# command a HOME of its own must still find it there rather than export it again.
+if not os.environ.get("VAULTMEM_CACHE"):
+    from vaultmem.onnx_model import cache_root
+
+    os.environ["VAULTMEM_CACHE"] = str(cache_root())
+
+
+def pytest_sessionstart(session):
+    """Export the bundled model before any test runs, so no test's output carries the
+    once-per-machine "preparing … for ONNX Runtime" line (test_onnx_runtime checks it)."""
+    from vaultmem.embed import bundled_model_path
+    from vaultmem.onnx_model import ensure_exported
+
+    ensure_exported(bundled_model_path())
 
 
 @pytest.fixture

@@ -26,7 +26,8 @@ def env(tmp_path):
     config = tmp_path / "gitconfig"
     config.write_text("[user]\n\tname = Ada\n\temail = ada@example.org\n[init]\n\tdefaultBranch = main\n")
     return {"GIT_CONFIG_GLOBAL": str(config), "GIT_CONFIG_NOSYSTEM": "1", "HF_HUB_OFFLINE": "1",
-            "TRANSFORMERS_OFFLINE": "1", "HOME": str(tmp_path), "PATH": os.environ.get("PATH", "")}
+            "TRANSFORMERS_OFFLINE": "1", "HOME": str(tmp_path), "PATH": os.environ.get("PATH", ""),
+            "VAULTMEM_CACHE": os.environ["VAULTMEM_CACHE"]}  # the exported model (conftest)
 
 
 @pytest.fixture
