@@ -83,7 +83,7 @@ def test_export_is_made_once_checked_and_reused(tmp_path, monkeypatch):
     assert model.exists() and model.parent == export_dir(info) and len(messages) == 1
     saved = json.loads((model.parent / "info.json").read_text())
     assert saved["min_cosine"] >= 0.999 and saved["pooling"] == "mean" and saved["max_tokens"] == 256
-    assert not list(model.parent.glob("*.tmp"))
+    assert not list(model.parent.glob("*.tmp")) and (model.parent / "model.data").exists()
     again, _ = ensure_exported(bundled_model_path(), announce=messages.append)
     assert again == model and len(messages) == 1   # no second export
 

@@ -9,7 +9,8 @@ folder is used, its transformer and pooling are exported to ONNX with torch (a f
 once per machine and model), checked against sentence-transformers' own vectors on
 `PROBE_TEXTS` (cosine >= `MIN_COSINE`), and kept in the user's cache folder. From then on
 a process imports only onnxruntime, tokenizers and numpy: about 0.3 s and 60 MB against
-sentence-transformers' 6 s and 420 MB, and a query encodes in ~4 ms instead of ~11.
+sentence-transformers' 6 s and 420 MB, and a query encodes in ~4 ms instead of ~11. The
+weights sit beside the graph (`model.data`) so that the session maps rather than copies them.
 
 Only models of the plain form are exported: a Transformer, then mean or CLS pooling, then
 optionally Normalize (all-MiniLM-L6-v2 and most sentence-transformers models). Anything
@@ -21,11 +22,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
 # Bumped when the exported graph changes; old exports are then made again.
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2
 # Exported vectors must match sentence-transformers' this closely on every probe text.
 MIN_COSINE = 0.999
 # English, Chinese, mixed, short, long, code and punctuation: what a vault holds.
@@ -145,28 +147,42 @@ def _export(folder: Path, info: dict, target: Path) -> None:
             return (out * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
 
     example = torch.ones(2, 8, dtype=torch.long)
-    tmp = target / f"model.onnx.{os.getpid()}.tmp"
+    work = target / f"export-{os.getpid()}.tmp"
+    work.mkdir(exist_ok=True)
+    traced = work / "traced.onnx"
     names = ["input_ids", "attention_mask", "token_type_ids"]
     with warnings.catch_warnings(), torch.inference_mode(False), torch.no_grad():
         warnings.simplefilter("ignore")
-        torch.onnx.export(Pooled(transformer), (example, example, torch.zeros_like(example)), str(tmp),
+        torch.onnx.export(Pooled(transformer), (example, example, torch.zeros_like(example)), str(traced),
                           input_names=names, output_names=["embedding"],
                           dynamic_axes={**{n: {0: "batch", 1: "tokens"} for n in names},
                                         "embedding": {0: "batch"}},
                           opset_version=17, dynamo=False)
+    # The weights go beside the graph (model.data), where ONNX Runtime maps them instead of
+    # copying them out of the graph: a session takes 105 MB instead of 190.
+    import onnx
+
+    graph = onnx.load(str(traced))
+    onnx.save_model(graph, str(work / "model.onnx"), save_as_external_data=True,
+                    all_tensors_to_one_file=True, location="model.data", size_threshold=1024)
+    del graph
+    traced.unlink()
     # The check: the exported graph must give sentence-transformers' vectors.
-    session = OnnxSentenceModel(folder, threads=1, model_path=tmp, info=info)
+    session = OnnxSentenceModel(folder, threads=1, model_path=work / "model.onnx", info=info)
     ours = session.encode(PROBE_TEXTS, batch_size=4)
     theirs = reference.encode(PROBE_TEXTS, normalize_embeddings=True, convert_to_numpy=True,
                               show_progress_bar=False)
     ours = ours / np.maximum(np.linalg.norm(ours, axis=1, keepdims=True), 1e-12)
     cosine = float(np.min(np.sum(ours * theirs, axis=1)))
+    del session
     if cosine < MIN_COSINE:
-        tmp.unlink(missing_ok=True)
+        shutil.rmtree(work, ignore_errors=True)
         raise NotExportable(f"the exported model's vectors differ from sentence-transformers' "
                             f"(lowest cosine {cosine:.5f} < {MIN_COSINE})")
+    (work / "model.data").replace(target / "model.data")
     (target / "info.json").write_text(json.dumps(dict(info, min_cosine=cosine), indent=2), encoding="utf-8")
-    tmp.replace(target / "model.onnx")
+    (work / "model.onnx").replace(target / "model.onnx")   # last: its presence means "done"
+    shutil.rmtree(work, ignore_errors=True)
 
 
 class OnnxSentenceModel:
