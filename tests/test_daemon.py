@@ -351,7 +351,9 @@ def test_user_edits_are_committed_when_quiet(live):
     note.write_text(note_text("01JGARDEN0000000000000000A", "The user grows tomatoes."))
 
     def committed():
-        done = subprocess.run(["git", "-C", str(live), "log", "--format=%s", "--",
+        # The whole message: edits of earlier tests still unquiet share this commit, whose
+        # subject then counts notes ("Create 4 notes") and whose body lists each path.
+        done = subprocess.run(["git", "-C", str(live), "log", "--format=%B", "--",
                                "Memory/Facts/Garden.md"], capture_output=True, text=True)
         return done.stdout.strip()
     assert "Garden" in wait_for(committed, 60, "a commit of the user's edit")
@@ -433,6 +435,56 @@ def test_stop_is_graceful_and_restart_catches_up(tmp_path):
     # has even configured its log (it imports the model first): wait for its scan's line.
     wait_for(lambda: "startup scan: 5 notes, 3 to check, 2 gone" in log_text(root),
              what="the restarted daemon's startup scan in its log")
+    stop(root)
+
+
+def test_a_query_during_the_startup_scan_waits_for_it_or_says_so(tmp_path):
+    """A search answered before the startup scan brought the index up to date carries a
+    warning; one without a warning gives exactly what the caught-up index gives."""
+    root = new_vault(tmp_path)
+    facts = root / "Memory" / "Facts"
+    count = 100
+    for n in range(count):
+        (facts / f"Place {n}.md").write_text(
+            note_text(f"01JPLACE{n:018d}", f"The user once visited place number {n}."))
+    start(root)
+    wait_for(lambda: client.request(root, "status")["scan"]["phase"] == "done", 180, "first scan")
+    assert stop(root)["stopped"]
+    # While it is down every note changes: the index is out of date for all of them.
+    for n in range(count):
+        (facts / f"Place {n}.md").write_text(
+            note_text(f"01JPLACE{n:018d}", f"The user adopted a grey parrot, bird number {n}."))
+    query = {"query": "grey parrot bird number 97", "k": 5}
+    # Test-only: each note of the scan takes at least 0.15 s, so the scan outlasts the
+    # query's wait for it by far (see vaultmem/daemon/worker.py).
+    started = json.loads(vaultmem("daemon", "start", "--json", vault=root,
+                                  env={"VAULTMEM_TEST_SCAN_DELAY": "0.15"}).stdout)
+    _STARTED.add(root)
+    assert started["started"]
+    during = client.request(root, "search", query)
+    scan_after = client.request(root, "status")["scan"]
+    human_status = vaultmem("daemon", "status", vault=root).stdout
+    via_cli = vaultmem("search", query["query"], "-k", "5", "--json", vault=root)
+    wait_for(lambda: client.request(root, "status")["scan"]["phase"] == "done", 180, "scan done")
+    assert client.request(root, "flush", {"timeout": 60})["idle"]
+    after = client.request(root, "search", query)
+    assert "warning" not in after
+    assert after["hits"][0]["path"] == "Memory/Facts/Place 97.md"
+    for answer in (during, json.loads(via_cli.stdout)):
+        if "warning" in answer:
+            assert re.fullmatch(r"the daemon is still indexing the vault \(\d+ of 100 notes "
+                                r"checked\): results may miss recent notes", answer["warning"])
+        else:
+            assert answer["hits"] == after["hits"]
+    if "warning" in json.loads(via_cli.stdout):
+        assert "warning: the daemon is still indexing the vault" in via_cli.stderr
+    # The scan was still running after the first answer came back: that answer said so.
+    assert scan_after["phase"] == "checking", "the scan ended before the query: slow it more"
+    assert "warning" in during
+    assert "startup scan: checking," in human_status and "of 100 notes checked" in human_status
+    final = client.request(root, "status")["scan"]
+    assert final["checked"] == final["total"] == count and final["seconds"] > 0
+    assert "startup scan: done in" in vaultmem("daemon", "status", vault=root).stdout
     stop(root)
 
 

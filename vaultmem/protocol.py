@@ -30,6 +30,10 @@ from vaultmem.errors import BadRequest, UnknownOperation
 
 REQUIRED = object()  # an argument without a default
 
+# How a read answered before the daemon's startup scan ended says so (its `warning`, or the
+# NotServed message that sends the caller to answer from the index built so far).
+INDEXING_WARNING = "the daemon is still indexing the vault"
+
 # JSON types an argument may take, and how an error message names them.
 _NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false",
           list: "a list", dict: "an object", type(None): "null"}
@@ -85,11 +89,12 @@ def _flag(name, default=False):
 
 _USER = _opt("user")
 _STATUS = ("running", "pid", "vault", "version", "state", "started", "uptime_seconds",
-           "notes_indexed", "queue", "queue_detail", "progress", "rebuilding", "last_error",
+           "notes_indexed", "queue", "queue_detail", "progress", "rebuilding", "scan", "last_error",
            "last_sync", "model_loaded", "socket", "log")
 
 OPS: dict[str, Op] = {op.name: op for op in (
-    # Reads. search: {"query", "hits": [HIT]} (+ "warning" after a fallback), HIT as in SPEC.
+    # Reads. search: {"query", "hits": [HIT]} (+ "warning" after a fallback, or when the
+    # daemon answered before its startup scan had brought the index up to date), HIT as in SPEC.
     Op("search", (_str("query"), Arg("k", (int,), 10), _opt("type"), _opt("tag"), _USER,
                   _opt("since"), _opt("as_of"), _flag("all"), _str("scope", "all")),
        result=("query", "hits"), read_only=True),
@@ -124,6 +129,7 @@ OPS: dict[str, Op] = {op.name: op for op in (
     Op("gc", (_flag("dry_run"), _USER), result=("dry_run", "archived", "plan"),
        long=True, index_writer=True),
     # The daemon's own. flush: status plus "idle" (every queued change indexed in time).
+    # status "scan": {"phase", "checked", "total", "seconds"} of the startup scan.
     Op("status", (), result=_STATUS, read_only=True, clocked=False, memory=False),
     Op("flush", (Arg("timeout", (float,), 30.0),), result=_STATUS + ("idle",), read_only=True,
        clocked=False, memory=False),

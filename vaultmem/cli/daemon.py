@@ -82,9 +82,22 @@ def _print_status(result):
     indexed = result["notes_indexed"]
     click.echo(f"  notes indexed: {'counting' if indexed is None else indexed}, "
                f"queue: {result['queue']}")
+    scan = result.get("scan")  # absent from a daemon older than the field
+    if scan:
+        click.echo(f"  startup scan: {_scan_text(scan)}")
     error = result.get("last_error")
     click.echo(f"  last error: {error['path']}: {error['reason']}" if error else "  last error: none")
     click.echo(f"  log: {result['log']}")
+
+
+def _scan_text(scan):
+    if scan["phase"] == "done":
+        return f"done in {scan['seconds']:.1f} s" if scan.get("seconds") is not None else "done"
+    if scan["phase"] in ("checking", "building") and scan.get("total") is not None:
+        verb = "checked" if scan["phase"] == "checking" else "indexed"
+        return (f"{scan['phase']}, {scan['checked']} of {scan['total']} notes {verb} "
+                "(searches meanwhile say their results may miss recent notes)")
+    return scan["phase"]
 
 
 def _duration(seconds):

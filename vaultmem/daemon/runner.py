@@ -39,7 +39,8 @@ LOG_BACKUPS = 3
 # A stop waits this long for the batch in flight before the process exits anyway; the
 # next start's reconciliation picks up whatever was left.
 STOP_GRACE_SECONDS = 120.0
-# How long a search waits for the index while the daemon builds it from scratch.
+# How long a search waits for the index while the daemon builds it from scratch, and for
+# the startup scan to end before it is answered from the index as it is, with a warning.
 READ_WAIT_DURING_BUILD = 3.0
 
 
@@ -101,6 +102,8 @@ class Daemon:
     # --- lifecycle -----------------------------------------------------------------------
     def run(self, install_signals: bool = True) -> None:
         self.lock.acquire()
+        # From now on a query knows the index may lag the vault until the scan ends.
+        self.worker.scan.begin()
         try:
             log.info("vaultmem %s daemon starting for %s (pid %d)", __version__, self.root,
                      os.getpid())
@@ -154,9 +157,13 @@ class Daemon:
     def _work(self) -> None:
         try:
             self.state = "reconciling"
-            self._recover()
-            self.inbox.scan()
-            self.worker.reconcile()
+            try:
+                self._recover()
+                self.inbox.scan()
+                self.worker.reconcile()
+            finally:
+                self.worker.scan.finish()
+                log.info("startup scan done (%.2f s)", self.worker.scan.seconds or 0.0)
             if not self._stop.is_set():
                 self.state = "warming"
                 self._warm()
@@ -260,7 +267,7 @@ class Daemon:
             "queue_detail": {"events": len(self.coalescer), "indexing": worker.in_flight,
                              "inbox": len(self.inbox), "edits_to_commit": self.chores.edits_waiting},
             "progress": list(worker.progress) if worker.progress else None,
-            "rebuilding": worker.rebuilding,
+            "rebuilding": worker.rebuilding, "scan": worker.scan.to_dict(),
             "last_error": worker.last_error, "last_sync": worker.last_sync,
             "model_loaded": self.memory.model_loaded,
             "socket": str(self.server.path), "log": str(state_dir(self.root) / LOG_NAME),
@@ -284,17 +291,31 @@ class Daemon:
             raise NotServed("the daemon runs on another clock (VAULTMEM_NOW)")
         if name == "reindex" and args.get("full"):
             return self._rebuild(args)
+        scan = self.worker.scan
+        deadline = time.monotonic() + READ_WAIT_DURING_BUILD
+        if op.read_only:  # an index still catching up would answer differently: wait a little
+            scan.wait(READ_WAIT_DURING_BUILD)
         # A whole-index build holds the index for minutes: readers are better served by
         # doing the work themselves (they see what is built so far) than by waiting.
         rebuilding = self.worker.rebuilding
-        wait = READ_WAIT_DURING_BUILD if op.read_only and rebuilding else QUERY_WAIT_SECONDS
+        wait = QUERY_WAIT_SECONDS
+        if op.read_only and rebuilding:
+            wait = max(0.0, deadline - time.monotonic())
         try:
             with self.gate.query(timeout=wait, busy_with=rebuilding or self.state):
-                return self.handlers[name](**args)
+                # Read inside the gate, where no batch is being written: if the scan is
+                # over now, this answer saw all of it.
+                partial = op.read_only and scan.behind
+                result = self.handlers[name](**args)
         except GateBusy as exc:
             if op.read_only:
-                raise NotServed(str(exc)) from None
+                # The caller answers from the index as built so far: tell it so.
+                raise NotServed(scan.warning() if scan.behind else str(exc)) from None
             raise
+        if partial and isinstance(result, dict):
+            warning = scan.warning()
+            result["warning"] = f"{result['warning']}; {warning}" if result.get("warning") else warning
+        return result
 
     def _rebuild(self, args: dict) -> dict:
         """`reindex --full`: the daemon rebuilds the index it has open itself, between two

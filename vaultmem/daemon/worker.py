@@ -2,6 +2,11 @@
 
 Only this thread writes to the index. It works in small batches and takes the `Gate`
 per batch, so a query arriving during a long catch-up waits for one batch, not for all.
+`StartupScan` says how far the startup reconciliation got, so that a query answered
+before it ends can say its index was still being brought up to date.
+
+Test-only: VAULTMEM_TEST_SCAN_DELAY (seconds per note, default 0) slows the startup scan's
+indexing, outside the gate, so that a test can query a daemon reliably in mid-scan.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from datetime import datetime
 
 from vaultmem.errors import DaemonError
 from vaultmem.limits import MAX_NOTE_BYTES
+from vaultmem.protocol import INDEXING_WARNING
 
 log = logging.getLogger("vaultmem.daemon")
 
@@ -24,6 +30,7 @@ log = logging.getLogger("vaultmem.daemon")
 BATCH_NOTES = 32
 # How long a query waits for the index before it is told the daemon is busy.
 QUERY_WAIT_SECONDS = 45.0
+SCAN_DELAY_ENV = "VAULTMEM_TEST_SCAN_DELAY"
 
 
 class GateBusy(DaemonError):
@@ -53,7 +60,7 @@ class Gate:
                 self._queries_waiting -= 1
             if not free:
                 raise GateBusy(f"the daemon is busy ({busy_with}); try again in a moment "
-                                  "or see `vaultmem daemon status`")
+                               "or see `vaultmem daemon status`")
             self._busy = True
         try:
             yield
@@ -81,6 +88,75 @@ class Gate:
         with self._cond:
             self._busy = False
             self._cond.notify_all()
+
+
+class StartupScan:
+    """How far the daemon's startup scan (the vault reconciled with the index) got.
+
+    `phase`: "not started" (a Daemon whose worker never runs), "pending" (the daemon runs,
+    its worker has not begun), "listing" (comparing files with the index), "checking"
+    (`checked` of `total` changed or deleted notes synced), "building" (a whole-index
+    build, `checked` of `total` notes), then "done" (also after a failed or stopped scan:
+    nothing is waiting for it any more).
+
+    >>> scan = StartupScan(); scan.begin(); scan.checking(431); scan.checked = 120
+    >>> scan.warning()
+    'the daemon is still indexing the vault (120 of 431 notes checked): results may miss recent notes'
+    """
+
+    def __init__(self):
+        self.phase = "not started"
+        self.checked = 0
+        self.total: int | None = None
+        self.seconds: float | None = None
+        self._started: float | None = None
+        self._done = threading.Event()
+
+    @property
+    def running(self) -> bool:
+        return self.phase not in ("not started", "done")
+
+    @property
+    def behind(self) -> bool:
+        """The index may still lag the vault (false once every note to check is synced)."""
+        return self.running and not (self.phase == "checking" and self.checked >= (self.total or 0))
+
+    def begin(self) -> None:
+        self.phase, self._started = "pending", time.monotonic()
+
+    def listing(self) -> None:
+        self.phase = "listing"
+
+    def checking(self, total: int) -> None:
+        self.phase, self.checked, self.total = "checking", 0, total
+
+    def building(self) -> None:
+        self.phase, self.checked, self.total = "building", 0, None
+
+    def finish(self) -> None:
+        if self._started is not None:
+            self.seconds = round(time.monotonic() - self._started, 2)
+        self.phase = "done"
+        self._done.set()
+
+    def wait(self, timeout: float) -> bool:
+        """Block until the scan is over (at most `timeout` s); True when it is (or never ran)."""
+        return not self.running or self._done.wait(timeout)
+
+    def describe(self) -> str:
+        if self.phase in ("checking", "building") and self.total is not None:
+            return f"{self.checked} of {self.total} notes " + \
+                ("checked" if self.phase == "checking" else "indexed")
+        return {"building": "building the index", "done": "done"}.get(
+            self.phase, "listing the vault's notes")
+
+    def warning(self) -> str:
+        return (f"{INDEXING_WARNING} ({self.describe()}): "
+                "results may miss recent notes")
+
+    def to_dict(self) -> dict:
+        return {"phase": self.phase, "checked": self.checked, "total": self.total,
+                "seconds": self.seconds}
 
 
 def chunks(items: list, size: int):
@@ -111,14 +187,18 @@ class IndexWorker:
         self.progress: tuple[int, int] | None = None
         self._reported: dict[str, tuple] = {}
         self.stop_requested = threading.Event()
+        self.scan = StartupScan()
 
     # --- reconciliation ------------------------------------------------------------------
     def reconcile(self) -> int:
         """Catch up with every change made while the daemon was down; returns notes synced."""
         indexer = self.memory.indexer
+        scanning = self.scan.running
         rebuild = _rebuild_reason(indexer)
         if rebuild is not None:
             log.info("building the index (%s)", rebuild)
+            if scanning:
+                self.scan.building()
             self.rebuilding = rebuild
             try:
                 with self.gate.write():
@@ -129,6 +209,8 @@ class IndexWorker:
             self.notes_indexed = len(indexer.index.path_hashes()) if indexer.index.exists() else 0
             return report.added + report.updated + report.removed if report else 0
         started = time.perf_counter()
+        if scanning:
+            self.scan.listing()
         with self.gate.write():
             indexed = indexer.index.path_hashes()
             known = indexer.state.files()
@@ -152,17 +234,23 @@ class IndexWorker:
         gone = sorted((set(indexed) | set(known)) - present)
         log.info("startup scan: %d notes, %d to check, %d gone (%.2f s)",
                  len(present), len(suspects), len(gone), time.perf_counter() - started)
-        return self.index_paths(suspects + gone)
+        if scanning:
+            self.scan.checking(len(suspects) + len(gone))
+        return self.index_paths(suspects + gone, scan=self.scan if scanning else None)
 
     # --- incremental indexing -----------------------------------------------------------
-    def index_paths(self, rels) -> int:
-        """Sync these vault-relative paths (present or deleted) in batches; returns how many."""
+    def index_paths(self, rels, scan: StartupScan | None = None) -> int:
+        """Sync these vault-relative paths (present or deleted) in batches; returns how many.
+        `scan`: the startup scan these belong to, told of each batch done."""
         rels = list(dict.fromkeys(rels))
         self.in_flight = len(rels)
+        delay = float(os.environ.get(SCAN_DELAY_ENV) or 0) if scan is not None else 0.0
         try:
             for batch in chunks(rels, BATCH_NOTES):
                 if self.stop_requested.is_set():
                     break  # the rest is found by the next startup reconciliation
+                if delay:
+                    self.stop_requested.wait(delay * len(batch))  # outside the gate
                 with self.gate.write():
                     report = self._sync(batch)
                 if report is None and len(batch) > 1:
@@ -173,6 +261,8 @@ class IndexWorker:
                 else:
                     self._note_report(report, batch)
                 self.in_flight -= len(batch)
+                if scan is not None:
+                    scan.checked += len(batch)
         finally:
             self.in_flight = 0
         return len(rels)
@@ -180,6 +270,8 @@ class IndexWorker:
     def _sync(self, paths):
         def progress(done, total):
             self.progress = (done, total)
+            if self.scan.phase == "building":
+                self.scan.checked, self.scan.total = done, total
 
         try:
             return self.memory.indexer.sync(paths, progress=progress)
