@@ -221,25 +221,43 @@ def request(vault_root, op: str, args: dict | None = None, timeout=_DEFAULT):
     raise _error_from_response(response)
 
 
-def try_request(vault_root, op: str, args: dict | None = None, timeout=_DEFAULT):
+# Why `try_request` left the work to its caller (see its `why`).
+NO_DAEMON_WANTED = "off"      # VAULTMEM_NO_DAEMON is set
+NO_DAEMON_RUNNING = "none"    # nothing listens on the vault's socket
+
+
+def try_request(vault_root, op: str, args: dict | None = None, timeout=_DEFAULT,
+                why: list | None = None):
     """The daemon's result for `op`, or None when the caller should do the work in-process.
 
     `vault_root` may be the --vault option as given, or None (found like the API finds it).
     None means no daemon listens, or it cannot answer exactly as the caller would (an older
-    daemon without `op`, or another VAULTMEM_NOW); nothing was done. Once a
-    request was sent, failures raise instead, so that an `add` is never done twice:
-    `DaemonError` for a broken exchange, the operation's own `VaultmemError` otherwise.
+    daemon without `op`, another VAULTMEM_NOW, an index it is still building); nothing was
+    done. Once a request was sent, failures raise instead, so that an `add` is never done
+    twice: `DaemonError` for a broken exchange, the operation's own `VaultmemError` otherwise.
     Set VAULTMEM_NO_DAEMON=1 to always get None.
+
+    `why`, a list, gets the reason appended when None is returned: NO_DAEMON_WANTED,
+    NO_DAEMON_RUNNING, or the daemon's own message (`protocol.INDEXING_WARNING`, then how far
+    the startup scan got, when its index is still being built).
     """
     if os.environ.get("VAULTMEM_NO_DAEMON"):
+        _tell(why, NO_DAEMON_WANTED)
         return None
     try:
         response = _exchange(vault_root, op, args, _timeout_for(op, timeout))
     except _NotConnected:
+        _tell(why, NO_DAEMON_RUNNING)
         return None
     if response.get("ok"):
         return response.get("result")
     error = _error_from_response(response)
     if isinstance(error, NotServed):
+        _tell(why, str(error))
         return None  # the daemon cannot answer this exactly as in-process would
     raise error
+
+
+def _tell(why: list | None, reason: str) -> None:
+    if why is not None:
+        why.append(reason)

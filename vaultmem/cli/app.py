@@ -59,22 +59,27 @@ def warn(result):
         click.echo(f"warning: {result['warning']}", err=True)
 
 
-def via_daemon(ctx, op, args):
-    """The daemon's answer to `op`, or None when no daemon runs (then work in-process).
-    `args` must fit the protocol table (`vaultmem.protocol`); checked before sending."""
+def via_daemon(ctx, op, args, why=None):
+    """The daemon's answer to `op`, or None when no daemon runs (then work in-process;
+    `why` gets the reason, see `client.try_request`). `args` must fit the protocol table
+    (`vaultmem.protocol`); checked before sending."""
     from vaultmem.client import try_request
     from vaultmem.protocol import check
 
     check(op, args)
-    return try_request(ctx.vault_opt, op, args)
+    return try_request(ctx.vault_opt, op, args, why=why)
 
 
 def ask(ctx, op, args) -> dict:
     """`op` answered by the vault's daemon when one runs, else by `Memory.<op>` in-process
-    (the protocol table names what exists); its `warning`, if any, goes to stderr."""
-    result = via_daemon(ctx, op, args)
+    (the protocol table names what exists; `cli.fallback` says what else that does); its
+    `warning`, if any, goes to stderr."""
+    why = []
+    result = via_daemon(ctx, op, args, why)
     if result is None:
-        result = getattr(ctx.memory(), op)(**args)
+        from vaultmem.cli.fallback import in_process
+
+        result = in_process(ctx, op, args, why[-1] if why else None)
     warn(result)
     return result
 

@@ -23,6 +23,7 @@ from vaultmem.daemon.lock import lock_is_held, read_pid, running_pid
 from vaultmem.errors import DaemonError
 
 OUT_NAME = "daemon.out"  # the detached process's stdout/stderr (crashes before logging)
+SPAWNED_NAME = "daemon.spawned"  # pid of the last detached start (no second one while it starts)
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 130.0  # a little over the daemon's own grace for the batch in flight
 
@@ -54,17 +55,12 @@ def start_daemon(vault_root, timeout: float = START_TIMEOUT, python: str | None 
         return {"started": False, "already_running": True, "pid": current.get("pid"),
                 "vault": str(root)}
     folder = state_dir(root)
-    folder.mkdir(parents=True, exist_ok=True)
     out_path = folder / OUT_NAME
-    with open(out_path, "wb") as out:
-        process = subprocess.Popen(
-            [python or sys.executable, "-m", "vaultmem.daemon", "--vault", str(root),
-             "--background"],
-            stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd=root,
-            start_new_session=True, close_fds=True)
+    # One an autostart just spawned is still importing: wait for it instead of a second.
+    process = None if _recently_spawned(folder) else _spawn(root, python)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        code = process.poll()
+        code = process.poll() if process is not None else None
         if code is not None:
             raise DaemonError(f"the daemon exited at startup (code {code}): "
                               f"{_tail(out_path) or _tail(folder / LOG_NAME) or 'no output'}")
@@ -73,11 +69,57 @@ def start_daemon(vault_root, timeout: float = START_TIMEOUT, python: str | None 
         except DaemonError:
             status = None
         if status is not None:
-            return {"started": True, "pid": status.get("pid", process.pid), "vault": str(root),
+            return {"started": True, "pid": status.get("pid"), "vault": str(root),
                     "log": str(folder / LOG_NAME)}
+        if process is None and not _recently_spawned(folder) and not lock_is_held(folder):
+            process = _spawn(root, python)  # the autostarted one died before answering
         time.sleep(0.05)
-    raise DaemonError(f"the daemon (pid {process.pid}) did not answer within {timeout:g} s; "
-                      f"see {folder / LOG_NAME}")
+    raise DaemonError(f"the daemon (pid {process.pid if process else read_pid(folder)}) did not "
+                      f"answer within {timeout:g} s; see {folder / LOG_NAME}")
+
+
+def spawn_daemon(vault_root) -> int | None:
+    """Start a detached daemon without waiting for it (`[daemon] autostart`); its pid, or
+    None when one already runs or was spawned less than START_TIMEOUT ago and is alive
+    (it takes its lock only once its imports are done: two commands in a row start one)."""
+    root = Path(vault_root).resolve()
+    folder = state_dir(root)
+    if lock_is_held(folder) or _recently_spawned(folder):
+        return None
+    return _spawn(root).pid
+
+
+def _spawn(root: Path, python: str | None = None) -> subprocess.Popen:
+    folder = state_dir(root)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / OUT_NAME, "wb") as out:
+        process = subprocess.Popen(
+            [python or sys.executable, "-m", "vaultmem.daemon", "--vault", str(root),
+             "--background"],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd=root,
+            start_new_session=True, close_fds=True)
+    try:
+        (folder / SPAWNED_NAME).write_text(str(process.pid), encoding="ascii")
+    except OSError:
+        pass
+    return process
+
+
+def _recently_spawned(folder: Path) -> bool:
+    marker = folder / SPAWNED_NAME
+    try:
+        pid = int(marker.read_text(encoding="ascii").strip())
+        if time.time() - marker.stat().st_mtime > START_TIMEOUT:
+            return False
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return False  # our own child, exited (a zombie until now)
+        except ChildProcessError:
+            pass
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def stop_daemon(vault_root, timeout: float = STOP_TIMEOUT) -> dict:
