@@ -112,6 +112,7 @@ class ChunkIndex:
         self._db = None
         self._table = None
         self._snapshot = None
+        self._reader = None     # the dataset reads go through (see `_dataset`)
 
     # --- metadata ----------------------------------------------------------------------
     def meta(self) -> dict | None:
@@ -163,17 +164,32 @@ class ChunkIndex:
     def _dataset(self):
         """The table as a Lance dataset at its latest version, for reading. A process that
         only reads (a cold `vaultmem search`) opens it with pylance alone: importing lancedb
-        costs 1.4 s and 80 MB more (its namespace client), a third of a cold search."""
-        if self._table is not None:
-            return self._table.to_lance()
-        import lance
+        costs 1.4 s and 80 MB more (its namespace client), a third of a cold search.
 
+        One dataset object is kept and moved to each new version (`checkout_version` keeps
+        its caches): a fresh one reads the full-text index again for every query (BM25 at
+        12k chunks took 3.6 ms instead of 1.2, and 8.7 ms through lancedb's `to_lance`)."""
+        reader = self._reader
         try:
-            return lance.dataset(str(self.dir / f"{TABLE}.lance"))
+            if self._table is not None:
+                version = self._table.version
+                reader = reader or self._table.to_lance()
+            elif reader is not None:
+                version = reader.latest_version
+            else:
+                import lance
+
+                reader = lance.dataset(str(self.dir / f"{TABLE}.lance"))
+                version = reader.version
+            if reader.version != version:
+                reader = reader.checkout_version(version)
         except Exception as exc:  # pylance raises ValueError, OSError or its own errors
+            self._reader = None
             raise IndexUnavailable(
                 f"the search index at {self.dir} cannot be opened ({exc}); "
                 "run `vaultmem reindex --full`") from exc
+        self._reader = reader
+        return reader
 
     def reset(self, model: str, dim: int) -> None:
         """Drop everything and start an empty table for `model` vectors of size `dim`."""
@@ -188,7 +204,7 @@ class ChunkIndex:
         self._write_meta(model=model, dim=dim, schema=SCHEMA_VERSION, pending=0, fts=False)
 
     def close(self) -> None:
-        self._db = self._table = self._snapshot = None
+        self._db = self._table = self._snapshot = self._reader = None
 
     def count(self) -> int:
         return self.table.count_rows()
@@ -285,14 +301,11 @@ class ChunkIndex:
         """Filter columns and the vector matrix, reloaded only when the table changed."""
         import numpy as np
 
-        if self._table is not None:
-            version, dataset = self._table.version, None
-        else:
-            dataset = self._dataset()
-            version = dataset.version
+        dataset = self._dataset()
+        version = dataset.version
         if self._snapshot is not None and self._snapshot.version == version:
             return self._snapshot
-        data = (dataset or self._table.to_lance()).to_table(columns=SNAPSHOT_COLUMNS + ["vector"])
+        data = dataset.to_table(columns=SNAPSHOT_COLUMNS + ["vector"])
         vectors = data.column("vector").combine_chunks()
         dim = vectors.type.list_size
         matrix = vectors.values.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
