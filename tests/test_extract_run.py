@@ -82,7 +82,9 @@ def test_dry_run_writes_nothing_and_reports_every_decision(english):
     dry, real = english["dry"], english["report"]
     assert [(d["action"], d["content"]) for d in dry["decisions"]] == \
         [(d["action"], d["content"]) for d in real["decisions"]]
-    assert (dry["created"], dry["superseded"], dry["rejected"]) == (14, 1, 2)
+    # counts of notes: 15 memory notes (the new home's among them), 1 of them superseded
+    assert (dry["created"], dry["superseded"], dry["rejected"]) == (15, 1, 2)
+    assert (real["created"], real["superseded"], real["rejected"]) == (15, 1, 2)
     assert all(d["reason"] for d in dry["decisions"])
 
 
@@ -249,7 +251,8 @@ def test_across_runs_supersede_merge_duplicates_and_keep_the_users_edit(tmp_path
     monkeypatch.setattr(run, "load_pool", real_load_pool)
     zh = mem.extract([RUNS / "cross_zh_b.jsonl"], user="zh")
 
-    assert (en["created"], en["superseded"], en["updated"]) == (0, 1, 2), en["decisions"]
+    # the move is a new note and marks the old one superseded; the tea and the birthday are merged into
+    assert (en["created"], en["superseded"], en["updated"]) == (1, 1, 2), en["decisions"]
     assert_superseded(root, "The user lives in Beijing.", "The user moved to Shanghai.", date(2026, 11, 28),
                       user="en")
     assert zh["superseded"] == 1

@@ -317,11 +317,14 @@ class Memory:
                 "id": decision.id, "path": decision.path, "reason": decision.reason}
 
     def extract(self, paths, format: str | None = None, llm: bool = False,
-                user: str | None = None, dry_run: bool = False) -> dict:
-        """Transcripts -> session notes and memory notes, through the write policy.
+                user: str | None = None, dry_run: bool = False, progress=None) -> dict:
+        """Transcripts -> session notes and memory notes, through the write policy, committed
+        in steps of sessions (`extract.run`); re-running after an interruption resumes.
 
         Returns SPEC's extract summary `{"run", "sessions", "created", "updated",
-        "superseded", "rejected", "notes"}` plus every decision, errors and warnings.
+        "superseded", "rejected", "notes"}` (counts of the notes the commits hold) plus the
+        decisions (the first 1,000), errors and warnings. `progress(done, total,
+        turns_done, turns_total)` is called after each session.
 
         >>> Memory(vault).extract(["chat.jsonl"])["created"]   # doctest: +SKIP
         3
@@ -329,7 +332,7 @@ class Memory:
         from vaultmem.extract.run import extract
 
         return extract(self, [Path(p) for p in paths], format=format, llm=llm,
-                       user=user or self.user, dry_run=dry_run).to_dict()
+                       user=user or self.user, dry_run=dry_run, progress=progress).to_dict()
 
     def llm_settings(self) -> dict:
         """The `[llm]` settings of config.toml, as the LLM extractor takes them."""

@@ -1,12 +1,15 @@
 """`extract`: transcripts -> session notes and memory notes."""
 
 import os
+import signal
+from contextlib import contextmanager
 
 import click
 
-from vaultmem.cli.app import ask, cli, emit_json, pass_ctx
+from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon, warn
 
 FORMATS = ["jsonl", "chatgpt", "claude", "markdown"]
+LISTED = 200  # decisions printed one by one; the counts cover all of them
 
 
 @cli.command()
@@ -18,26 +21,76 @@ FORMATS = ["jsonl", "chatgpt", "claude", "markdown"]
 @click.option("--json", "as_json", is_flag=True, help="Print the run report as JSON.")
 @pass_ctx
 def extract(ctx, files, fmt, llm, user, dry_run, as_json):
-    """Turn transcripts into session notes and typed memory notes."""
+    """Turn transcripts into session notes and typed memory notes. Sessions are committed
+    as they are done: an interrupted run keeps them, and running it again resumes."""
     # The daemon's working folder is the vault: hand it absolute paths.
     args = dict(paths=[os.path.abspath(f) for f in files], format=fmt, llm=llm, user=user, dry_run=dry_run)
-    report = ask(ctx, "extract", args)
+    report = via_daemon(ctx, "extract", args)
+    if report is None:
+        from vaultmem.cli.progress import ProgressLine
+
+        line = ProgressLine(enabled=not as_json)
+        try:
+            with sigterm_interrupts():
+                report = ctx.memory().extract(**args, progress=lambda *done: line.show(_status(line, *done)))
+        finally:
+            line.close()
+    warn(report)
     for error in report["errors"]:
         click.echo(f"Error: {error}", err=True)
     for warning in report["warnings"]:
-        click.echo(f"Warning: {warning}", err=True)
+        if warning != report.get("warning"):
+            click.echo(f"Warning: {warning}", err=True)
+    failed = report["errors"] and not report["sessions"]
     if as_json:
         emit_json(report)
+    elif failed:
+        click.echo("Nothing was extracted.", err=True)
     else:
-        verb = "would write" if dry_run else "wrote"
-        click.echo(f"run {report['run']}: {report['sessions']} session(s); {report['created']} created, "
-                   f"{report['updated']} updated, {report['superseded']} superseded, "
-                   f"{report['rejected']} rejected, {report['unchanged']} unchanged")
-        for d in report["decisions"]:
-            where = f" -> {d['path']}" if d.get("path") else ""
-            click.echo(f"  {d['action']:<10} {d['type']:<10} {d['content'][:70]}{where}")
-            if d["action"] != "created":
-                click.echo(f"             why: {d['reason']}")
-        click.echo(f"{verb} {len(report['notes'])} note(s)")
-    if report["errors"] and not report["sessions"]:
+        _print_summary(report, dry_run)
+    if failed:
         raise SystemExit(1)
+
+
+def _status(line, done, total, turns, turns_total) -> str:
+    from vaultmem.cli.progress import rate_and_left
+
+    rate = rate_and_left(turns, turns_total, line.elapsed(), "turns")
+    return f"extract: session {done:,}/{total:,} · {turns:,} turns" + (f" · {rate}" if rate else "")
+
+
+def _print_summary(report, dry_run):
+    verb = "would write" if dry_run else "wrote"
+    resumed = f"; {report['resumed']} already done, skipped" if report.get("resumed") else ""
+    click.echo(f"run {report['run']}: {report['sessions']} session(s){resumed}; {report['created']} created, "
+               f"{report['updated']} updated, {report['superseded']} superseded, "
+               f"{report['rejected']} rejected, {report['unchanged']} unchanged")
+    for d in report["decisions"][:LISTED]:
+        where = f" -> {d['path']}" if d.get("path") else ""
+        click.echo(f"  {d['action']:<10} {d['type']:<10} {d['content'][:70]}{where}")
+        if d["action"] != "created":
+            click.echo(f"             why: {d['reason']}")
+    more = len(report["decisions"][LISTED:]) + report.get("decisions_left_out", 0)
+    if more:
+        click.echo(f"  ... and {more:,} more decision(s) (`--json` lists the first 1,000)")
+    commits = report.get("commits") or []
+    extra = (f" in {len(commits)} commits" if len(commits) > 1 else "")
+    click.echo(f"{verb} {len(report['notes'])} note(s){extra}")
+
+
+@contextmanager
+def sigterm_interrupts():
+    """SIGTERM stops the run like Ctrl-C: the step under way is undone, the finished ones
+    stay committed (only the main thread may set a handler; elsewhere nothing changes)."""
+    def interrupt(_signum, _frame):
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -16,9 +16,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from vaultmem.errors import LLMError
@@ -112,6 +113,27 @@ def extract_with_fallback(turns, session_time: datetime | None, settings, user_n
     cleaned, and the offline extractor's candidates for what the LLM could not do: a batch
     whose output did not validate twice, or, once the endpoint failed, the rest of the session.
     A warning reads like "memory_items[3] left out: memory_items[3].type must be one of ..."."""
+    outcome = extract_session(turns, session_time, settings, user_names)
+    return outcome.candidates, outcome.warnings
+
+
+@dataclass
+class SessionOutcome:
+    """What `extract_session` made of one session."""
+
+    candidates: list
+    warnings: list[str]
+    endpoint_failed: bool = False  # the endpoint refused or was unreachable: worth asking again later
+    timed_out: bool = False        # `seconds` ran out; the rest went to the offline extractor
+
+
+def extract_session(turns, session_time: datetime | None, settings, user_names=None, *,
+                    seconds: float = 0, clock=time.monotonic) -> SessionOutcome:
+    """`extract_with_fallback` for one session, also saying whether the endpoint failed, and
+    bounded in time: with `seconds` > 0, once the session has spent that long with the model
+    (`[llm] session_seconds`) the turns not yet sent are decided by the offline extractor,
+    and a warning says so. A request never waits past the bound (its timeout is cut to the
+    time left)."""
     from vaultmem.extract.offline import extract_offline
 
     turns = list(turns)
@@ -120,24 +142,39 @@ def extract_with_fallback(turns, session_time: datetime | None, settings, user_n
     try:
         settings = LLMSettings.coerce(settings)
     except LLMError as exc:
-        return extract_offline(turns, session_time, user_names), [_fell_back(exc)]
+        return SessionOutcome(extract_offline(turns, session_time, user_names), [_fell_back(exc)], True)
+    deadline = clock() + seconds if seconds > 0 else None
     for i, batch in enumerate(batches):
         where = "" if len(batches) == 1 else f"messages {batch[0].id}–{batch[-1].id}: "
+        rest = turns if i == 0 else [t for later in batches[i:] for t in later]
+        left = None if deadline is None else deadline - clock()
+        if left is not None and left <= 0:
+            out.extend(extract_offline(rest, session_time, user_names))
+            warnings.append(_timed_out(seconds, batch, batches[-1]))
+            return SessionOutcome(out, warnings, timed_out=True)
+        asked = settings if left is None or left >= settings.timeout else replace(settings, timeout=left)
         try:
-            cands, problems = _extract_batch(batch, session_time, settings)
+            cands, problems = _extract_batch(batch, session_time, asked)
         except ReplyError as exc:  # this batch only: the next one may well validate
             todo = turns if len(batches) == 1 else batch
             out.extend(extract_offline(todo, session_time, user_names))
             warnings.append(where + _fell_back(exc))
             continue
         except LLMError as exc:  # the endpoint is down or refuses: asking again would only wait
-            todo = turns if i == 0 else [t for rest in batches[i:] for t in rest]
-            out.extend(extract_offline(todo, session_time, user_names))
+            out.extend(extract_offline(rest, session_time, user_names))
+            if deadline is not None and clock() >= deadline:  # the bound, not the endpoint
+                warnings.append(_timed_out(seconds, batch, batches[-1]))
+                return SessionOutcome(out, warnings, timed_out=True)
             warnings.append(where + _fell_back(exc))
-            break
+            return SessionOutcome(out, warnings, endpoint_failed=True)
         out.extend(cands)
         warnings.extend(where + problem for problem in problems)
-    return out, warnings
+    return SessionOutcome(out, warnings)
+
+
+def _timed_out(seconds: float, first, last) -> str:
+    return (f"the LLM took longer than [llm] session_seconds ({seconds:g} s) on this session; messages "
+            f"{first[0].id}–{last[-1].id} were decided by the offline extractor instead")
 
 
 def _fell_back(exc: LLMError) -> str:

@@ -1,6 +1,27 @@
-"""An extraction run: transcripts → session notes → candidates → write policy → notes,
-all one change (`change.vault_change`): the index follows and one git commit records the
-run, or, when the run fails part-way, the vault is left as it was.
+"""An extraction run: transcripts → session notes → candidates → write policy → notes.
+
+The run goes in steps, each one change (`change.vault_change`): its notes are written, the
+index follows and one git commit records them, or, when the step fails part-way, the vault
+is left as that step found it. Every commit of a run carries the same `Vaultmem-Run`
+trailer, so `rollback --run` undoes all of them at once. With `--llm` a step is one
+session (the model is slow: an interrupted run keeps every session it finished); the
+offline extractor takes steps of about STEP_TURNS turns (a small transcript is one
+commit). Only the current step's candidates, decisions and vectors are held, so memory
+stays flat whatever the transcript's size; the report keeps counts, paths and the first
+MAX_LISTED_DECISIONS decisions (`decisions_left_out` counts the rest).
+
+Resuming: re-running the same command finds each session's notes by its session id. A
+session the LLM has decided is marked `extracted_by: llm` on its (first) note, in the
+same commit as its memories and written after them, so a run stopped part-way (Ctrl-C,
+SIGTERM, a crash) asks the model again only for the sessions it had not finished. A
+session whose endpoint failed is not marked: the next `--llm` run tries it again. The
+offline extractor is cheap and decides every session again ("unchanged").
+
+Counts are of notes, as the commits hold them: `created` memory notes added (one that
+replaces an older memory too), `superseded` memory notes this run marked superseded,
+`updated` memory notes that existed before the run and were changed by it otherwise;
+`session_notes`, `entity_notes` the others written. `rejected` and `unchanged` count
+statements (nothing is written for them).
 
 Sessions are decided oldest first, so a later statement supersedes an earlier one whatever
 the file's order. User turns that yield no memory for a reason worth showing (a greeting, a
@@ -19,6 +40,7 @@ is split) are pointed at its new place in that change too.
 from __future__ import annotations
 
 import re
+from collections import Counter, deque
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,35 +52,70 @@ from vaultmem.extract.importers import Session, load_transcript
 from vaultmem.extract.sessions import block_ids, message_link, part_title, redact_session, \
     render_session_parts, session_title
 from vaultmem.ids import run_id
+from vaultmem.layout import STATEMENT_TYPES
 from vaultmem.note import as_list, read_head, read_note
 from vaultmem.policy import decide
 from vaultmem.vault import Vault, atomic_write
 from vaultmem.write import UNDATED, apply, load_pool, plan
+
+STEP_TURNS = 2000            # offline: a step (one commit) closes once it holds this many turns
+MAX_LISTED_DECISIONS = 1000  # the report lists these first decisions; the counts cover all
+EXTRACTED_BY = "extracted_by"  # on a session's first note: the LLM decided its memories
 
 
 @dataclass
 class RunReport:
     run: str
     sessions: int = 0
-    notes: list[str] = field(default_factory=list)
-    decisions: list = field(default_factory=list)
+    notes: set[str] = field(default_factory=set)
+    decisions: list[dict] = field(default_factory=list)
+    decisions_left_out: int = 0
+    statements: Counter = field(default_factory=Counter)  # decisions by action
+    created: set[str] = field(default_factory=set)        # memory notes, as committed
+    updated: set[str] = field(default_factory=set)
+    superseded: set[str] = field(default_factory=set)
+    session_notes: set[str] = field(default_factory=set)
+    entity_notes: set[str] = field(default_factory=set)
+    resumed: int = 0  # sessions the LLM had already decided in an earlier run: skipped
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     redactions: int = 0
-    commit: str | None = None
-    warning: str | None = None   # the run is kept but its commit (or indexing) failed
+    commits: list[str] = field(default_factory=list)
+    warning: str | None = None   # a step is kept but its commit (or indexing) failed
 
     def count(self, action: str) -> int:
-        return sum(1 for d in self.decisions if d.action == action)
+        """Notes created, updated or superseded (as the commits hold them); statements
+        rejected or unchanged."""
+        if action == "created":
+            return len(self.created)
+        if action == "superseded":
+            return len(self.superseded)
+        if action == "updated":
+            return len(self.updated - self.created - self.superseded)
+        return self.statements[action]
+
+    def listed(self, decision) -> None:
+        self.statements[decision.action] += 1
+        if len(self.decisions) < MAX_LISTED_DECISIONS:
+            self.decisions.append(decision.to_dict())
+        else:
+            self.decisions_left_out += 1
 
     def to_dict(self) -> dict:
         return {"run": self.run, "sessions": self.sessions, "created": self.count("created"),
                 "updated": self.count("updated"), "superseded": self.count("superseded"),
                 "rejected": self.count("rejected"), "unchanged": self.count("unchanged"),
-                "notes": sorted(set(self.notes)), "redactions": self.redactions,
-                "decisions": [d.to_dict() for d in self.decisions],
-                "errors": self.errors, "warnings": self.warnings, "commit": self.commit,
+                "notes": sorted(self.notes), "session_notes": len(self.session_notes),
+                "entity_notes": len(self.entity_notes), "resumed": self.resumed,
+                "redactions": self.redactions, "decisions": self.decisions,
+                "decisions_left_out": self.decisions_left_out,
+                "errors": self.errors, "warnings": self.warnings,
+                "commit": self.commits[-1] if self.commits else None, "commits": self.commits,
                 **({"warning": self.warning} if self.warning else {})}
+
+
+class ExtractInterrupted(VaultmemError):
+    """An extraction run stopped part-way; the sessions it finished are kept."""
 
 
 def find_session_notes(vault: Vault) -> dict[tuple[str, str], list[Path]]:
@@ -83,8 +140,9 @@ def _part_number(value) -> int:
 
 
 def extract(memory, paths, *, format: str | None = None, llm: bool = False, user: str | None = None,
-            dry_run: bool = False) -> RunReport:
-    """Run one extraction over transcript files; see the module docstring."""
+            dry_run: bool = False, progress=None) -> RunReport:
+    """Run one extraction over transcript files; see the module docstring. `progress(done,
+    total, turns_done, turns_total)` is called after each session (sessions and turns)."""
     vault: Vault = memory.vault
     user = user or memory.user
     report = RunReport(run=run_id())
@@ -105,35 +163,107 @@ def extract(memory, paths, *, format: str | None = None, llm: bool = False, user
     if not dry_run:
         memory.indexer.sync()  # the pool compares against what the index holds now
     names = ", ".join(sorted({Path(source).name for _s, source in sessions}))
-    change = nullcontext() if dry_run else memory.change(
-        f"vaultmem: extract {len(sessions)} session(s) from {names}", "extract", run=report.run, source=names)
-    with change as ch:
-        _run(memory, vault, sessions, user, report, now, ch, llm)
+    run = _Run(memory, vault, user, report, now, llm, progress, len(sessions),
+               sum(len(s.turns) for s, _source in sessions))
+    todo = deque(sessions)  # a session's objects go once it is done
+    del sessions
+    steps = 0
+    while todo:
+        step = _next_step(todo, llm)
+        steps += 1
+        change = nullcontext() if dry_run else memory.change(
+            f"vaultmem: extract {len(step)} session(s) from {names}", "extract", run=report.run, source=names)
+        try:
+            with change as ch:
+                tally = run.step(step, ch)
+                if ch is not None:
+                    ch.message = _message(vault, tally, len(step), names, steps if todo or steps > 1 else None)
+        except (KeyboardInterrupt, VaultmemError) as exc:
+            raise _stopped(report, run, exc) from exc
         if ch is not None:
-            ch.message = _message(report, names)
-    if ch is not None:
-        report.commit, report.warning = ch.commit, ch.warning
-        if ch.warning:
-            report.warnings.append(ch.warning)
+            run.account(ch, tally)
     return report
 
 
-def _run(memory, vault: Vault, sessions, user: str, report: RunReport, now, ch, llm: bool) -> None:
-    """Write the session notes and the memories decided from them (`ch` None: a dry run)."""
-    existing_sessions = find_session_notes(vault)
-    plans = []
-    for session, source in sessions:
+def _next_step(todo: deque, llm: bool) -> list:
+    """The sessions of the next step: one with the LLM, else up to about STEP_TURNS turns."""
+    step = [todo.popleft()]
+    turns = len(step[0][0].turns)
+    while not llm and todo and turns + len(todo[0][0].turns) <= STEP_TURNS:
+        turns += len(todo[0][0].turns)
+        step.append(todo.popleft())
+    return step
+
+
+def _stopped(report: RunReport, run: "_Run", exc: BaseException) -> BaseException:
+    """The error to raise when a step failed or was interrupted: what was kept, and how to go on."""
+    kept = (f"the {run.done} session(s) finished before it are kept (run {report.run}); run the "
+            f"same command again to resume" if report.commits else "nothing was kept")
+    if isinstance(exc, KeyboardInterrupt):
+        return ExtractInterrupted(f"extraction interrupted at session {run.done + 1} of {run.total}; {kept}")
+    if report.commits:
+        exc.args = (f"{str(exc).rstrip('.')} (in session {run.done + 1} of {run.total}); {kept}",)
+    return exc
+
+
+class _Run:
+    """The state a run keeps between steps: the pool, where sessions' notes are, counts."""
+
+    def __init__(self, memory, vault: Vault, user: str, report: RunReport, now, llm: bool, progress,
+                 total: int, turns_total: int):
+        self.memory, self.vault, self.user, self.report, self.now, self.llm = memory, vault, user, report, now, llm
+        self.progress, self.total, self.turns_total = progress, total, turns_total
+        self.done = self.turns_done = 0
+        self.existing = find_session_notes(vault)
+        self.pool = load_pool(vault, user, memory.snapshot())
+        self.seconds = float(getattr(vault.config, "llm_session_seconds", 0) or 0)
+
+    def step(self, sessions, ch) -> dict:
+        """Decide and write `sessions` within `ch` (None: a dry run); returns what the
+        step's commit holds, as `account` needs it."""
+        tally = {"superseded": set()}
+        for session, _source in sessions:
+            self._session(session, ch, tally)
+            self.done += 1
+            self.turns_done += len(session.turns)
+            self.report.sessions = self.done
+            if self.progress is not None:
+                self.progress(self.done, self.total, self.turns_done, self.turns_total)
+        if ch is not None:
+            tally["changed"] = ch.changed
+            # a path absent before this step (VaultChange records each path's bytes first)
+            tally["new"] = {rel for rel in tally["changed"] if ch._before.get(rel, (None,))[0] is None}
+        return tally
+
+    def account(self, ch, tally) -> None:
+        """Add a committed step's notes to the report."""
+        report, vault = self.report, self.vault
+        if ch.commit:
+            report.commits.append(ch.commit)
+        if ch.warning:
+            report.warning = ch.warning
+            report.warnings.append(ch.warning)
+        report.notes.update(tally["changed"])
+        kinds = _classify(vault, tally)
+        report.created |= kinds["created"]
+        report.updated |= kinds["updated"]
+        report.superseded |= kinds["superseded"]
+        report.session_notes |= kinds["session"]
+        report.entity_notes |= kinds["entity"]
+
+    def _session(self, session: Session, ch, tally) -> None:
+        vault, report, user = self.vault, self.report, self.user
         redacted, kinds = redact_session(session)
         report.redactions += len(kinds)
-        old = existing_sessions.get((user, redacted.id), [])
+        old = self.existing.get((user, redacted.id), [])
+        if self.llm and old and _decided_by_llm(old, redacted):
+            report.resumed += 1
+            return
         turns_at, written = _write_session(vault, redacted, old, user, report.run, ch)
-        report.notes.extend(written)
-        plans.append((redacted, turns_at, source))
-    report.sessions = len(plans)
-
-    candidates = []
-    for redacted, turns_at, _source in plans:
-        found = _candidates(memory, redacted, llm, report)
+        if ch is not None and written:  # the same session again later in the run finds these
+            parts = list(dict.fromkeys(rel for rel, _block in turns_at.values()))
+            self.existing[(user, redacted.id)] = [vault.abs(rel) for rel in parts]
+        found, done_by_llm = self._candidates(redacted)
         found += _turned_down(redacted, found)
         order = {t.id: i for i, t in enumerate(redacted.turns)}
         found.sort(key=lambda c: min((order.get(m, len(order)) for m in c.source_messages),
@@ -142,28 +272,88 @@ def _run(memory, vault: Vault, sessions, user: str, report: RunReport, now, ch, 
         # transcript without times, where no date is guessed (the memory says so instead).
         days = {t.id: (t.time or redacted.start).date() if (t.time or redacted.start) else None
                 for t in redacted.turns}
+        live = [c for c in found if not c.rejected_reason]
+        vectors = dict(zip(map(id, live), self.memory.embedder.encode([c.content for c in live]))) if live else {}
         for cand in found:
             stated = next((days[m] for m in cand.source_messages if days.get(m)), None)
-            candidates.append((cand, turns_at, stated))
-    pool = load_pool(vault, user, memory.snapshot())
-    live = [c for c, *_ in candidates if not c.rejected_reason]
-    vectors = dict(zip(map(id, live), memory.embedder.encode([c.content for c in live]))) if live else {}
-    for cand, turns_at, stated in candidates:
-        vector = vectors.get(id(cand))
-        sources = [_turn_link(vault, *turns_at[m]) for m in cand.source_messages if m in turns_at]
-        decision = decide(cand, user, pool, vector, links=sources)
-        report.decisions.append(decision)
-        if ch is None:
-            plan(vault, decision, pool, user=user, sources=sources, vector=vector)
-            continue
-        try:
-            report.notes.extend(apply(vault, decision, pool, change=ch, user=user, run=report.run,
-                                      sources=sources, vector=vector, now=now,
-                                      stated=stated or UNDATED))
-        except VaultmemError as exc:  # e.g. the user is editing that note right now: skip it,
-            # keep the rest of the run (it is still indexed and committed)
-            report.errors.append(f"{decision.content[:60]}: {exc}")
-            decision.action, decision.reason = "rejected", f"not written: {exc}"
+            vector = vectors.get(id(cand))
+            sources = [_turn_link(vault, *turns_at[m]) for m in cand.source_messages if m in turns_at]
+            decision = decide(cand, user, self.pool, vector, links=sources)
+            if ch is None:
+                plan(vault, decision, self.pool, user=user, sources=sources, vector=vector)
+                _tally_plan(report, decision)
+                report.listed(decision)
+                continue
+            target = decision.target.rel if decision.action == "superseded" and decision.target else None
+            try:
+                written = apply(vault, decision, self.pool, change=ch, user=user, run=report.run,
+                                sources=sources, vector=vector, now=self.now, stated=stated or UNDATED)
+            except VaultmemError as exc:  # e.g. the user is editing that note right now: skip it,
+                # keep the rest of the run (it is still indexed and committed)
+                report.errors.append(f"{decision.content[:60]}: {exc}")
+                decision.action, decision.reason = "rejected", f"not written: {exc}"
+                written = []
+            if target and target in written:
+                tally["superseded"].add(target)
+            report.listed(decision)
+        if ch is not None and done_by_llm and turns_at:
+            _mark_decided_by_llm(vault, next(iter(turns_at.values()))[0], ch)
+
+    def _candidates(self, session: Session) -> tuple[list, bool]:
+        """The session's candidates, and whether the LLM decided them (its endpoint did not fail)."""
+        from vaultmem.extract.offline import extract_offline
+
+        if not self.llm:
+            return extract_offline(session.turns, session.start, include_rejected=True), False
+        from vaultmem.extract.llm import extract_session
+
+        outcome = extract_session(session.turns, session.start, self.memory.llm_settings(), seconds=self.seconds)
+        self.report.warnings.extend(f"session {session.id}: {w}" for w in outcome.warnings)
+        return outcome.candidates, not outcome.endpoint_failed
+
+
+def _kind(vault: Vault, rel: str) -> str:
+    folder = Path(rel).parent
+    if folder == Path(vault.rel(vault.folder_for("session"))):
+        return "session"
+    if folder == Path(vault.rel(vault.folder_for("entity"))):
+        return "entity"
+    if any(folder == Path(vault.rel(vault.folder_for(t))) for t in STATEMENT_TYPES):
+        return "memory"
+    return "other"
+
+
+def _tally_plan(report: RunReport, decision) -> None:
+    """A dry run's counts: what the decision would write."""
+    if decision.action in ("created", "superseded") and decision.path:
+        report.created.add(decision.path)
+    if decision.action == "superseded" and decision.target is not None:
+        report.superseded.add(decision.target.rel)
+    elif decision.action == "updated" and decision.target is not None:
+        report.updated.add(decision.target.rel)
+
+
+def _decided_by_llm(old: list[Path], session: Session) -> bool:
+    """The session's notes hold every turn of `session` and say the LLM decided its memories."""
+    try:
+        if str(read_head(old[0]).get(EXTRACTED_BY, "")) != "llm":
+            return False
+        known = {str(m) for path in old for m in as_list(read_note(path).get("message_ids"))}
+    except (OSError, VaultmemError):
+        return False
+    return {str(t.id) for t in session.turns} <= known
+
+
+def _mark_decided_by_llm(vault: Vault, rel: str, ch) -> None:
+    """`extracted_by: llm` on the session's first note, after its memories: a later run skips it."""
+    from vaultmem.memories import update_note
+
+    path = vault.abs(rel)
+    note = read_note(path)
+    if str(note.get(EXTRACTED_BY, "")) == "llm":
+        return
+    ch.record(rel)
+    update_note(vault, path, {EXTRACTED_BY: "llm", "updated": note.meta["updated"]}, expected_raw=note.raw)
 
 
 def _write_session(vault: Vault, session: Session, old: list[Path], user: str, run: str,
@@ -313,21 +503,24 @@ def _turned_down(session: Session, candidates) -> list[Candidate]:
     return out
 
 
-def _candidates(memory, session: Session, llm: bool, report: RunReport):
-    from vaultmem.extract.offline import extract_offline
-
-    start = session.start
-    if llm:
-        from vaultmem.extract.llm import extract_with_fallback
-
-        cands, warnings = extract_with_fallback(session.turns, start, memory.llm_settings())
-        report.warnings.extend(f"session {session.id}: {w}" for w in warnings)
-        return cands
-    return extract_offline(session.turns, start, include_rejected=True)
+def _message(vault: Vault, tally: dict, sessions: int, names: str, step: int | None) -> str:
+    """The step's commit subject: its counts are of the notes this very commit holds."""
+    kinds = _classify(vault, tally)
+    return (f"vaultmem: extract {sessions} session(s) from {names}{f' (step {step})' if step else ''}: "
+            f"{len(kinds['created'])} new, {len(kinds['updated'] - kinds['superseded'])} updated, "
+            f"{len(kinds['superseded'])} superseded; {len(kinds['session'])} session note(s), "
+            f"{len(kinds['entity'])} entity note(s)")
 
 
-def _message(report: RunReport, names: str) -> str:
-    created = report.count("created") + report.count("superseded")
-    return (f"vaultmem: extract {report.sessions} session(s) from {names}: "
-            f"{created} new, {report.count('updated')} updated, "
-            f"{report.count('superseded')} superseded")
+def _classify(vault: Vault, tally: dict) -> dict[str, set[str]]:
+    """A step's changed paths by what they are: memory notes created (absent before the
+    step), updated (there before), superseded (by this step); session and entity notes."""
+    out = {"created": set(), "updated": set(), "session": set(), "entity": set(),
+           "superseded": tally["superseded"] & set(tally["changed"])}
+    for rel in tally["changed"]:
+        kind = _kind(vault, rel)
+        if kind == "memory":
+            out["created" if rel in tally["new"] else "updated"].add(rel)
+        elif kind == "session" or (kind == "entity" and rel in tally["new"]):
+            out[kind].add(rel)
+    return out
