@@ -363,7 +363,7 @@ def vault(tmp_path, embedder, monkeypatch):
     """A fresh vault whose `extract` embeds with the shared model; the clock after the sessions."""
     monkeypatch.setenv("VAULTMEM_NOW", "2026-11-30T12:00:00")
     monkeypatch.delenv("VAULTMEM_VAULT", raising=False)
-    monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
+    monkeypatch.setattr("vaultmem.embed.Embedder.for_config", classmethod(lambda cls, config: embedder))
     root = tmp_path / "vault"
     api.init(root)
     return root
@@ -441,3 +441,29 @@ def test_an_item_copying_the_instructions_own_example_is_left_out():
     items, problems = parse_memory_items(json.dumps({"memory_items": [copied, real]}), ["D1:2"])
     assert [i["content"] for i in items] == ["The user adopted a cat called Miso."]
     assert problems and "copies an example of the instructions" in problems[0]
+
+
+def test_session_seconds_sends_the_batches_left_to_the_offline_extractor(monkeypatch):
+    from vaultmem.extract.llm import extract_session
+
+    monkeypatch.setattr(llm_module, "MAX_BATCH_TURNS", 1)  # one request per message
+    now = [0.0]
+
+    def slow_clock():  # each look at the clock: the model took 4 s more
+        now[0] += 4
+        return now[0]
+
+    with CannedLLM([(200, completion(json.dumps({"memory_items": []})))] * 3) as llm:
+        outcome = extract_session(TURNS, SESSION, llm.settings, seconds=6, clock=slow_clock)
+    assert len(llm.requests) == 1 and outcome.timed_out and not outcome.endpoint_failed
+    (warning,) = outcome.warnings
+    assert "session_seconds (6 s)" in warning and "messages D1:2–D1:3" in warning
+    assert any("Boston" in c.content for c in outcome.candidates)  # the rules read the rest
+
+
+def test_an_endpoint_failure_is_told_apart_so_a_later_run_asks_again():
+    from vaultmem.extract.llm import extract_session
+
+    with CannedLLM([(503, {"error": "loading model"})]) as llm:
+        outcome = extract_session(TURNS, SESSION, llm.settings)
+    assert outcome.endpoint_failed and not outcome.timed_out and outcome.candidates
