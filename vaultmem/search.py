@@ -29,6 +29,7 @@ from __future__ import annotations
 import heapq
 import re
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import lru_cache
@@ -95,8 +96,9 @@ ACCESS_REFRESH_SECONDS = 60.0
 CANDIDATES = 60          # per retriever, before fusion
 # Short columns whose values among the allowed rows narrow LanceDB's BM25 scan.
 NARROWING_COLUMNS = ("type", "user", "status")
-ROW_KEYS = ["chunk_id", "note_id", "path", "type", "title", "text", "status", "created", "updated",
-            "valid_from", "valid_to", "tags", "source_messages", "sources", "importance"]
+# What scoring reads of each candidate (`_hybrid` unpacks them in this order).
+SCORING_COLUMNS = ("chunk_id", "note_id", "type", "text", "fts_text", "created", "updated", "valid_from",
+                   "importance")
 
 _WORD = re.compile(r"[a-z0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 # "Alice: " opening a chunk line (chunking writes each turn as `Speaker: text`).
@@ -266,6 +268,27 @@ def weight(importance: float, said: str, today: date) -> float:
         recency = 0.5
     spare = 1 - IMPORTANCE_WEIGHT - RECENCY_WEIGHT
     return spare + IMPORTANCE_WEIGHT * float(importance) + RECENCY_WEIGHT * recency
+
+
+@lru_cache(maxsize=1)
+def _blas_limit():
+    """threadpoolctl's `limit`, with the BLAS libraries found once (finding them per query
+    costs milliseconds); None when threadpoolctl cannot read this numpy's BLAS."""
+    try:
+        from threadpoolctl import ThreadpoolController
+
+        return ThreadpoolController().limit
+    except Exception:  # an unknown BLAS build: run as configured
+        return None
+
+
+def one_blas_thread():
+    """A context that keeps numpy's BLAS to one thread. The query's product with the
+    vector matrix is bound by memory, not arithmetic, and OpenBLAS's second thread waking
+    up next to the model's made it cost 30 ms instead of 1 (12k rows, 2 busy cores);
+    the sums are the same either way (each row's dot product is one thread's)."""
+    limit = _blas_limit()
+    return limit(limits=1, user_api="blas") if limit is not None else nullcontext()
 
 
 @lru_cache(maxsize=65536)
@@ -438,7 +461,8 @@ class Searcher:
         keyword_hits = self._pool.submit(self._keyword_hits, query, snap, filters, mask, allowed, limit)
         if qvec is None:
             qvec = self._embedder_factory().encode_query(query)
-        sims = snap.vectors @ qvec          # one BLAS call beats gathering the allowed rows
+        with one_blas_thread():
+            sims = snap.vectors @ qvec      # one BLAS call beats gathering the allowed rows
         sims[~mask] = -np.inf
         top = min(allowed, limit)
         best = np.argpartition(-sims, top - 1)[:top] if top < len(sims) else np.flatnonzero(mask)
@@ -456,35 +480,52 @@ class Searcher:
         access = self._last_access()
         stale_days = self.vault.config.gc_stale_after_days
         stale_before = (today - timedelta(days=stale_days)).isoformat() if stale_days > 0 else ""
+        # The candidates' values as Python lists, one gather per column: reading numpy
+        # elements one by one cost more than the scoring itself.
+        picked = np.array(order, dtype=np.intp)
+        candidates = zip(order, sims[picked].tolist(),
+                         *(cols[name][picked].tolist() for name in SCORING_COLUMNS))
         scored = []
-        for offset in order:
-            chunk_id = cols["chunk_id"][offset]
-            vector = float(sims[offset])
+        for offset, vector, chunk_id, note_id, kind, text, fts_text, created, updated, said, importance \
+                in candidates:
             # Our own (stemmed) word overlap counts for every candidate: LanceDB's BM25 does not
             # stem, so "lives" there misses "live" in the question; its rank only weighs it.
-            lexical = keyword_coverage(qterms, cols["fts_text"][offset])
+            lexical = keyword_coverage(qterms, fts_text)
             lexical *= 0.5 + 0.5 * bm25.get(chunk_id, 0.0) / top_bm25
-            updated = cols["updated"][offset] or cols["created"][offset]
-            said = cols["valid_from"][offset] or updated
-            when = WHEN_BONUS if asks_when and says_when_cached(cols["text"][offset]) else 0.0
-            score = (max(vector, 0.0) + keyword_weight * lexical + when) * weight(
-                cols["importance"][offset], said, today)
-            kind = cols["type"][offset]
+            updated = updated or created
+            said = said or updated
+            when = WHEN_BONUS if asks_when and says_when_cached(text) else 0.0
+            score = (max(vector, 0.0) + keyword_weight * lexical + when) * weight(importance, said, today)
             if kind == "session":
                 score *= SESSION_FACTOR
-                if is_filler(cols["text"][offset]):
+                if is_filler(text):
                     score *= FILLER_FACTOR
             elif kind == NOTE_TYPE:
                 score *= NOTE_FACTOR
             else:  # sessions are records, not recalled memories
-                seen = (access.get(cols["note_id"][offset]) or {}).get("last_access") or ""
+                seen = (access.get(note_id) or {}).get("last_access") or ""
                 if max(seen, updated)[:10] < stale_before:
                     score *= STALE_FACTOR
             if score >= threshold:
-                row = {name: cols[name][offset] for name in ROW_KEYS}
-                row["when"] = when
-                scored.append((score, vector, lexical, row))
+                scored.append((score, vector, lexical, SnapshotRow(cols, offset, when)))
         return Hits(_best_per_note(scored, k))
+
+
+class SnapshotRow:
+    """A candidate's row, read from the snapshot's columns only when `_best_per_note` looks
+    at it: most candidates never reach it, and a dict of every column per candidate cost
+    more than scoring them."""
+
+    __slots__ = ("columns", "offset", "when")
+
+    def __init__(self, columns: dict, offset: int, when: float = 0.0):
+        self.columns, self.offset, self.when = columns, offset, when
+
+    def __getitem__(self, name: str):
+        return self.when if name == "when" else self.columns[name][self.offset]
+
+    def get(self, name: str, default=None):
+        return self[name]
 
 
 def _best_per_note(scored, k) -> list[Hit]:
