@@ -74,26 +74,51 @@ def test_locomo_harness_smoke(tmp_path):
 
 
 def test_perf_harness_smoke(tmp_path):
+    from perf_runtime import available_runtimes
+
     report_path = tmp_path / "perf.json"
-    figures, _stdout = run_harness(BENCH / "perf.py", "--quick", "--notes", "200", "--user-notes", "200",
-                                   "--idle-seconds", "2", "--json", report_path)
+    figures, stdout = run_harness(BENCH / "perf.py", "--quick", "--notes", "60", "--user-notes", "30",
+                                  "--idle-seconds", "2", "--json", report_path)
     skipped = figures.pop("skipped")
-    # Parts that do not need the daemon must always be measured.
-    for key in ("index_vs_encode", "search_p50_ms", "search_p95_ms", "search_notes_p50_ms",
-                "search_notes_p95_ms", "nochange_scan_s", "large_search_p50_ms"):
-        assert isinstance(figures.get(key), float) and math.isfinite(figures[key]), (key, skipped)
-    assert figures["notes"] == 200 and figures["chunks"] >= 400
+    runtimes = figures["runtimes"]
+    assert runtimes == available_runtimes() and runtimes[0] == "onnx"
+
+    def number(key):
+        return isinstance(figures.get(key), (int, float)) and math.isfinite(figures[key])
+
+    # Parts that do not need the daemon must always be measured, for every runtime; the bare
+    # names are the first runtime's (what earlier reports' readers look for).
+    per_runtime = ("index_vs_encode", "index_vs_encode_cpu", "index_s", "index_peak_rss_mb",
+                   "encode_chunks_per_s", "model_load_s", "model_load_rss_mb", "search_p50_ms",
+                   "search_p95_ms", "search_notes_p50_ms", "search_notes_p95_ms", "large_search_p50_ms",
+                   "cold_search_s", "cold_search_rss_mb", "cold_add_s", "ingest_turns_per_cpu_s", "ingest_cpu_s")
+    for key in per_runtime:
+        assert figures.get(key) == figures.get(f"{key}_{runtimes[0]}"), key
+        for runtime in runtimes:
+            assert number(f"{key}_{runtime}"), (key, runtime, skipped)
+            assert figures[f"{key}_{runtime}"] > 0, (key, runtime)
+    assert number("nochange_scan_s")
+    assert figures["ingest_turns"] > 0 and figures["ingest_conversations"] == 1
+    if len(runtimes) > 1:
+        assert figures["runtime_min_cosine"] >= 0.99   # the same model: a goal of 0.999 in the report
+    assert figures["notes"] == 60 and figures["chunks"] >= 60
     # The index holds every generated note of the person's and none of Templates/ (Obsidian's
     # Excluded files), each cut into one chunk or more.
-    assert figures["user_notes"] == 200 and isinstance(figures["user_note_chunks"], int)
-    assert 200 <= figures["user_note_chunks"] < figures["chunks"]
+    assert figures["user_notes"] == 30 and isinstance(figures["user_note_chunks"], int)
+    assert 30 <= figures["user_note_chunks"] < figures["chunks"]
     daemon_figures = ("warm_search_s", "warm_speedup", "edit_to_searchable_p95_s",
                       "edit_user_note_to_searchable_p95_s", "daemon_idle_cpu_percent", "daemon_rss_mb")
     for key in daemon_figures:
-        # Measured, or reported missing with a reason.
-        assert isinstance(figures.get(key), float) or skipped, key
+        for runtime in runtimes:
+            # Measured, or reported missing with a reason.
+            assert number(f"{key}_{runtime}") or skipped, (key, runtime)
+    if "daemon_torch_loaded_onnx" in figures:
+        assert figures["daemon_torch_loaded_onnx"] is False   # the config's runtime reached the daemon
     assert all(isinstance(reason, str) and reason for reason in skipped.values())
-    assert json.loads(report_path.read_text())["figures"]["notes"] == 200
+    assert re.search(r"^cold_search_rss_mb\s+[\d.]+ (met|MISSED)", stdout, re.MULTILINE), stdout
+    report = json.loads(report_path.read_text())
+    assert report["figures"]["notes"] == 60
+    assert set(report["goals_met"]) >= {f"cold_add_s_{runtime}" for runtime in runtimes}
 
 
 def test_perf_user_notes_are_deterministic_and_leave_templates_out(tmp_path):
