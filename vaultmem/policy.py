@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from vaultmem.redact import find_secrets
 
@@ -441,9 +442,15 @@ def _may_be_same(entry: Existing, candidate) -> bool:
     return True
 
 
+@lru_cache(maxsize=8192)
 def _cjk_share(text: str) -> float:
-    chars = [c for c in text if not c.isspace()]
-    return sum(1 for c in chars if "\u4e00" <= c <= "\u9fff") / len(chars) if chars else 0.0
+    """The share of CJK ideographs among a text's non-space characters (asked of every
+    remembered memory for every candidate: cached, it was a tenth of an extraction's CPU)."""
+    chars = len(text) - sum(map(str.isspace, text))
+    return len(_IDEOGRAPHS.findall(text)) / chars if chars else 0.0
+
+
+_IDEOGRAPHS = re.compile("[\u4e00-\u9fff]")
 
 
 def _bigram_dice(a: str, b: str) -> float:
