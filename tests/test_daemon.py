@@ -23,6 +23,7 @@ from vaultmem import client
 from vaultmem.daemon.lock import DaemonLock, lock_is_held, read_pid, running_pid
 from vaultmem.daemon.worker import Gate
 from vaultmem.errors import DaemonError
+from vaultmem.protocol import INDEXING_WARNING
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 REEMBEDDED = re.compile(r"indexed: \d+ added, [1-9]\d* updated")
@@ -135,8 +136,9 @@ def hit_for(vault, query, path, text=None):
         try:
             current = hits(vault, query)
         except DaemonError as exc:
-            # A daemon still building its first index answers "busy": not yet, poll again.
-            if "busy" in str(exc):
+            # A daemon still building its first index answers "busy", and one still in its
+            # startup scan declines with how far it got: not yet, poll again.
+            if "busy" in str(exc) or str(exc).startswith(INDEXING_WARNING):
                 return None
             raise
         found = [h for h in current if h["path"] == path]

@@ -363,7 +363,7 @@ def vault(tmp_path, embedder, monkeypatch):
     """A fresh vault whose `extract` embeds with the shared model; the clock after the sessions."""
     monkeypatch.setenv("VAULTMEM_NOW", "2026-11-30T12:00:00")
     monkeypatch.delenv("VAULTMEM_VAULT", raising=False)
-    monkeypatch.setattr("vaultmem.embed.Embedder.for_config", classmethod(lambda cls, config: embedder))
+    monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
     root = tmp_path / "vault"
     api.init(root)
     return root

@@ -74,9 +74,9 @@ class Memory:
     def embedder(self):
         """The sentence-transformers model (loaded on first use, then kept warm)."""
         if self._embedder is None:
-            from vaultmem.embed import Embedder
+            from vaultmem.embed import embedder_for
 
-            self._embedder = Embedder.for_config(self.vault.config)
+            self._embedder = embedder_for(self.vault.config)
         return self._embedder
 
     @property

@@ -265,12 +265,6 @@ class Embedder:
         self.max_tokens = self.backend.max_tokens
         self._cache: dict = {}
 
-    @classmethod
-    def for_config(cls, config) -> "Embedder":
-        """The embedder a vault's config names (model, threads, runtime)."""
-        return cls(config.model, threads=config.embed_threads,
-                   runtime=getattr(config, "embed_runtime", None))
-
     @property
     def multilingual(self) -> bool:
         """Whether the model puts Chinese and English in one space."""
@@ -308,3 +302,11 @@ class Embedder:
     def count_tokens(self, text: str) -> int:
         """Tokens `text` costs with this model's tokenizer (no special tokens)."""
         return self.backend.count_tokens(text)
+
+
+def embedder_for(config) -> Embedder:
+    """The embedder a vault's config names (model, threads, runtime). `Embedder` is looked up
+    when called, so whatever stands in this module's `Embedder` (a test's shared model) is
+    what every caller gets."""
+    return Embedder(config.model, threads=config.embed_threads,
+                    runtime=getattr(config, "embed_runtime", None))

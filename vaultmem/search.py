@@ -594,9 +594,9 @@ def search(vault, query: str, k: int = 10, type=None, tag=None, user=None, since
            as_of=None, all: bool = False, embedder=None, scope: str = "all") -> Hits:
     """One-shot search (loads the model unless `embedder` is given); see `Searcher`."""
     if embedder is None:
-        from vaultmem.embed import Embedder
+        from vaultmem.embed import embedder_for
 
-        embedder = Embedder.for_config(vault.config)
+        embedder = embedder_for(vault.config)
     return Searcher(vault, lambda: embedder).search(
         query, k=k, type=type, tag=tag, user=user, since=since, as_of=as_of, all=all, scope=scope)
 
