@@ -29,6 +29,22 @@ _WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 
 
+@dataclass(frozen=True)
+class SessionWindow:
+    """Where a session chunk's embedded text (`search_text`) sits among its note's turns,
+    so that it can be embedded in context, each turn once (`ingest.chunk_vectors`).
+
+    `lines`: every turn of the note as "speaker: text" (one tuple shared by the note's
+    chunks); `first`..`last`: the turns the chunk's embedded text spans, the neighbours
+    included; `ranges`: `(turn, start, end)` character ranges of those lines that the
+    embedded text holds (a piece of a long turn, a neighbour's first words)."""
+
+    lines: tuple
+    first: int
+    last: int
+    ranges: tuple
+
+
 @dataclass
 class Chunk:
     """One index row before embedding (see the row table in docs/ARCHITECTURE.md)."""
@@ -56,9 +72,11 @@ class Chunk:
     # (title, type, entities, session date): measured, "Title (type, date): statement"
     # lowered the cosine of a paraphrased question from 0.42 to 0.21 with MiniLM.
     keywords: str = ""
+    window: SessionWindow | None = None   # a session chunk's place among its turns (not stored)
 
     def to_row(self, vector) -> dict:
         row = dict(self.__dict__)
+        del row["window"]
         row["vector"] = vector
         return row
 
@@ -158,6 +176,19 @@ def clip(text: str, words: int) -> str:
     return text if len(parts) <= words else " ".join(parts[:words]) + " …"
 
 
+_WORD = re.compile(r"\S+")
+
+
+def _word_range(text: str, first: int, count: int) -> tuple[int, int]:
+    """The character range of `count` whitespace-separated words of `text` from word `first`
+    (what `split_words` and `clip` join with single spaces)."""
+    words = list(_WORD.finditer(text))
+    if not words:
+        return 0, 0
+    last = min(len(words), first + count) - 1
+    return words[min(first, last)].start(), words[last].end()
+
+
 def chunk_note(note, rel: str, content_hash: str = "", default_user: str = "default") -> list[Chunk]:
     """The chunks of a parsed note (`note.meta`, `note.body`) stored at vault path `rel`."""
     meta = note.meta or {}
@@ -226,7 +257,19 @@ def _session_chunks(note, meta, base, title) -> list[Chunk]:
     def message_id(turn):
         return original.get(turn.block_id, turn.block_id)
 
-    def add(group, shown, before, after):
+    lines = tuple(said(t, t.text) for t in turns)
+    position_of = {id(t): n for n, t in enumerate(turns)}
+
+    def line_range(turn, first_word=0, words=None):
+        """(turn, start, end) of words of `turn` within its line (its speaker included)."""
+        n = position_of[id(turn)]
+        prefix = len(lines[n]) - len(turn.text)
+        if words is None:
+            return n, 0, len(lines[n])
+        start, end = _word_range(turn.text, first_word, words)
+        return n, (0 if first_word == 0 else prefix + start), prefix + end
+
+    def add(group, shown, before, after, piece=None):
         first = group[0]
         when = first.time if len(first.time) > 5 else " ".join(x for x in (day, first.time) if x)
         # The day the turns were said: the turn's own time, else the session's `date`. A
@@ -234,15 +277,27 @@ def _session_chunks(note, meta, base, title) -> list[Chunk]:
         # shows its import day as the day it was said.
         day_said = first.time[:10] if len(first.time) > 5 else said_day
         header = f"{title} ({when})" if when and when not in title else title
-        lines = [said(before, clip(before.text, NEIGHBOUR_WORDS))] if before else []
-        lines += shown
+        embedded = [said(before, clip(before.text, NEIGHBOUR_WORDS))] if before else []
+        embedded += shown
         if after:
-            lines.append(said(after, clip(after.text, NEIGHBOUR_WORDS)))
+            embedded.append(said(after, clip(after.text, NEIGHBOUR_WORDS)))
+        ranges = [line_range(before, 0, NEIGHBOUR_WORDS)] if before else []
+        if piece is None:
+            ranges += [line_range(t) for t in group]
+        elif piece[0] == 0:  # the first piece of a long turn, its speaker with it
+            ranges.append(line_range(first, 0, piece[1]))
+        else:  # a later piece: its speaker and its words
+            n, _, _ = line_range(first)
+            ranges += [(n, 0, len(lines[n]) - len(first.text)),
+                       line_range(first, piece[0], piece[1])]
+        if after:
+            ranges.append(line_range(after, 0, NEIGHBOUR_WORDS))
+        window = SessionWindow(lines, ranges[0][0], ranges[-1][0], tuple(ranges))
         chunks.append(Chunk(chunk_id=f"{base['note_id']}#{len(chunks)}", text="\n".join(shown),
-                            search_text="\n".join(lines), keywords=header,
+                            search_text="\n".join(embedded), keywords=header,
                             source_messages=[message_id(t) for t in group],
                             sources=[f"[[{title}#^{t.block_id}]]" for t in group],
-                            **dict(base, valid_from=day_said)))
+                            window=window, **dict(base, valid_from=day_said)))
 
     for position, turn in enumerate(turns):
         before = turns[position - 1] if position > 0 else None
@@ -259,6 +314,9 @@ def _session_chunks(note, meta, base, title) -> list[Chunk]:
             add(group, shown, before, after)
         elif not (chunks and message_id(turn) in chunks[-1].source_messages):
             # (a turn shown whole at the end of the chunk before it needs no chunk of its own)
+            offset = 0
             for piece in split_words(turn.text, MAX_TURN_WORDS):
-                add([turn], [said(turn, piece)], before, after)
+                count = len(piece.split())
+                add([turn], [said(turn, piece)], before, after, piece=(offset, count))
+                offset += count
     return chunks

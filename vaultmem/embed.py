@@ -109,6 +109,15 @@ class _SentenceTransformer:
         return self.model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
                                  convert_to_numpy=True, show_progress_bar=False)
 
+    def token_vectors(self, texts: list, batch_size: int) -> list:
+        """Each text's token embeddings and their character offsets (see OnnxSentenceModel)."""
+        tokens = self.model.encode(list(texts), batch_size=batch_size, output_value="token_embeddings",
+                                   show_progress_bar=False)
+        offsets = self.model.tokenizer(list(texts), return_offsets_mapping=True, truncation=True,
+                                       max_length=self.max_tokens)["offset_mapping"]
+        return [(t.float().cpu().numpy(), [tuple(o) for o in offs[:len(t)]])
+                for t, offs in zip(tokens, offsets)]
+
     def encode_query(self, text: str):
         """The model's modules called directly, which skips `encode`'s batching machinery
         (a few ms of a ~10 ms query)."""
@@ -145,6 +154,9 @@ class _OnnxRuntime:
 
     def encode_query(self, text: str):
         return self.model.encode_query(text)
+
+    def token_vectors(self, texts: list, batch_size: int) -> list:
+        return self.model.token_vectors(texts, batch_size)
 
     def count_tokens(self, text: str) -> int:
         return self.model.count_tokens(text)
@@ -298,6 +310,34 @@ class Embedder:
     def encode_query(self, text: str):
         """One query's vector, shape (dim,)."""
         return _normalised(self.backend.encode_query(text))
+
+    @property
+    def pools_spans(self) -> bool:
+        """Whether `encode_spans` works: the model gives token embeddings (the
+        sentence-transformers models do, in both runtimes; USE and e5 here do not)."""
+        return hasattr(self.backend, "token_vectors")
+
+    def encode_spans(self, texts: list, spans: list):
+        """One vector per item of `spans`, a list of `(i, start, end)`: the mean of the token
+        embeddings of `texts[i]` that overlap that character range, over all its ranges,
+        normalised. Each text is encoded once, however many spans read it; a span whose
+        ranges hold no token (cut off past the model's length) gets a zero vector, for the
+        caller to embed otherwise."""
+        import numpy as np
+
+        tokens = self.backend.token_vectors(list(texts), BATCH_SIZE) if texts else []
+        out = np.zeros((len(spans), self.dim), dtype=np.float32)
+        for row, ranges in enumerate(spans):
+            picked = []
+            for i, begin, stop in ranges:
+                vectors, offsets = tokens[i]
+                rows = [t for t, (start, end) in enumerate(offsets) if end > start and start < stop and end > begin]
+                if rows:
+                    picked.append(vectors[rows])
+            if picked:
+                out[row] = np.concatenate(picked).mean(axis=0)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return np.divide(out, norms, out=out, where=norms > 0)
 
     def count_tokens(self, text: str) -> int:
         """Tokens `text` costs with this model's tokenizer (no special tokens)."""

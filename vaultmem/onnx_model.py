@@ -32,7 +32,7 @@ from pathlib import Path
 # tokens/s; 40-token texts 1,936 tokens/s in 64s, 2,782 in 16s).
 BATCH_TOKENS = 1024
 # Bumped when the exported graph changes; old exports are then made again.
-EXPORT_VERSION = 2
+EXPORT_VERSION = 3  # 3: the token embeddings are an output too
 # Exported vectors must match sentence-transformers' this closely on every probe text.
 MIN_COSINE = 0.999
 # English, Chinese, mixed, short, long, code and punctuation: what a vault holds.
@@ -147,9 +147,9 @@ def _export(folder: Path, info: dict, target: Path) -> None:
             out = self.model(input_ids=input_ids, attention_mask=attention_mask,
                              token_type_ids=token_type_ids).last_hidden_state
             if cls:
-                return out[:, 0]
+                return out[:, 0], out
             mask = attention_mask.unsqueeze(-1).to(out.dtype)
-            return (out * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return (out * mask).sum(1) / mask.sum(1).clamp(min=1e-9), out
 
     example = torch.ones(2, 8, dtype=torch.long)
     work = target / f"export-{os.getpid()}.tmp"
@@ -159,9 +159,10 @@ def _export(folder: Path, info: dict, target: Path) -> None:
     with warnings.catch_warnings(), torch.inference_mode(False), torch.no_grad():
         warnings.simplefilter("ignore")
         torch.onnx.export(Pooled(transformer), (example, example, torch.zeros_like(example)), str(traced),
-                          input_names=names, output_names=["embedding"],
+                          input_names=names, output_names=["embedding", "token_embeddings"],
                           dynamic_axes={**{n: {0: "batch", 1: "tokens"} for n in names},
-                                        "embedding": {0: "batch"}},
+                                        "embedding": {0: "batch"},
+                                        "token_embeddings": {0: "batch", 1: "tokens"}},
                           opset_version=17, dynamo=False)
     # The weights go beside the graph (model.data), where ONNX Runtime maps them instead of
     # copying them out of the graph: a session takes 105 MB instead of 190.
@@ -179,6 +180,15 @@ def _export(folder: Path, info: dict, target: Path) -> None:
                               show_progress_bar=False)
     ours = ours / np.maximum(np.linalg.norm(ours, axis=1, keepdims=True), 1e-12)
     cosine = float(np.min(np.sum(ours * theirs, axis=1)))
+    # And its token embeddings (what a session chunk is pooled from) must be theirs.
+    texts = [t for t in PROBE_TEXTS if t]
+    for (mine, _), their in zip(session.token_vectors(texts, 4),
+                                reference.encode(texts, output_value="token_embeddings",
+                                                 show_progress_bar=False)):
+        their = their.cpu().numpy()
+        both = np.sum(mine * their, axis=1) / np.maximum(
+            np.linalg.norm(mine, axis=1) * np.linalg.norm(their, axis=1), 1e-12)
+        cosine = min(cosine, float(both.min())) if mine.shape == their.shape else -1.0
     del session
     if cosine < MIN_COSINE:
         shutil.rmtree(work, ignore_errors=True)
@@ -223,7 +233,7 @@ class OnnxSentenceModel:
         if self.dim is None:
             self.dim = int(self.encode(["x"], 1).shape[1])
 
-    def _run(self, encodings):
+    def _run(self, encodings, output: str = "embedding"):
         np = self._np
         width = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(encodings), width), dtype=np.int64)
@@ -234,25 +244,27 @@ class OnnxSentenceModel:
         feed = {"input_ids": ids, "attention_mask": mask}
         if self._needs_types:
             feed["token_type_ids"] = np.zeros_like(ids)
-        return self.session.run(None, feed)[0]
+        return self.session.run([output], feed)[0]
 
     def encode(self, texts: list, batch_size: int):
-        """Vectors of `texts`: sorted by length, in batches of at most `batch_size` texts and
-        about `BATCH_TOKENS` tokens, so a batch of long texts stays small (see BATCH_TOKENS)."""
+        """Vectors of `texts` (mean-pooled, not normalised)."""
         np = self._np
         encodings = self.tokenizer.encode_batch(list(texts))
-        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         out = np.empty((len(encodings), self.dim), dtype=np.float32)
-        start = 0
-        while start < len(order):
-            # Sorted, so the batch's last text is its widest: grow while it stays in budget.
-            end = start + 1
-            while end < len(order) and end - start < batch_size and \
-                    (end - start + 1) * len(encodings[order[end]].ids) <= BATCH_TOKENS:
-                end += 1
-            rows = order[start:end]
+        for rows in _batched(encodings, batch_size):
             out[rows] = self._run([encodings[i] for i in rows])
-            start = end
+        return out
+
+    def token_vectors(self, texts: list, batch_size: int) -> list:
+        """Each text's token embeddings and their character offsets in the text:
+        `[(array (tokens, dim), [(start, end), ...]), ...]`; special tokens have (0, 0)."""
+        encodings = self.tokenizer.encode_batch(list(texts))
+        out = [None] * len(encodings)
+        for rows in _batched(encodings, batch_size):
+            tokens = self._run([encodings[i] for i in rows], "token_embeddings")
+            for row, i in enumerate(rows):
+                width = len(encodings[i].ids)
+                out[i] = (tokens[row, :width], encodings[i].offsets)
         return out
 
     def encode_query(self, text: str):
@@ -260,6 +272,21 @@ class OnnxSentenceModel:
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
+
+
+def _batched(encodings, batch_size: int):
+    """Row numbers of `encodings` in batches: sorted by length, at most `batch_size` texts and
+    about `BATCH_TOKENS` padded tokens each, so that a batch of long texts stays small."""
+    order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
+    start = 0
+    while start < len(order):
+        # Sorted, so the batch's last text is its widest: grow while it stays in budget.
+        end = start + 1
+        while end < len(order) and end - start < batch_size and \
+                (end - start + 1) * len(encodings[order[end]].ids) <= BATCH_TOKENS:
+            end += 1
+        yield order[start:end]
+        start = end
 
 
 def main(argv=None) -> int:
