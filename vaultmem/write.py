@@ -128,7 +128,7 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, ru
             message_ids = _merge(as_list(was.get("source_messages")), message_ids)
             if "valid_from" in was.meta and not getattr(cand, "valid_from", None):
                 valid_from = _corrected_day(was, cand.corrects)
-    path = write_memory(vault, text=cand.content, type=cand.type, user=user,
+    path, note_id = write_memory(vault, text=cand.content, type=cand.type, user=user,
                         importance=getattr(cand, "importance", None),
                         tags=tags, entities=entity_links(_run_resolver(vault, pool), entities) if entities else [],
                         sources=list(sources), source_messages=message_ids,
@@ -138,8 +138,7 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, ru
     if pool.links is not None:
         pool.links.add(rel)
     written.append(rel)
-    note = read_note(path)
-    entry = Existing(id=note.id, rel=rel, text=cand.content, type=cand.type, user=user,
+    entry = Existing(id=note_id, rel=rel, text=cand.content, type=cand.type, user=user,
                      subject=extra.get("subject", ""), attribute=extra.get("attribute", ""),
                      value=extra.get("value", ""),
                      source_messages=[str(m) for m in message_ids], vector=vector,
@@ -158,7 +157,7 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, ru
             pool.discard(old)
             written.append(old.rel)
     pool.add(entry)
-    decision.path, decision.id = rel, note.id
+    decision.path, decision.id = rel, note_id
     return written
 
 
