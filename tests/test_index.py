@@ -107,3 +107,31 @@ def test_model_is_recorded_and_checked(index, tmp_path):
         index.check_model("paraphrase-multilingual-MiniLM-L12-v2")
     with pytest.raises(IndexUnavailable, match="run `vaultmem reindex`"):
         ChunkIndex(tmp_path / "elsewhere").check_model("test-model")
+
+
+def test_the_index_is_a_lancedb_table_that_lancedb_opens_and_searches(index):
+    """vaultmem writes the table with pylance; it stays a LanceDB table: lancedb opens it,
+    finds rows by vector and by full text, and sees what vaultmem deleted as deleted."""
+    import lancedb
+
+    rows = [row(1, "The user is cutting back on coffee drinks"), row(2, "The user keeps bees"),
+            row(3, "The user grows tomatoes", path="Memory/Facts/gone.md")]
+    index.replace([], rows)
+    index.maintain()
+    index.delete_paths(["Memory/Facts/gone.md"])
+    table = lancedb.connect(str(index.dir)).open_table("chunks")
+    assert table.count_rows() == 2
+    near = table.search(rows[1]["vector"]).limit(1).to_list()
+    assert near[0]["chunk_id"] == "N2#0"
+    assert [r["chunk_id"] for r in table.search("coffee", query_type="fts").limit(5).to_list()] == ["N1#0"]
+    assert {i.index_type for i in table.list_indices()} >= {"FTS", "BTree"}
+
+
+def test_the_full_text_index_has_lancedbs_settings(index):
+    from vaultmem.index import FTS_PARAMS
+
+    index.replace([], [row(1, "Running shoes"), row(2, "The user runs")])
+    index.maintain()
+    params = index._dataset().index_statistics("fts_text_idx")["indices"][0]["params"]
+    assert {k: params[k] for k in FTS_PARAMS} == FTS_PARAMS
+    assert [h["chunk_id"] for h in index.fts("run")] != []   # stemmed: runs, running

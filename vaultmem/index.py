@@ -1,5 +1,7 @@
 """The LanceDB chunk index under `.vaultmem/index/`: storage and raw queries, no ranking.
 
+The table is read and written with pylance (see `ChunkIndex._dataset`).
+
 One row per chunk (see docs/ARCHITECTURE.md). Besides the table, `meta.json` records the
 embedding model and dimension the vectors were made with, so vectors of two models never mix.
 
@@ -15,6 +17,7 @@ import json
 import re
 import shutil
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 from vaultmem.errors import IndexUnavailable
@@ -27,6 +30,11 @@ SCHEMA_VERSION = 4
 # Rows added since the last FTS/compaction pass before `maintain()` folds them in;
 # below it LanceDB's flat scan of unindexed rows costs less than re-optimising.
 OPTIMIZE_AFTER_ROWS = 2000
+# The full-text index: LanceDB's `FTS()` defaults, spelled out (the index was built with
+# lancedb before; the same settings give the same tokens and BM25 scores).
+FTS_PARAMS = dict(with_position=False, base_tokenizer="simple", language="English",
+                  max_token_length=40, lower_case=True, stem=True, remove_stop_words=True,
+                  ascii_folding=True)
 
 # Filter columns compared with == or <= on every query; the others stay Python objects.
 SHORT_COLUMNS = {"type", "status", "user", "created", "valid_from", "valid_to"}
@@ -109,8 +117,6 @@ class ChunkIndex:
     def __init__(self, vault_root: str | Path):
         self.dir = Path(vault_root) / STATE_DIR / "index"
         self.meta_path = self.dir / "meta.json"
-        self._db = None
-        self._table = None
         self._snapshot = None
         self._reader = None     # the dataset reads go through (see `_dataset`)
 
@@ -146,68 +152,56 @@ class ChunkIndex:
 
     # --- table -------------------------------------------------------------------------
     @property
-    def table(self):
-        if self._table is None:
-            import lancedb
-            from datetime import timedelta
-
-            try:
-                # A zero interval makes every read see writes by other processes (the daemon).
-                self._db = lancedb.connect(str(self.dir), read_consistency_interval=timedelta(0))
-                self._table = self._db.open_table(TABLE)
-            except Exception as exc:  # lancedb raises ValueError, OSError or its own errors
-                raise IndexUnavailable(
-                    f"the search index at {self.dir} cannot be opened ({exc}); "
-                    "run `vaultmem reindex --full`") from exc
-        return self._table
+    def uri(self) -> str:
+        return str(self.dir / f"{TABLE}.lance")
 
     def _dataset(self):
-        """The table as a Lance dataset at its latest version, for reading. A process that
-        only reads (a cold `vaultmem search`) opens it with pylance alone: importing lancedb
-        costs 1.4 s and 80 MB more (its namespace client), a third of a cold search.
+        """The table as a Lance dataset at its latest version, for reading and writing.
+
+        The table is a LanceDB table (`lancedb.connect(".vaultmem/index").open_table("chunks")`
+        opens it), read and written with pylance, the Lance library LanceDB is built on:
+        importing lancedb costs 2.4 CPU-s and 30 MB more (its namespace client), which every
+        cold command and every `add` paid, for the same files.
 
         One dataset object is kept and moved to each new version (`checkout_version` keeps
         its caches): a fresh one reads the full-text index again for every query (BM25 at
-        12k chunks took 3.6 ms instead of 1.2, and 8.7 ms through lancedb's `to_lance`)."""
-        reader = self._reader
+        12k chunks took 3.6 ms instead of 1.2). A version written by another process (the
+        daemon) is seen at the next call."""
+        dataset = self._reader
         try:
-            if self._table is not None:
-                version = self._table.version
-                reader = reader or self._table.to_lance()
-            elif reader is not None:
-                version = reader.latest_version
-            else:
+            if dataset is None:
                 import lance
 
-                reader = lance.dataset(str(self.dir / f"{TABLE}.lance"))
-                version = reader.version
-            if reader.version != version:
-                reader = reader.checkout_version(version)
+                dataset = lance.dataset(self.uri)
+            else:
+                latest = dataset.latest_version
+                if dataset.version != latest:
+                    dataset = dataset.checkout_version(latest)
         except Exception as exc:  # pylance raises ValueError, OSError or its own errors
             self._reader = None
             raise IndexUnavailable(
                 f"the search index at {self.dir} cannot be opened ({exc}); "
                 "run `vaultmem reindex --full`") from exc
-        self._reader = reader
-        return reader
+        self._reader = dataset
+        return dataset
 
     def reset(self, model: str, dim: int) -> None:
         """Drop everything and start an empty table for `model` vectors of size `dim`."""
-        import lancedb
+        import lance
 
         self.close()
         if self.dir.exists():
             shutil.rmtree(self.dir)
         self.dir.mkdir(parents=True)
-        db = lancedb.connect(str(self.dir))
-        db.create_table(TABLE, schema=schema(dim))
+        empty = schema(dim)
+        self._reader = lance.write_dataset(empty.empty_table(), self.uri, schema=empty)
         self._write_meta(model=model, dim=dim, schema=SCHEMA_VERSION, pending=0, fts=False)
 
     def close(self) -> None:
-        self._db = self._table = self._snapshot = self._reader = None
+        self._snapshot = self._reader = None
 
     def count(self) -> int:
-        return self.table.count_rows()
+        return self._dataset().count_rows()
 
     def size_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.dir.rglob("*") if p.is_file())
@@ -215,21 +209,25 @@ class ChunkIndex:
     # --- writes ------------------------------------------------------------------------
     def replace(self, paths, rows: list[dict]) -> None:
         """Delete every chunk of `paths`, then add `rows` (the new chunks of those notes)."""
+        import pyarrow as pa
+
         paths = sorted(set(paths))
-        before, snap = self.table.version, self._snapshot
+        dataset = self._dataset()
+        before, snap = dataset.version, self._snapshot
         if paths:
-            self.table.delete(sql_in("path", paths))
+            dataset.delete(sql_in("path", paths))
         if rows:
             for row in rows:
                 keywords = row.pop("keywords", "")
                 row["fts_text"] = cjk_bigrams(f"{row['search_text']}\n{keywords}")
-            self.table.add(rows)
+            table = pa.Table.from_pylist(rows, schema=dataset.schema)
+            dataset.insert(table)
         meta = self.meta() or {}
         self._write_meta(pending=int(meta.get("pending", 0)) + len(rows))
         # Patch the in-memory snapshot rather than reload it: reloading 100k vectors after
         # every edit would make the daemon's edit-to-searchable time seconds, not ms.
         if snap is not None and snap.version == before:
-            self._snapshot = _patched(snap, paths, rows, self.table.version)
+            self._snapshot = _patched(snap, paths, rows, dataset.version)
         else:
             self._snapshot = None
 
@@ -244,16 +242,29 @@ class ChunkIndex:
         if not meta.get("fts"):
             self._build_indexes()
         elif force or int(meta.get("pending", 0)) >= OPTIMIZE_AFTER_ROWS:
-            self.table.optimize()
+            self._optimize(timedelta(days=7))
             self._write_meta(pending=0)
 
-    def _build_indexes(self) -> None:
-        from lancedb.index import FTS
+    def _optimize(self, keep) -> None:
+        """What LanceDB's `Table.optimize` does: compact small files, fold new rows into the
+        indexes, delete versions older than `keep`."""
+        import warnings
 
-        self.table.create_index("fts_text", config=FTS(with_position=False), replace=True)
+        dataset = self._dataset()
+        dataset.optimize.compact_files()
+        dataset.optimize.optimize_indices()
+        with warnings.catch_warnings():
+            # Lance warns that concurrent readers of old versions fail: the daemon, the
+            # index's one writer, runs this with its queries held back.
+            warnings.simplefilter("ignore", UserWarning)
+            dataset.cleanup_old_versions(older_than=keep, delete_unverified=keep == timedelta(0))
+
+    def _build_indexes(self) -> None:
+        dataset = self._dataset()
+        dataset.create_scalar_index("fts_text", "INVERTED", replace=True, **FTS_PARAMS)
         # B-trees serve fetch-by-chunk and delete-by-path without a full scan.
-        self.table.create_scalar_index("chunk_id", index_type="BTREE", replace=True)
-        self.table.create_scalar_index("path", index_type="BTREE", replace=True)
+        dataset.create_scalar_index("chunk_id", "BTREE", replace=True)
+        dataset.create_scalar_index("path", "BTREE", replace=True)
         self._write_meta(fts=True, pending=0)
 
     def rewrite(self) -> dict:
@@ -262,28 +273,23 @@ class ChunkIndex:
         predicate, i.e. the paths), full-text and B-tree index files. Afterwards no byte of
         a deleted row is left under `.vaultmem/index/` (a purge's erasure relies on it).
         Returns `{"rows", "versions_removed", "files_removed"}`."""
-        import warnings
-        from datetime import timedelta
+        import lance
 
-        table = self.table
-        versions = len(table.list_versions())
+        dataset = self._dataset()
+        versions = len(dataset.versions())
         before = {p for p in self.dir.rglob("*") if p.is_file()}
         # Lance keeps the old fragments until the cleanup below, so the table can be read
         # while its overwrite is written: the rows stream through, never all in memory.
-        table.add(table.to_lance().scanner().to_reader(), mode="overwrite")
-        rows = table.count_rows()
+        self._reader = lance.write_dataset(dataset.scanner().to_reader(), self.uri, mode="overwrite")
+        rows = self._reader.count_rows()
         if rows:
             self._build_indexes()
         else:
             self._write_meta(fts=False, pending=0)
-        with warnings.catch_warnings():
-            # LanceDB warns that concurrent readers of old versions fail: the daemon, the
-            # index's one writer, runs this with its queries held back.
-            warnings.simplefilter("ignore", UserWarning)
-            table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        self._optimize(timedelta(0))
         self._snapshot = None
         after = {p for p in self.dir.rglob("*") if p.is_file()}
-        return {"rows": rows, "versions_removed": max(0, versions - len(table.list_versions())),
+        return {"rows": rows, "versions_removed": max(0, versions - len(self._dataset().versions())),
                 "files_removed": len(before - after)}
 
     # --- reads -------------------------------------------------------------------------

@@ -27,17 +27,19 @@ def title_from_text(text: str, words: int = 9) -> str:
 def write_memory(vault: Vault, *, text: str, type: str, user: str, importance: float | None = None,
                  tags=(), entities=(), sources=(), source_messages=(), valid_from: date | None = None,
                  valid_to: date | None = None, run: str | None = None, title: str | None = None,
-                 extra: dict | None = None, now: datetime | None = None) -> tuple[Path, str]:
-    """Create a new memory note; its path and id (atomic write; never overwrites)."""
+                 extra: dict | None = None, now: datetime | None = None,
+                 note_id: str | None = None) -> Path:
+    """Create a new memory note (id `note_id`, a new one by default) and return its path
+    (atomic write; never overwrites)."""
     created = now or clock.now()
-    note_id = new_id()
+    note_id = note_id or new_id()
     meta = new_memory_meta(id=note_id, type=type, created=created, user=user, importance=importance,
                            tags=tags, entities=entities, sources=sources,
                            source_messages=source_messages, valid_from=valid_from,
                            valid_to=valid_to, run=run, extra=extra)
     folder = vault.folder_for(type)
     body = text.strip() + "\n"
-    return vault.write_new(folder, title or title_from_text(text), render_note(Note(meta=meta, body=body))), note_id
+    return vault.write_new(folder, title or title_from_text(text), render_note(Note(meta=meta, body=body)))
 
 
 def load(vault: Vault, path: Path) -> Note:

@@ -15,6 +15,7 @@ from vaultmem.errors import ConcurrentEdit
 from vaultmem.layout import STATEMENT_TYPES, UNDATED_TAG
 from vaultmem.links import LinkResolver, entity_link
 from vaultmem.memories import update_note, write_memory
+from vaultmem.ids import new_id
 from vaultmem.note import as_list, link, link_target, read_head, read_note
 from vaultmem.policy import Decision, Existing, Pool
 from vaultmem.vault import Vault, safe_title
@@ -128,7 +129,8 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, ru
             message_ids = _merge(as_list(was.get("source_messages")), message_ids)
             if "valid_from" in was.meta and not getattr(cand, "valid_from", None):
                 valid_from = _corrected_day(was, cand.corrects)
-    path, note_id = write_memory(vault, text=cand.content, type=cand.type, user=user,
+    note_id = new_id()
+    path = write_memory(vault, note_id=note_id, text=cand.content, type=cand.type, user=user,
                         importance=getattr(cand, "importance", None),
                         tags=tags, entities=entity_links(_run_resolver(vault, pool), entities) if entities else [],
                         sources=list(sources), source_messages=message_ids,
@@ -221,7 +223,6 @@ def ensure_entities(vault: Vault, names, *, user: str, now: datetime, change,
     """Create a hub note in Memory/Entities/ for each entity that has no note of that name
     or alias anywhere in the vault (that note already is the link's target: see
     `entity_links`), within `change`. `resolver` (the run's) learns of each hub."""
-    from vaultmem.ids import new_id
     from vaultmem.note import Note, new_memory_meta, render_note
 
     names = list(dict.fromkeys(n.strip() for n in names if n and n.strip()))
