@@ -88,6 +88,33 @@ def test_commit_takes_only_its_paths_with_trailers_and_vaultmem_identity(vault):
     assert history.commit(vault, [NOTE], "vaultmem: nothing", "add") is None
 
 
+def test_an_edit_saved_while_vaultmem_commits_stays_the_users_unstaged_change(vault, monkeypatch):
+    """The real index gets what the commit holds, not what is on disk a moment later: the
+    person's edit saved mid-commit is theirs to see as unstaged (it was staged, unasked)."""
+    write(vault, NOTE, note_text())
+    history.commit(vault, [NOTE], "vaultmem: add 'Lives in Beijing'", "add")
+    write(vault, NOTE, note_text(body="The user lives in Shanghai."))
+    real = history._build_commit
+
+    def then_the_user_saves(*args, **kwargs):
+        built = real(*args, **kwargs)
+        write(vault, NOTE, note_text(body="The user lives in Shanghai.\n\nMy own line."))
+        return built
+
+    monkeypatch.setattr(history, "_build_commit", then_the_user_saves)
+    history.commit(vault, [NOTE], "vaultmem: update 'Lives in Beijing'", "update")
+    assert "Shanghai." in git(vault, "show", f"HEAD:{NOTE}") and "My own line" not in git(vault, "show", f"HEAD:{NOTE}")
+    assert git(vault, "status", "--porcelain", "--", NOTE) == f' M "{NOTE}"\n'  # (quoted: spaces)
+    assert git(vault, "diff", "--cached", "--name-only").split() == ["Staged.md"]
+    monkeypatch.undo()
+    # and a commit of a deleted note leaves it out of the index
+    (vault / NOTE).unlink()
+    history.commit(vault, [NOTE], "vaultmem: forget 'Lives in Beijing'", "forget")
+    assert git(vault, "status", "--porcelain", "--", NOTE) == ""
+    assert NOTE not in git(vault, "ls-files")
+    user_work_untouched(vault)
+
+
 def test_commit_records_deletions_and_refuses_paths_outside_the_vault(vault):
     write(vault, NOTE, note_text())
     history.commit(vault, [NOTE], "vaultmem: add", "add")

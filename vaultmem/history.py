@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import os
 import shutil
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -79,14 +80,22 @@ class Repo:
         return repo_path[len(head):] if repo_path.startswith(head) else "../" + repo_path
 
     # --- running git ---------------------------------------------------------------------
-    def run(self, *args, env=None, raw=False, ok_codes=(0,)):
-        """`git <args>` in the work tree; pathspecs are literal (titles may hold `*` or `?`)."""
+    def run(self, *args, env=None, raw=False, ok_codes=(0,), input: bytes | None = None):
+        """`git <args>` in the work tree; pathspecs are literal (titles may hold `*` or `?`).
+        `input`: bytes given to git's standard input."""
         import git
 
         full_env = {"GIT_LITERAL_PATHSPECS": "1", **(env or {})}
         try:
-            return self.git.execute(["git", "-c", "core.quotepath=off", *args], env=full_env,
-                                    stdout_as_string=not raw, strip_newline_in_stdout=False)
+            if input is None:
+                return self.git.execute(["git", "-c", "core.quotepath=off", *args], env=full_env,
+                                        stdout_as_string=not raw, strip_newline_in_stdout=False)
+            with tempfile.TemporaryFile() as stdin:
+                stdin.write(input)
+                stdin.seek(0)
+                return self.git.execute(["git", "-c", "core.quotepath=off", *args], env=full_env,
+                                        istream=stdin, stdout_as_string=not raw,
+                                        strip_newline_in_stdout=False)
         except git.GitCommandError as exc:
             if exc.status in ok_codes:
                 return b"" if raw else ""
@@ -409,12 +418,26 @@ def commit_paths(repo: Repo, rel_paths, full_message, author: tuple[str, str],
             real_index = repo.git_dir / "index"
             if real_index.exists():
                 shutil.copyfile(real_index, refreshed)
-            _stage(repo, repo_paths, {"GIT_INDEX_FILE": str(refreshed)})
+            _take_entries(repo, repo_paths, scratch, refreshed)
             os.replace(refreshed, real_index)
             return sha
         finally:
             scratch.unlink(missing_ok=True)
             refreshed.unlink(missing_ok=True)
+
+
+def _take_entries(repo: Repo, repo_paths, scratch: Path, target: Path) -> None:
+    """Give the index `target` the entries of these paths that the commit holds (from the
+    private index `scratch`), not what is on disk now: a person's edit saved while vaultmem
+    committed stays an unstaged change, rather than being staged behind their back."""
+    staged = repo.run("ls-files", "-s", "-z", "--", *repo_paths, env={"GIT_INDEX_FILE": str(scratch)})
+    entries = [e for e in staged.split("\0") if e]
+    kept = {e.split("\t", 1)[1] for e in entries}
+    # A path the commit does not hold (deleted) leaves the index: mode 0 removes an entry.
+    null = "0" * len(repo.head() or "0" * 40)   # sha1 or sha256 repositories
+    entries += [f"0 {null}\t{path}" for path in repo_paths if path not in kept]
+    repo.run("update-index", "-z", "--index-info", env={"GIT_INDEX_FILE": str(target)},
+             input="".join(f"{e}\0" for e in entries).encode("utf-8"))
 
 
 def _build_commit(repo: Repo, head: str | None, repo_paths, full_message, author, scratch: Path):
