@@ -2,6 +2,7 @@
 
 import os
 import re
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -396,3 +397,41 @@ def test_write_new_takes_the_next_name_when_another_writer_got_there_first(vault
     assert len(set(paths)) == len(texts)
     assert sorted(p.read_text() for p in paths) == sorted(texts)  # nobody's note was replaced
     assert not [p for p in folder.iterdir() if p.name.startswith(".")]
+
+
+def test_note_names_are_relisted_only_where_the_vault_changed(tmp_path, monkeypatch):
+    """unique_path knows every note's name (Obsidian resolves short links by name), without
+    walking the whole vault for each new note: only folders whose mtime moved are listed."""
+    import os
+
+    from vaultmem import vault as vault_module
+
+    root = tmp_path / "v"
+    for folder in ("Memory/Facts", "Projects/Old", "Journal", ".obsidian"):
+        (root / folder).mkdir(parents=True)
+    (root / "Projects/Old/Tea.md").write_text("x")
+    (root / "Journal/Walk.md").write_text("x")
+    (root / ".obsidian/Hidden.md").write_text("x")
+    v = Vault(root, load_config(root))
+    old = time.time_ns() - 10 * 1_000_000_000   # folders last changed long ago: trusted
+    for folder in [root, *[p for p in root.rglob("*") if p.is_dir()]]:
+        os.utime(folder, ns=(old, old))
+    listed = []
+    real = vault_module._list_folder
+    monkeypatch.setattr(vault_module, "_list_folder", lambda f: listed.append(f) or real(f))
+    assert v._names_in_vault() == {"tea", "walk"}
+    first = len(listed)
+    assert first == 6 and not any(".obsidian" in f for f in listed)
+    listed.clear()
+    assert v._names_in_vault() == {"tea", "walk"} and listed == []
+    # A note added anywhere, even in the same mtime tick, is seen; only its folder is listed.
+    (root / "Journal/Swim.md").write_text("x")
+    assert v._names_in_vault() == {"tea", "walk", "swim"}
+    assert listed == [str(root / "Journal")]
+    assert v.unique_path(v.folder_for("fact"), "Swim").name == "Swim 2.md"
+    (root / "Projects/Old/Tea.md").rename(root / "Projects/Old/Chai.md")
+    (root / "Journal/Swim.md").unlink()
+    assert v._names_in_vault() == {"chai", "walk"}
+    import shutil
+    shutil.rmtree(root / "Projects")
+    assert v._names_in_vault() == {"walk"}

@@ -194,21 +194,36 @@ class Pool:
 
     def __init__(self, entries: list[Existing], dedup_threshold: float = 0.92,
                  retired: list[Existing] = ()):
-        self.entries = list(entries)
+        self.entries: list[Existing] = []
         self.threshold = dedup_threshold
         self.links = None  # the vault's links.LinkResolver, walked on first write (write.py)
-        self._by_text = {(e.user, normalise(e.text)): e for e in self.entries}
+        self._by_text: dict = {}
+        # Each entry's `normalise`d text, and its vectors by (user, type): every candidate
+        # is compared with every memory, which in a vault of 10,000 memories re-normalised
+        # and dotted them one by one in Python for each candidate.
+        self._keys: dict[int, str] = {}
+        self._vectors: dict[tuple, _Vectors] = {}
+        for entry in entries:
+            self.add(entry)
         # Superseded memories: a candidate they were already built from is not news again
         # (re-running a transcript must not supersede its own later statement).
         self.retired: list[Existing] = list(retired)
 
     def add(self, entry: Existing) -> None:
         self.entries.append(entry)
-        self._by_text[(entry.user, normalise(entry.text))] = entry
+        key = normalise(entry.text)
+        self._keys[id(entry)] = key
+        self._by_text[(entry.user, key)] = entry
+        if entry.vector is not None:
+            self._vectors.setdefault((entry.user, entry.type), _Vectors()).add(entry)
 
     def discard(self, entry: Existing) -> None:
         self.entries = [e for e in self.entries if e is not entry]
         self._by_text = {k: v for k, v in self._by_text.items() if v is not entry}
+        self._keys.pop(id(entry), None)
+        group = self._vectors.get((entry.user, entry.type))
+        if group is not None:
+            group.discard(entry)
         self.retired.append(entry)
 
     def exact(self, user: str, text: str) -> Existing | None:
@@ -255,9 +270,9 @@ class Pool:
     def citing(self, user: str, candidate, links=None) -> Existing | None:
         """An active memory already built from the candidate's messages whose text still holds
         the candidate's statement: the user added to it by hand, so it is not news again."""
-        text = normalise(candidate.content)
+        text, keys = normalise(candidate.content), self._keys
         for entry in self.entries:
-            if (entry.user == user and text in normalise(entry.text)
+            if (entry.user == user and text in keys[id(entry)]
                     and _known_sources(entry, candidate, links, empty=False)):
                 return entry
         return None
@@ -265,21 +280,58 @@ class Pool:
     def nearest(self, user: str, type: str, vector, candidate=None) -> tuple[Existing | None, float]:
         """The closest memory of this user and type by cosine; with `candidate`, only those
         that could mean the same thing (see `_may_be_same`)."""
+        group = self._vectors.get((user, type))
+        if vector is None or group is None:
+            return None, -1.0
+        for entry, score in group.by_score(vector):
+            if candidate is None or _may_be_same(entry, candidate):
+                return entry, score
+        return None, -1.0
+
+
+class _Vectors:
+    """The vectors of one user's memories of one type, as one matrix that grows in place:
+    `by_score` is one matrix product, not a Python loop over every memory."""
+
+    def __init__(self):
+        self.entries: list = []
+        self.rows: dict[int, int] = {}
+        self.matrix = None
+        self.alive = None
+
+    def add(self, entry) -> None:
         import numpy as np
 
-        best, best_score = None, -1.0
-        if vector is None:
-            return None, best_score
-        vector = np.asarray(vector, dtype=np.float32)
-        for entry in self.entries:
-            if entry.user != user or entry.type != type or entry.vector is None:
-                continue
-            if candidate is not None and not _may_be_same(entry, candidate):
-                continue
-            score = float(np.dot(entry.vector, vector))
-            if score > best_score:
-                best, best_score = entry, score
-        return best, best_score
+        vector = np.asarray(entry.vector, dtype=np.float32).ravel()
+        n = len(self.entries)
+        if self.matrix is None or self.matrix.shape[1] != vector.shape[0]:
+            if self.matrix is not None and n:
+                raise ValueError("memories of one pool must have vectors of one size")
+            self.matrix = np.zeros((16, vector.shape[0]), dtype=np.float32)
+            self.alive = np.zeros(16, dtype=bool)
+        elif n == len(self.matrix):
+            self.matrix = np.concatenate([self.matrix, np.zeros_like(self.matrix)])
+            self.alive = np.concatenate([self.alive, np.zeros_like(self.alive)])
+        self.matrix[n], self.alive[n] = vector, True
+        self.rows[id(entry)] = n
+        self.entries.append(entry)
+
+    def discard(self, entry) -> None:
+        row = self.rows.pop(id(entry), None)
+        if row is not None:
+            self.alive[row] = False
+
+    def by_score(self, vector):
+        """(entry, cosine) best first; of equal scores, the one added first."""
+        import numpy as np
+
+        n = len(self.entries)
+        if not n:
+            return
+        scores = self.matrix[:n] @ np.asarray(vector, dtype=np.float32).ravel()
+        live = np.flatnonzero(self.alive[:n])
+        for row in live[np.argsort(-scores[live], kind="stable")]:
+            yield self.entries[row], float(scores[row])
 
 
 def decide(candidate, user: str, pool: Pool, vector=None, links=None) -> Decision:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import threading
+import time
 import unicodedata
 from pathlib import Path
 from typing import Iterator
@@ -223,12 +225,42 @@ def _link_new(tmp: str, path: Path) -> None:
     os.unlink(tmp)
 
 
+# A folder listed within this long of its last change may change again in the same mtime
+# tick unseen (git's "racy" entries): it is listed again next time.
+_RACY_NS = 2_000_000_000
+
+
+def _list_folder(folder: str) -> tuple[tuple, frozenset]:
+    """A folder's subfolders to walk (not dot-folders, not symlinks: as `os.walk` does) and
+    the names of its notes, as `_names_in_vault` keeps them."""
+    subfolders, names = [], set()
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    continue
+                if is_dir:
+                    if not entry.name.startswith(".") and not entry.is_symlink():
+                        subfolders.append(entry.path)
+                elif entry.name.endswith(".md"):
+                    # NFC: a file synced from macOS may carry its name decomposed (NFD).
+                    names.add(unicodedata.normalize("NFC", entry.name[:-3]).lower())
+    except OSError:
+        pass
+    return tuple(subfolders), frozenset(names)
+
+
 class Vault:
     """An Obsidian vault with vaultmem's layout inside it."""
 
     def __init__(self, root: Path, config: Config | None = None):
         self.root = Path(root).resolve()
         self.config = config or load_config(self.root)
+        # folder -> (mtime_ns, racy, subfolders, note names) for `_names_in_vault`
+        self._listing: dict[str, tuple] = {}
+        self._listing_lock = threading.Lock()
 
     @property
     def memory_dir(self) -> Path:
@@ -379,13 +411,30 @@ class Vault:
         raise UnsafeName(f"could not find a free file name for {title!r} in {self.rel(folder)}")
 
     def _names_in_vault(self) -> set[str]:
-        names = set()
-        for _dirpath, dirnames, filenames in os.walk(self.root):
-            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-            # NFC: a file synced from macOS may carry its name decomposed (NFD).
-            names.update(unicodedata.normalize("NFC", f[:-3]).lower()
-                         for f in filenames if f.endswith(".md"))
-        return names
+        """The lower-cased names (NFC, no `.md`) of every note in the vault, dot-folders left
+        out. A folder is listed again only when its mtime moved (an entry added, removed or
+        renamed in it) or was too recent to trust: an extraction writing hundreds of notes
+        into a 10,000-note vault walked all of it for each one."""
+        with self._listing_lock:
+            listing, names = self._listing, set()
+            now = time.time_ns()
+            pending, seen = [str(self.root)], set()
+            while pending:
+                folder = pending.pop()
+                try:
+                    mtime = os.stat(folder).st_mtime_ns
+                except OSError:
+                    continue
+                seen.add(folder)
+                entry = listing.get(folder)
+                if entry is None or entry[0] != mtime or entry[1]:
+                    entry = (mtime, now - mtime < _RACY_NS, *_list_folder(folder))
+                    listing[folder] = entry
+                pending.extend(entry[2])
+                names.update(entry[3])
+            for gone in set(listing) - seen:
+                del listing[gone]
+            return names
 
     def resolve(self, ref: str) -> Path:
         """A NOTE argument — a path (vault-relative or absolute), a title or an id — to a path."""

@@ -81,6 +81,13 @@ _NOT_NAMES = {"someone", "somebody", "nobody", "everyone", "everybody", "went", 
               "took", "came", "had", "did", "ran", "met", "bought", "found", "left", "spent", "ah", "oh"}
 
 
+# One compiled pattern per known tool (a pattern built per call flooded re's cache, which
+# then recompiled the policy's and the classifier's patterns: ~1 CPU-s per LoCoMo
+# conversation), tried only where the text holds the tool's name in any case.
+_TOOL_PATTERNS = [(tool, tool.lower(), re.compile(rf"(?<![\w]){re.escape(tool)}(?![\w])", re.I))
+                  for tool in KNOWN_TOOLS if len(tool) > 2]
+
+
 def entities_of(group: list[dict], detection: Detection | None) -> list[str]:
     found: list[str] = []
     name = group[0]["name"]
@@ -104,9 +111,8 @@ def entities_of(group: list[dict], detection: Detection | None) -> list[str]:
             entity = re.split(r"[\u3040-\u30ff\u3400-\u9fff]", " ".join(words))[0].rstrip(".")
             if entity and len(entity) > 1:
                 found.append(entity)
-        for tool in KNOWN_TOOLS:
-            if re.search(rf"(?<![\w]){re.escape(tool)}(?![\w])", text, re.I) and len(tool) > 2:
-                found.append(tool)
+        lowered = text.lower()
+        found.extend(tool for tool, key, pattern in _TOOL_PATTERNS if key in lowered and pattern.search(text))
         found.extend(e for e in zh_entities(text) if not ZH_COMMON.fullmatch(e))
     unique: list[str] = []
     for entity in found:
