@@ -34,7 +34,7 @@ from pathlib import Path
 # 384: the same within noise).
 BATCH_TOKENS = 512
 # Bumped when the exported graph changes; old exports are then made again.
-EXPORT_VERSION = 3  # 3: the token embeddings are an output too
+EXPORT_VERSION = 4  # 3: the token embeddings are an output too; 4: eager attention
 # Exported vectors must match sentence-transformers' this closely on every probe text.
 MIN_COSINE = 0.999
 # English, Chinese, mixed, short, long, code and punctuation: what a vault holds.
@@ -137,7 +137,12 @@ def _export(folder: Path, info: dict, target: Path) -> None:
     from sentence_transformers import SentenceTransformer
 
     reference = SentenceTransformer(str(folder), device="cpu")
-    transformer = reference[0].auto_model.eval()
+    # The same weights with plain ("eager") attention: its exported graph runs 15-20 % faster
+    # in ONNX Runtime on 240-token passages than the graph of torch's fused SDPA attention
+    # (interleaved runs, one thread: 2,348-2,775 tokens/s against 2,007-2,330).
+    from transformers import AutoModel
+
+    transformer = AutoModel.from_pretrained(str(folder), attn_implementation="eager").eval()
     cls = info["pooling"] == "cls"
 
     class Pooled(torch.nn.Module):

@@ -222,8 +222,16 @@ class _Run:
         """Decide and write `sessions` within `ch` (None: a dry run); returns what the
         step's commit holds, as `account` needs it."""
         tally = {"superseded": set()}
+        # Offline, every session's candidates are known before any is decided: embedded in
+        # one call, sorted by length over the whole step, they pad less than session by
+        # session (the embedder keeps the vectors for `_session`).
+        found = {} if self.llm else {id(session): self._found(session) for session, _ in sessions}
+        if found:
+            live = [c.content for cands, _ in found.values() for c in cands if not c.rejected_reason]
+            if live:
+                self.memory.embedder.encode(live)
         for session, _source in sessions:
-            self._session(session, ch, tally)
+            self._session(session, ch, tally, found.get(id(session)))
             self.done += 1
             self.turns_done += len(session.turns)
             self.report.sessions = self.done
@@ -251,9 +259,15 @@ class _Run:
         report.session_notes |= kinds["session"]
         report.entity_notes |= kinds["entity"]
 
-    def _session(self, session: Session, ch, tally) -> None:
-        vault, report, user = self.vault, self.report, self.user
+    def _found(self, session: Session):
+        """The offline extractor's candidates of `session` (redacted), and the redaction."""
         redacted, kinds = redact_session(session)
+        found, _ = self._candidates(redacted)
+        return found + _turned_down(redacted, found), (redacted, kinds)
+
+    def _session(self, session: Session, ch, tally, prepared=None) -> None:
+        vault, report, user = self.vault, self.report, self.user
+        redacted, kinds = prepared[1] if prepared else redact_session(session)
         report.redactions += len(kinds)
         old = self.existing.get((user, redacted.id), [])
         if self.llm and old and _decided_by_llm(old, redacted):
@@ -263,8 +277,11 @@ class _Run:
         if ch is not None and written:  # the same session again later in the run finds these
             parts = list(dict.fromkeys(rel for rel, _block in turns_at.values()))
             self.existing[(user, redacted.id)] = [vault.abs(rel) for rel in parts]
-        found, done_by_llm = self._candidates(redacted)
-        found += _turned_down(redacted, found)
+        if prepared:
+            found, done_by_llm = list(prepared[0]), False
+        else:
+            found, done_by_llm = self._candidates(redacted)
+            found += _turned_down(redacted, found)
         order = {t.id: i for i, t in enumerate(redacted.turns)}
         found.sort(key=lambda c: min((order.get(m, len(order)) for m in c.source_messages),
                                      default=len(order)))  # stable: a turn's own order stays
