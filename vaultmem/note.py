@@ -82,10 +82,15 @@ class Note:
 
     def statement(self) -> str:
         """The body without a leading `# heading` and surrounding blank lines."""
-        lines = self.body.strip().splitlines()
-        if lines and lines[0].startswith("# "):
-            lines = lines[1:]
-        return "\n".join(lines).strip()
+        return statement_of(self.body)
+
+
+def statement_of(body: str) -> str:
+    """A note body without a leading `# heading` and surrounding blank lines."""
+    lines = body.strip().splitlines()
+    if lines and lines[0].startswith("# "):
+        lines = lines[1:]
+    return "\n".join(lines).strip()
 
 
 def _yaml(seq_indent=(4, 2)):
