@@ -163,6 +163,37 @@ def test_a_note_deleted_meanwhile_makes_the_duplicate_a_new_note(memory, monkeyp
     assert read_note(root / result["path"]).statement() == "The user lives in Lisbon, Portugal."
 
 
+def test_the_pool_reuses_a_notes_reading_until_the_file_changes(memory, monkeypatch):
+    # A cold `add` stats the memory notes and parses only those changed since last read.
+    import os
+
+    from vaultmem import write
+
+    root, state = memory.vault.root, memory.indexer.state
+    old = 1_700_000_000_000_000_000   # mtimes past the racy window: readings are kept
+    for path in (root / "Memory").rglob("*.md"):
+        os.utime(path, ns=(old, old))
+    first = write.load_pool(memory.vault, "default", state=state)
+    real, read = write._pool_fields, []
+    monkeypatch.setattr(write, "_pool_fields", lambda path: read.append(path.name) or real(path))
+
+    again = write.load_pool(memory.vault, "default", state=state)
+    assert read == []
+    assert [(e.rel, e.text, e.subject, e.sources) for e in again.entries] == \
+        [(e.rel, e.text, e.subject, e.sources) for e in first.entries]
+
+    path = root / LISBON
+    path.write_text(path.read_text(encoding="utf-8").replace("Portugal.", "Portugal (Alfama)."), encoding="utf-8")
+    (root / "Memory/Facts/Partner is Mei.md").unlink()
+    edited = write.load_pool(memory.vault, "default", state=state)
+    assert read == ["Lives in Lisbon.md"]
+    texts = {e.rel: e.text for e in edited.entries}
+    assert texts[LISBON] == "The user lives in Lisbon, Portugal (Alfama)."
+    assert "Memory/Facts/Partner is Mei.md" not in texts
+    assert "Memory/Facts/Partner is Mei.md" not in state.memory_fields()
+    assert LISBON not in state.memory_fields()   # just written: read again until it is older
+
+
 def test_cli_add_json_shape(memory, embedder, monkeypatch):
     monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
     runner, root = CliRunner(), str(memory.vault.root)

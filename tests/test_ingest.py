@@ -78,6 +78,28 @@ def test_sync_of_given_paths_adds_and_removes_only_those(sample_vault, indexer_f
     assert "Memory/Facts/Plays chess.md" not in indexer.index.path_hashes()
 
 
+def test_sync_of_memories_takes_changed_new_and_gone_memory_notes_and_leaves_the_rest(sample_vault, indexer_for):
+    # What `add` runs before comparing: the memory folders only, the person's notes untouched.
+    indexer = indexer_for(sample_vault)
+    indexer.sync()
+    own = write_note(sample_vault.root, "Journal/Later.md", {}, "A note of the person's, not yet indexed.")
+    new = write_note(sample_vault.root, "Memory/Facts/Plays chess.md", memory_meta("01NEW"),
+                     "The user plays chess on Sundays.")
+    path = sample_vault.root / COFFEE
+    path.write_text(path.read_text().replace("drink less of it", "stop entirely by spring"))
+    gone = "Memory/Facts/Partner is Mei.md"
+    (sample_vault.root / gone).unlink()
+    report = indexer.sync_memories()
+    assert (report.added, report.updated, report.removed) == (1, 1, 1)
+    indexed = indexer.index.path_hashes()
+    assert new.relative_to(sample_vault.root).as_posix() in indexed and gone not in indexed
+    assert own.relative_to(sample_vault.root).as_posix() not in indexed
+    assert [r["text"] for r in indexer.index.rows(f"path = '{COFFEE}'")] == [
+        "The user is cutting back on coffee and wants to stop entirely by spring."]
+    again = indexer.sync_memories()
+    assert (again.added, again.updated, again.removed, again.chunks) == (0, 0, 0, 0)
+
+
 def test_a_bad_note_is_reported_and_the_rest_indexed(sample_vault, indexer_for):
     bad = sample_vault.root / "Memory/Facts/Broken.md"
     bad.write_text("---\nid: [unclosed\ntype: fact\n---\nbody\n")

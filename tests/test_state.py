@@ -14,6 +14,23 @@ def test_file_stats_round_trip_and_delete(tmp_path):
     assert state.files() == {}
 
 
+def test_file_stats_of_given_paths_or_of_a_folder_and_not_its_subfolders(tmp_path):
+    state = State(tmp_path)
+    names = ["Memory/Facts/a.md", "Memory/Facts/b_%.md", "Memory/Facts/sub/c.md", "Memory/Facts0.md",
+             "Memory/Factsx/d.md", "Notes/e.md"]
+    state.put_files([FileStat(name, i, i, f"h{i}") for i, name in enumerate(names)])
+    assert sorted(state.files(["Notes/e.md", "Memory/Facts/a.md", "Missing.md"])) == ["Memory/Facts/a.md", "Notes/e.md"]
+    assert sorted(state.files(folders=["Memory/Facts"])) == ["Memory/Facts/a.md", "Memory/Facts/b_%.md"]
+    assert len(state.files([f"x{i}.md" for i in range(1200)] + ["Notes/e.md"])) == 1
+
+
+def test_memory_readings_round_trip_and_forget_gone_paths(tmp_path):
+    state = State(tmp_path)
+    state.put_memory_fields([("Memory/Facts/a.md", 10, 5, "[{}, \"a\"]"), ("Memory/Facts/b.md", 11, 6, "[{}, \"b\"]")])
+    state.put_memory_fields([("Memory/Facts/a.md", 12, 7, "[{}, \"a2\"]")], gone=["Memory/Facts/b.md"])
+    assert State(tmp_path).memory_fields() == {"Memory/Facts/a.md": (12, 7, "[{}, \"a2\"]")}
+
+
 def test_access_counts_first_and_last(tmp_path):
     assert access_stats(tmp_path, "01A") == {"count": 0, "first_access": None, "last_access": None}
     record_access(tmp_path, ["01A", "01B", "01A"], datetime(2026, 11, 1, 9, 0, 0, 5))

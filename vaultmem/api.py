@@ -300,8 +300,8 @@ class Memory:
                          value=slot.get("value"))
         if not title:
             cand.title = ""
-        self.indexer.sync()
-        pool = load_pool(self.vault, user, self.snapshot())
+        self.indexer.sync_memories()  # the memories compared with, as they are now
+        pool = load_pool(self.vault, user, self.snapshot(), self.indexer.state)
         vector = self.embedder.encode([cand.content])[0]
         decision = decide(cand, user, pool, vector)
         if dry_run:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import difflib
 import os
 import shutil
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -43,28 +42,45 @@ def lock_timeout() -> float:
 
 
 class Repo:
-    """The vault's git repository (found upward from the vault) and the vault's place in it."""
+    """The vault's git repository (found upward from the vault) and the vault's place in it.
+
+    git runs as a subprocess; GitPython (whose import costs every command 0.2 s) is loaded
+    only for its object database (`repo`, used by purge's history rewrite)."""
 
     def __init__(self, vault_root):
-        import git
-
         root = Path(vault_root).resolve()
-        try:
-            self.repo = git.Repo(root, search_parent_directories=True)
-        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-            raise HistoryError(f"{root} is not in a git repository — run `vaultmem init` to create one") from None
-        if self.repo.bare or self.repo.working_tree_dir is None:
+        if not root.is_dir():
+            raise HistoryError(f"{root} is not in a git repository — run `vaultmem init` to create one")
+        found = _git(root, "rev-parse", "--is-bare-repository", "--absolute-git-dir", "--show-toplevel")
+        if found.returncode != 0:
+            bare = _git(root, "rev-parse", "--is-bare-repository")
+            if bare.returncode == 0 and bare.stdout.strip() == "true":
+                raise HistoryError(f"{root} is inside a bare git repository — vaultmem needs a working tree")
+            raise HistoryError(f"{root} is not in a git repository — run `vaultmem init` to create one")
+        lines = found.stdout.splitlines()
+        if lines[0].strip() == "true" or len(lines) < 3:
             raise HistoryError(f"{root} is inside a bare git repository — vaultmem needs a working tree")
-        self.top = Path(self.repo.working_tree_dir).resolve()
+        self.git_dir = Path(lines[1])
+        self.top = Path(lines[2]).resolve()
         self.prefix = root.relative_to(self.top).as_posix()
-        self.git_dir = Path(self.repo.git_dir)
-        self.git = self.repo.git
+        self._repo = None
+
+    @property
+    def repo(self):
+        """The repository as GitPython's `git.Repo` (its object database), opened on first use."""
+        if self._repo is None:
+            import git
+
+            self._repo = git.Repo(self.top)
+        return self._repo
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        self.repo.close()
+        if self._repo is not None:
+            self._repo.close()
+            self._repo = None
 
     # --- paths ------------------------------------------------------------------------
     def to_repo(self, rel: str) -> str:
@@ -82,25 +98,19 @@ class Repo:
     # --- running git ---------------------------------------------------------------------
     def run(self, *args, env=None, raw=False, ok_codes=(0,), input: bytes | None = None):
         """`git <args>` in the work tree; pathspecs are literal (titles may hold `*` or `?`).
-        `input`: bytes given to git's standard input."""
-        import git
-
-        full_env = {"GIT_LITERAL_PATHSPECS": "1", **(env or {})}
-        try:
-            if input is None:
-                return self.git.execute(["git", "-c", "core.quotepath=off", *args], env=full_env,
-                                        stdout_as_string=not raw, strip_newline_in_stdout=False)
-            with tempfile.TemporaryFile() as stdin:
-                stdin.write(input)
-                stdin.seek(0)
-                return self.git.execute(["git", "-c", "core.quotepath=off", *args], env=full_env,
-                                        istream=stdin, stdout_as_string=not raw,
-                                        strip_newline_in_stdout=False)
-        except git.GitCommandError as exc:
-            if exc.status in ok_codes:
+        `input`: bytes given to git's standard input. Output is text (undecodable bytes
+        kept as surrogates) unless `raw`; a status in `ok_codes` other than 0 gives ''."""
+        done = _git(self.top, "-c", "core.quotepath=off", *args, env={"GIT_LITERAL_PATHSPECS": "1", **(env or {})},
+                    input=input, text=False)
+        if done.returncode != 0:
+            if done.returncode in ok_codes:
                 return b"" if raw else ""
-            stderr = str(exc.stderr or "").strip().strip("'").strip()
-            raise HistoryError(f"git {args[0]} failed: {stderr or exc}") from None
+            stderr = done.stderr.decode("utf-8", "replace").strip()
+            raise HistoryError(f"git {args[0]} failed: {stderr or f'exit status {done.returncode}'}")
+        return done.stdout if raw else done.stdout.decode("utf-8", "surrogateescape")
+
+    def is_ancestor(self, ancestor: str, rev: str) -> bool:
+        return _git(self.top, "merge-base", "--is-ancestor", ancestor, rev).returncode == 0
 
     def head(self) -> str | None:
         """HEAD's commit, or None on a branch with no commits yet."""
@@ -269,15 +279,24 @@ def clear_stale_locks(vault_root, timeout: float = 1.0) -> list[str]:
 
 def ensure_repo(vault_root) -> bool:
     """Use the repository the vault is in, or create one in the vault; True if created."""
-    import git
-
     root = Path(vault_root).resolve()
-    try:
-        git.Repo(root, search_parent_directories=True).close()
+    if _git(root, "rev-parse", "--git-dir").returncode == 0:
         return False
-    except git.InvalidGitRepositoryError:
-        git.Repo.init(root).close()
-        return True
+    done = _git(root, "init")
+    if done.returncode != 0:
+        raise HistoryError(f"git init failed in {root}: {done.stderr.strip()}")
+    return True
+
+
+def _git(cwd, *args, env=None, input: bytes | None = None, text: bool = True):
+    """`git <args>` run in `cwd`, its output captured; messages in English (as GitPython ran
+    it: some are matched), stdin closed unless `input` is given."""
+    import subprocess
+
+    full_env = {**os.environ, "LANGUAGE": "C", "LC_ALL": "C", **(env or {})}
+    return subprocess.run(["git", *args], cwd=str(cwd), env=full_env, input=input,
+                          stdin=None if input is not None else subprocess.DEVNULL,
+                          capture_output=True, text=text, errors="surrogateescape" if text else None)
 
 
 def identity_env(name: str, email: str) -> dict:
@@ -577,7 +596,7 @@ def run_commits(repo: Repo, run_id: str) -> list[str]:
 def _path_at(repo: Repo, versions: list[dict], sha: str) -> str | None:
     """The note's vault path at commit `sha` (it may have had another name then)."""
     for version in versions:
-        if version["rev"] == sha or repo.repo.is_ancestor(version["rev"], sha):
+        if version["rev"] == sha or repo.is_ancestor(version["rev"], sha):
             return None if version["change"] == "D" else version["path"]
     return None
 

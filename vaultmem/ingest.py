@@ -12,6 +12,7 @@ notes whose content hash changed are embedded; the model loads only when somethi
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,7 +96,9 @@ class Indexer:
             first_write = lambda: self.index.reset(self.model_name, dim)  # noqa: E731
         else:
             indexed = self.index.path_hashes()
-        known = self.state.files()
+        if paths is not None:
+            paths = [self._rel(p) for p in paths]
+        known = self.state.files(paths)
         present, gone = self._candidates(paths, indexed, known)
 
         pending, stats, too_large = [], [], []
@@ -115,6 +118,37 @@ class Indexer:
         self.index.maintain(force=report.rebuilt is not None)
         report.seconds = time.perf_counter() - started
         return report
+
+    def sync_memories(self) -> SyncReport:
+        """`sync` of the typed memory notes that changed since they were indexed (size or
+        mtime not as recorded, new, or gone), which is what the write policy compares a new
+        memory with: a cold `add` no longer walks and stats the whole vault (the person's
+        notes included) first. A whole rebuild, when one is due, is done as `sync` does."""
+        if self._rebuild_reason() is not None:
+            return self.sync()
+        from vaultmem.layout import STATEMENT_TYPES
+
+        folders = {note_type: self.vault.rel(self.vault.folder_for(note_type)) for note_type in STATEMENT_TYPES}
+        known, changed, seen = self.state.files(folders=folders.values()), [], set()
+        for note_type, prefix in folders.items():
+            try:
+                entries = list(os.scandir(self.vault.folder_for(note_type)))
+            except OSError:
+                continue
+            for entry in entries:
+                if not entry.name.endswith(".md"):
+                    continue
+                rel = f"{prefix}/{entry.name}"
+                seen.add(rel)
+                try:
+                    st = entry.stat()
+                except OSError:
+                    continue
+                old = known.get(rel)
+                if old is None or old.size != st.st_size or old.mtime_ns != st.st_mtime_ns:
+                    changed.append(rel)
+        changed += [rel for rel in known if rel not in seen]
+        return self.sync(changed) if changed else SyncReport()
 
     def remove(self, rel_paths) -> int:
         """Drop notes from the index (e.g. deleted files); returns how many were indexed."""

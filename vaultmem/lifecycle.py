@@ -121,7 +121,7 @@ def correct(memory, ref: str, text: str, *, user: str | None = None) -> dict:
         return {"action": "rejected", "id": note.id, "path": old.rel, "reason": reason}
     decision = Decision("superseded", f"corrected by the user; {old.rel} kept as superseded",
                         cand.content, cand.type, old, candidate=cand)
-    pool = load_pool(vault, owner)
+    pool = load_pool(vault, owner, state=memory.indexer.state)
     sources = [str(s) for s in (note.get("sources") or [])]
     with memory.change(f"vaultmem: correct '{path.stem}'", "correct") as ch:
         apply(vault, decision, pool, change=ch, user=owner, sources=sources)

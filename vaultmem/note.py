@@ -251,7 +251,14 @@ def _scan_scalars(yaml_text: str) -> dict[str, str] | None:
     it answers. It answers for `key: value` lines with plain or simply quoted one-line
     values and lists of such values under a bare `key:`; anything else (a comment after a
     value, an anchor, a multi-line or escaped string...) returns None: ask YAML."""
-    found: dict[str, str] = {}
+    found = scan_properties(yaml_text)
+    return None if found is None else {k: v for k, v in found.items() if isinstance(v, str)}
+
+
+def scan_properties(yaml_text: str) -> dict[str, str | list[str]] | None:
+    """`_scan_scalars` with the lists too (each a list of strings), for the same simple
+    blocks; None for anything else."""
+    found: dict = {}
     list_key, indent = None, None  # the bare `key:` whose list items follow, and their indent
     for line in yaml_text.split("\n"):
         if not line.strip(" ") or line.lstrip(" ").startswith("#"):
@@ -260,8 +267,11 @@ def _scan_scalars(yaml_text: str) -> dict[str, str] | None:
         if item:
             if list_key is None or indent not in (None, item.group(1)) or not _scalar(item.group(2)):
                 return None
+            if indent is None:
+                found[list_key] = []  # a list, not a scalar
             indent = item.group(1)
-            found.pop(list_key, None)  # a list, not a scalar
+            value = item.group(2)
+            found[list_key].append(value[1:-1] if _QUOTED.fullmatch(value) else value)
             continue
         match = _SCAN_LINE.fullmatch(line)
         if match is None:

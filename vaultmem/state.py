@@ -24,6 +24,12 @@ CREATE TABLE IF NOT EXISTS files (
     mtime_ns INTEGER NOT NULL,
     content_hash TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS memory_fields (
+    path TEXT PRIMARY KEY,      -- a typed memory note, vault-relative
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    fields TEXT NOT NULL        -- JSON [properties, statement], as write.load_pool reads them
+);
 CREATE TABLE IF NOT EXISTS access (
     note_id TEXT PRIMARY KEY,
     count INTEGER NOT NULL DEFAULT 0,
@@ -68,10 +74,27 @@ class State:
         self._conn.close()
 
     # --- file stats --------------------------------------------------------------------
-    def files(self) -> dict[str, FileStat]:
-        """Every recorded file, by vault-relative path."""
+    def files(self, paths=None, folders=None) -> dict[str, FileStat]:
+        """Every recorded file, by vault-relative path; or only those of `paths`, or only
+        those directly in one of `folders` (vault-relative, no trailing slash)."""
+        query = "SELECT path, size, mtime_ns, content_hash FROM files"
         with self._lock:
-            rows = self._conn.execute("SELECT path, size, mtime_ns, content_hash FROM files").fetchall()
+            if paths is not None:
+                rows = []
+                paths = list(paths)
+                for i in range(0, len(paths), 500):
+                    part = paths[i:i + 500]
+                    rows += self._conn.execute(
+                        f"{query} WHERE path IN ({', '.join('?' * len(part))})", part).fetchall()
+            elif folders is not None:
+                rows = []
+                for folder in folders:
+                    # A range on the primary key, not LIKE (whose % and _ a title may hold).
+                    rows += [row for row in self._conn.execute(
+                        f"{query} WHERE path >= ? AND path < ?", (folder + "/", folder + "0")).fetchall()
+                        if "/" not in row[0][len(folder) + 1:]]
+            else:
+                rows = self._conn.execute(query).fetchall()
         return {row[0]: FileStat(*row) for row in rows}
 
     def put_files(self, stats: list[FileStat]) -> None:
@@ -88,6 +111,21 @@ class State:
     def clear_files(self) -> None:
         with self._lock, self._conn:
             self._conn.execute("DELETE FROM files")
+
+    # --- the write policy's reading of memory notes ---------------------------------------
+    def memory_fields(self) -> dict[str, tuple[int, int, str]]:
+        """path -> (size, mtime_ns, JSON fields) of every memory note read before."""
+        with self._lock:
+            rows = self._conn.execute("SELECT path, size, mtime_ns, fields FROM memory_fields").fetchall()
+        return {row[0]: row[1:] for row in rows}
+
+    def put_memory_fields(self, rows, gone=()) -> None:
+        """Record `(path, size, mtime_ns, fields)` rows and forget the `gone` paths."""
+        with self._lock, self._conn:
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO memory_fields (path, size, mtime_ns, fields) VALUES (?, ?, ?, ?)",
+                list(rows))
+            self._conn.executemany("DELETE FROM memory_fields WHERE path = ?", [(p,) for p in gone])
 
     # --- access tracking ---------------------------------------------------------------
     def record_access(self, note_ids, when: datetime | str) -> None:

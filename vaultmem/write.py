@@ -16,7 +16,8 @@ from vaultmem.layout import STATEMENT_TYPES, UNDATED_TAG
 from vaultmem.links import LinkResolver, entity_link
 from vaultmem.memories import update_note, write_memory
 from vaultmem.ids import new_id
-from vaultmem.note import as_list, link, link_target, read_head, read_note, statement_of
+from vaultmem.limits import MAX_FRONTMATTER_BYTES, MAX_NOTE_BYTES
+from vaultmem.note import as_list, link, link_target, read_note, statement_of
 from vaultmem.policy import Decision, Existing, Pool
 from vaultmem.vault import Vault, safe_title
 
@@ -42,49 +43,109 @@ def _corrected_day(was, fix):
     return moved.date if moved is not None else day
 
 
-def load_pool(vault: Vault, user: str, snapshot=None, texts: dict | None = None) -> Pool:
+def load_pool(vault: Vault, user: str, snapshot=None, state=None) -> Pool:
     """The user's active memories, with vectors from the index snapshot where indexed, and
-    their superseded ones (so a re-run recognises what it already superseded)."""
+    their superseded ones (so a re-run recognises what it already superseded).
+
+    `state` (a `state.State`): each note's reading is kept in state.db and reused while the
+    file's size and mtime are unchanged, so a cold `add` in a vault of thousands of memories
+    stats them instead of reading and parsing every one."""
     import numpy as np
 
-    vectors, index_text = {}, texts or {}
+    vectors = {}
     if snapshot is not None and len(snapshot):
         cols = snapshot.columns
         for i in range(len(snapshot)):
             if cols["user"][i] == user and cols["status"][i] == "active":
                 vectors[cols["path"][i]] = np.asarray(snapshot.vectors[i], dtype=np.float32)
-    from vaultmem.chunking import read_for_index
-
     entries, retired = [], []
+    for folder, rel, (props, text) in _memory_readings(vault, state):
+        status = props.get("status", "active")
+        if props.get("user", "default") != user or status not in ("active", "superseded"):
+            continue
+        entry = Existing(id=props.get("id", ""), rel=rel, text=text, type=folder, user=user,
+                         subject=props.get("subject", ""), attribute=props.get("attribute", ""),
+                         value=props.get("value", ""),
+                         source_messages=[str(s) for s in as_list(props.get("source_messages"))],
+                         vector=vectors.get(rel),
+                         sources=[str(link_target(s)) for s in as_list(props.get("sources"))])
+        (entries if status == "active" else retired).append(entry)
+    return Pool(entries, dedup_threshold=vault.config.dedup_threshold, retired=retired)
+
+
+# A file changed within this long of being read may change again in the same mtime tick
+# unseen (git's "racy" entries): its reading is not kept.
+_RACY_NS = 2_000_000_000
+
+
+def _memory_readings(vault: Vault, state=None):
+    """`(type, rel, (properties, statement))` of every readable memory note, by folder and
+    name; readings come from `state` where the file is as it was when read."""
+    import json
+    import os
+    import stat
+    import time
+
+    known = state.memory_fields() if state is not None else {}
+    fresh, seen, now = [], set(), time.time_ns()
     for folder in STATEMENT_TYPES:
         base = vault.folder_for(folder)
-        if not base.is_dir():
+        try:
+            with os.scandir(base) as listing:
+                names = sorted(e.name for e in listing if e.name.endswith(".md"))
+        except OSError:
             continue
         prefix = vault.rel(base)
-        for path in sorted(base.glob("*.md")):
-            props = read_head(path)
-            status = props.get("status", "active")
-            if props.get("user", "default") != user or status not in ("active", "superseded"):
+        for name in names:
+            rel, path = f"{prefix}/{name}", base / name
+            try:
+                st = path.stat()
+            except OSError:
                 continue
-            rel = f"{prefix}/{path.name}"
-            text = index_text.get(rel) if status == "active" else None
-            sources, links = [], []
-            if text is None:
-                # The fast reader (every value a string): the round-trip parser took ~1 ms a
-                # note, seconds of every `add` and `extract` in a vault of thousands.
-                try:
-                    note = read_for_index(path.read_bytes(), path)
-                except Exception:  # an unreadable note is reported by doctor, not here
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            seen.add(rel)
+            cached = known.get(rel)
+            if cached is not None and cached[0] == st.st_size and cached[1] == st.st_mtime_ns:
+                read = json.loads(cached[2])
+            else:
+                read = _pool_fields(path)
+                if read is None:  # an unreadable note is reported by doctor, not here
                     continue
-                text = statement_of(note.body)
-                sources = [str(s) for s in as_list(note.meta.get("source_messages"))]
-                links = [str(link_target(s)) for s in as_list(note.meta.get("sources"))]
-            entry = Existing(id=props.get("id", ""), rel=rel, text=text, type=folder, user=user,
-                             subject=props.get("subject", ""), attribute=props.get("attribute", ""),
-                             value=props.get("value", ""), source_messages=sources,
-                             vector=vectors.get(rel), sources=links)
-            (entries if status == "active" else retired).append(entry)
-    return Pool(entries, dedup_threshold=vault.config.dedup_threshold, retired=retired)
+                if state is not None and now - st.st_mtime_ns >= _RACY_NS:
+                    fresh.append((rel, st.st_size, st.st_mtime_ns, json.dumps(read, ensure_ascii=False, default=str)))
+                elif cached is not None:
+                    seen.discard(rel)   # its old reading is dropped, not kept beside the file
+            yield folder, rel, tuple(read)
+    if state is not None and (fresh or set(known) - seen):
+        state.put_memory_fields(fresh, gone=set(known) - seen)
+
+
+def _pool_fields(path: Path) -> tuple[dict, str] | None:
+    """A memory note's properties (scalars as strings, lists of strings) and its statement,
+    read once and scanned line by line where the properties are the simple block vaultmem
+    writes (`note.scan_properties`), else by the fast YAML reader: the round-trip parser
+    took ~1 ms a note, seconds of every `add` and `extract` in a vault of thousands."""
+    from vaultmem.chunking import read_for_index
+    from vaultmem.note import scan_properties, split_frontmatter
+
+    try:
+        data = path.read_bytes()
+        text = data.decode("utf-8").lstrip("\ufeff").replace("\r\n", "\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if len(data) > MAX_NOTE_BYTES:  # not indexed either; doctor reports it
+        return None
+    parts = split_frontmatter(text)
+    if parts is not None and len(parts[0]) <= MAX_FRONTMATTER_BYTES:
+        found = scan_properties(parts[0])
+        if found is not None:
+            return found, statement_of(parts[1])
+    try:
+        note = read_for_index(data, path)
+    except Exception:
+        return None
+    return {k: v for k, v in (note.meta or {}).items()}, statement_of(note.body)
 
 
 def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, run: str | None = None,
