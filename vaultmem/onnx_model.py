@@ -121,7 +121,7 @@ def ensure_exported(folder: Path, announce=None) -> tuple[Path, dict]:
         if not model.exists():
             if announce:
                 announce(f"vaultmem: preparing {Path(info['folder']).name} for ONNX Runtime "
-                         f"(once per machine, ~10 s) in {target}")
+                         f"(once per machine, ~20 s) in {target}")
             _export(Path(info["folder"]), info, target)
     return model, info
 
