@@ -167,3 +167,51 @@ def test_a_question_asking_when_favours_what_says_when(tmp_path, embedder, multi
     assert hits[0].parts["when"] == WHEN_BONUS and "when" not in hits[1].parts
     # a question that does not ask when: no bonus anywhere
     assert not any("when" in h.parts for h in mem.searcher.search(other, k=2))
+
+
+QUESTIONS = ["What is the user trying to give up?", "咖啡", "where is the user travelling?",
+             "does the user take milk in tea?", "how do I ship the garden planner?", "Who is Mei?",
+             "用中文回答", "what editor theme?"]
+
+
+def test_a_large_vault_ranks_by_projection_first_and_keeps_the_same_hits(tmp_path, embedder, monkeypatch):
+    # Past PROJECT_AFTER_ROWS chunks the vector half ranks every row by its projection on
+    # the table's principal directions, then scores the best PROJECTED_CANDIDATES exactly.
+    # With as many candidates as rows that is exact again, so every hit (filters included)
+    # must be the whole product's; with few candidates the exact scores still hold.
+    from vaultmem import index as index_module
+
+    mem = Memory(copy_sample_vault(tmp_path / "vault"), embedder=embedder)
+    mem.reindex()
+    asks = [(q, {}) for q in QUESTIONS] + [("coffee", {"since": "2026-11-29"}), ("tea", {"type": "preference"}),
+                                           ("does the user take milk in tea?", {"all": True}),
+                                           ("does the user take milk in tea?", {"as_of": "2026-10-01"})]
+    # Through the searcher, which records no accesses (they would move later scores).
+    exact = [mem.searcher.search(q, **kw) for q, kw in asks]
+    snap = mem.searcher.index.snapshot()
+    assert "projection" not in snap.cache
+
+    monkeypatch.setattr(index_module, "PROJECT_AFTER_ROWS", 1)
+    monkeypatch.setattr(index_module, "PROJECTED_DIMS", 16)
+    monkeypatch.setattr(index_module, "PROJECTED_CANDIDATES", len(snap))
+    projected = [mem.searcher.search(q, **kw) for q, kw in asks]
+    basis, rows = snap.cache["projection"]
+    assert basis.shape == (snap.vectors.shape[1], 16) and rows.shape == (len(snap), 16)
+    for before, after in zip(exact, projected):
+        assert [(h.id, round(h.score, 4)) for h in after] == [(h.id, round(h.score, 4)) for h in before]
+    assert all(exact) and exact[0][0].title == "Cutting back on coffee"
+
+    monkeypatch.setattr(index_module, "PROJECTED_CANDIDATES", 5)
+    few = mem.searcher.search(QUESTIONS[0])
+    scores = {h.id: h.score for h in exact[0]}
+    assert few[0].title == "Cutting back on coffee" and all(abs(scores[h.id] - h.score) < 1e-4 for h in few if h.id in scores)
+
+    # A write patches the snapshot: the new row is projected on the same basis.
+    write_note(mem.vault.root, "Memory/Facts/Plays chess.md", memory_meta("01CHESS"), "The user plays chess on Sundays.")
+    mem.reindex()
+    patched = mem.searcher.index.snapshot()
+    new_basis, new_rows = patched.cache["projection"]
+    assert new_basis is basis and len(new_rows) == len(patched)
+    np_rows = patched.vectors @ basis
+    assert abs(np_rows - new_rows).max() < 1e-5
+    assert mem.searcher.search("Does the user play chess?")[0].title == "Plays chess"

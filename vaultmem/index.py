@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from contextlib import nullcontext
 from dataclasses import dataclass, field
+from functools import lru_cache
 from datetime import timedelta
 from pathlib import Path
 
@@ -30,6 +32,17 @@ SCHEMA_VERSION = 4
 # Rows added since the last FTS/compaction pass before `maintain()` folds them in;
 # below it LanceDB's flat scan of unindexed rows costs less than re-optimising.
 OPTIMIZE_AFTER_ROWS = 2000
+# From this many rows the vector half of a search scores every row first in the
+# PROJECTED_DIMS principal directions of the table's vectors, then exactly the
+# PROJECTED_CANDIDATES best of those (`Snapshot.nearest_rows`). At 100k rows (the perf
+# vault topped up with random vectors) the product with the whole matrix reads 150 MB and a
+# search given its query vector took 27.8 ms here, this way 15.9 ms, with the same first hit
+# for 200 of 200 questions and the same ten hits in the same order for 187 (96 directions
+# and 1,000 candidates: 10-12 ms, 195 and 175). Below it the product is exact, ~1 ms at 12k.
+PROJECT_AFTER_ROWS = 50_000
+PROJECTED_DIMS = 128
+PROJECTED_CANDIDATES = 2000
+_PROJECTION_SAMPLE = 20_000   # rows the principal directions are computed from
 # The full-text index: LanceDB's `FTS()` defaults, spelled out (the index was built with
 # lancedb before; the same settings give the same tokens and BM25 scores).
 FTS_PARAMS = dict(with_position=False, base_tokenizer="simple", language="English",
@@ -105,6 +118,80 @@ class Snapshot:
         if self._positions is None:
             self._positions = {c: i for i, c in enumerate(self.columns["chunk_id"])}
         return self._positions
+
+    def nearest_rows(self, vector, mask, allowed: int, limit: int):
+        """(offsets of the `limit` rows passing `mask` with the largest dot product with
+        `vector`, in no order; every row's dot product, or None where not computed).
+
+        Exact below `PROJECT_AFTER_ROWS` rows; above it the rows are ranked first by their
+        projection on the table's principal directions and only the best
+        `PROJECTED_CANDIDATES` of that ranking are scored exactly."""
+        import numpy as np
+
+        if len(self) < PROJECT_AFTER_ROWS:
+            with one_blas_thread():
+                sims = self.vectors @ vector     # one BLAS call beats gathering the allowed rows
+            sims[~mask] = -np.inf
+            top = min(allowed, limit)
+            best = np.argpartition(-sims, top - 1)[:top] if top < len(sims) else np.flatnonzero(mask)
+            return best, sims
+        basis, projected = self.projection()
+        with one_blas_thread():
+            rough = projected @ (vector @ basis)
+        rough[~mask] = -np.inf
+        pool = min(allowed, max(PROJECTED_CANDIDATES, limit))
+        rows = np.argpartition(-rough, pool - 1)[:pool] if pool < len(rough) else np.flatnonzero(mask)
+        exact = self.vectors[rows] @ vector
+        top = min(len(rows), limit)
+        return (rows[np.argpartition(-exact, top - 1)[:top]] if top < len(rows) else rows), None
+
+    def projection(self):
+        """(basis (dim, PROJECTED_DIMS), the rows projected on it), made once per snapshot
+        (a patched snapshot inherits them)."""
+        found = self.cache.get("projection")
+        if found is None:
+            basis = _principal_directions(self.vectors)
+            found = self.cache["projection"] = (basis, _project(self.vectors, basis))
+        return found
+
+
+@lru_cache(maxsize=1)
+def _blas_limit():
+    """threadpoolctl's `limit`, with the BLAS libraries found once (finding them per query
+    costs milliseconds); None when threadpoolctl cannot read this numpy's BLAS."""
+    try:
+        from threadpoolctl import ThreadpoolController
+
+        return ThreadpoolController().limit
+    except Exception:  # an unknown BLAS build: run as configured
+        return None
+
+
+def one_blas_thread():
+    """A context that keeps numpy's BLAS to one thread. The query's product with the
+    vector matrix is bound by memory, not arithmetic, and OpenBLAS's second thread waking
+    up next to the model's made it cost 30 ms instead of 1 (12k rows, 2 busy cores);
+    the sums are the same either way (each row's dot product is one thread's)."""
+    limit = _blas_limit()
+    return limit(limits=1, user_api="blas") if limit is not None else nullcontext()
+
+
+def _principal_directions(vectors):
+    """The PROJECTED_DIMS directions of most variance of a sample of `vectors` (fixed seed:
+    the same table gives the same basis)."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    sample = vectors if len(vectors) <= _PROJECTION_SAMPLE else \
+        vectors[np.sort(rng.choice(len(vectors), _PROJECTION_SAMPLE, replace=False))]
+    _, directions = np.linalg.eigh(sample.T @ sample)
+    return np.ascontiguousarray(directions[:, ::-1][:, :PROJECTED_DIMS], dtype=np.float32)
+
+
+def _project(vectors, basis):
+    import numpy as np
+
+    return np.ascontiguousarray(vectors @ basis, dtype=np.float32)
 
 
 class ChunkIndex:
@@ -366,6 +453,11 @@ def _patched(snap: Snapshot, paths, rows: list[dict], version: int) -> Snapshot:
     columns = {name: np.concatenate([snap.columns[name][keep], _column(name, [r[name] for r in rows])])
                for name in SNAPSHOT_COLUMNS}
     vectors = snap.vectors[keep]
+    added = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), snap.vectors.shape[1])
     if rows:
-        vectors = np.vstack([vectors, np.array([r["vector"] for r in rows], dtype=np.float32)])
-    return Snapshot(version=version, columns=columns, vectors=np.ascontiguousarray(vectors))
+        vectors = np.vstack([vectors, added])
+    patched = Snapshot(version=version, columns=columns, vectors=np.ascontiguousarray(vectors))
+    if "projection" in snap.cache:  # the same basis, the new rows projected on it
+        basis, projected = snap.cache["projection"]
+        patched.cache["projection"] = (basis, np.ascontiguousarray(np.vstack([projected[keep], _project(added, basis)])))
+    return patched

@@ -29,7 +29,6 @@ from __future__ import annotations
 import heapq
 import re
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import lru_cache
@@ -38,7 +37,7 @@ from vaultmem import clock
 from vaultmem.embed import MULTILINGUAL_MODELS
 from vaultmem.errors import ConfigError, IndexUnavailable, VaultmemError
 from vaultmem.extract.rewrite import is_chinese
-from vaultmem.index import ChunkIndex, sql_in
+from vaultmem.index import ChunkIndex, one_blas_thread, sql_in
 from vaultmem.languages import CJK as _CJK
 from vaultmem.user_notes import NOTE_TYPE
 
@@ -270,25 +269,6 @@ def weight(importance: float, said: str, today: date) -> float:
     return spare + IMPORTANCE_WEIGHT * float(importance) + RECENCY_WEIGHT * recency
 
 
-@lru_cache(maxsize=1)
-def _blas_limit():
-    """threadpoolctl's `limit`, with the BLAS libraries found once (finding them per query
-    costs milliseconds); None when threadpoolctl cannot read this numpy's BLAS."""
-    try:
-        from threadpoolctl import ThreadpoolController
-
-        return ThreadpoolController().limit
-    except Exception:  # an unknown BLAS build: run as configured
-        return None
-
-
-def one_blas_thread():
-    """A context that keeps numpy's BLAS to one thread. The query's product with the
-    vector matrix is bound by memory, not arithmetic, and OpenBLAS's second thread waking
-    up next to the model's made it cost 30 ms instead of 1 (12k rows, 2 busy cores);
-    the sums are the same either way (each row's dot product is one thread's)."""
-    limit = _blas_limit()
-    return limit(limits=1, user_api="blas") if limit is not None else nullcontext()
 
 
 @lru_cache(maxsize=65536)
@@ -461,11 +441,7 @@ class Searcher:
         keyword_hits = self._pool.submit(self._keyword_hits, query, snap, filters, mask, allowed, limit)
         if qvec is None:
             qvec = self._embedder_factory().encode_query(query)
-        with one_blas_thread():
-            sims = snap.vectors @ qvec      # one BLAS call beats gathering the allowed rows
-        sims[~mask] = -np.inf
-        top = min(allowed, limit)
-        best = np.argpartition(-sims, top - 1)[:top] if top < len(sims) else np.flatnonzero(mask)
+        best, sims = snap.nearest_rows(qvec, mask, allowed, limit)
         bm25 = keyword_hits.result()
         order = list(dict.fromkeys([int(i) for i in best] + snap.offsets_of(bm25)))
         cols = snap.columns
@@ -483,7 +459,9 @@ class Searcher:
         # The candidates' values as Python lists, one gather per column: reading numpy
         # elements one by one cost more than the scoring itself.
         picked = np.array(order, dtype=np.intp)
-        candidates = zip(order, sims[picked].tolist(),
+        # Each candidate's cosine, from the snapshot's vectors where not computed already.
+        cosines = sims[picked] if sims is not None else snap.vectors[picked] @ qvec
+        candidates = zip(order, cosines.tolist(),
                          *(cols[name][picked].tolist() for name in SCORING_COLUMNS))
         scored = []
         for offset, vector, chunk_id, note_id, kind, text, fts_text, created, updated, said, importance \
