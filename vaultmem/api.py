@@ -100,6 +100,16 @@ class Memory:
         except Exception:  # no index yet: callers dedup by text and slot only
             return None
 
+    def _vectors_of(self, user: str):
+        """The index's vectors of `user`'s active memories (None before the first index)."""
+        from vaultmem.index import sql_in
+
+        try:
+            return self.indexer.index.vectors_of(f"{sql_in('user', [user])} AND status = 'active' "
+                                                 f"AND type != 'session'")
+        except Exception:  # no index yet: callers dedup by text and slot only
+            return None
+
     def change(self, message: str, action: str, run: str | None = None, source: str | None = None):
         """`with memory.change("vaultmem: ...", "add") as ch:` — the one way to change the
         vault's notes: written atomically, indexed and committed on exit, or put back on a
@@ -301,7 +311,7 @@ class Memory:
         if not title:
             cand.title = ""
         self.indexer.sync_memories()  # the memories compared with, as they are now
-        pool = load_pool(self.vault, user, self.snapshot(), self.indexer.state)
+        pool = load_pool(self.vault, user, self._vectors_of(user), self.indexer.state)
         vector = self.embedder.encode([cand.content])[0]
         decision = decide(cand, user, pool, vector)
         if dry_run:

@@ -411,6 +411,24 @@ class ChunkIndex:
         self._snapshot = Snapshot(version=version, columns=columns, vectors=matrix)
         return self._snapshot
 
+    def vectors_of(self, where: str) -> Snapshot:
+        """The rows matching `where` with only their path, user and status and their
+        vectors, read without the whole snapshot (`add` compares with the user's memories:
+        converting every column of every row cost a cold `add` 0.2 s at 12k rows). The
+        loaded snapshot serves when there is one."""
+        import numpy as np
+
+        if self._snapshot is not None and self._snapshot.version == self._dataset().version:
+            return self._snapshot
+        data = self._dataset().to_table(columns=["path", "user", "status", "vector"], filter=where)
+        vectors = data.column("vector").combine_chunks()
+        dim = vectors.type.list_size
+        matrix = vectors.values.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+        matrix = matrix.reshape(-1, dim) if len(data) else np.zeros((0, dim), np.float32)
+        columns = {name: np.fromiter(data.column(name).to_pylist(), dtype=object, count=len(data))
+                   for name in ("path", "user", "status")}
+        return Snapshot(version=-1, columns=columns, vectors=matrix)
+
     def fetch(self, chunk_ids, columns: list[str]) -> list[dict]:
         """The given columns of the given chunks (a B-tree index on chunk_id serves it)."""
         if not len(chunk_ids):

@@ -92,14 +92,14 @@ def _memory_readings(vault: Vault, state=None):
         base = vault.folder_for(folder)
         try:
             with os.scandir(base) as listing:
-                names = sorted(e.name for e in listing if e.name.endswith(".md"))
+                entries = sorted((e for e in listing if e.name.endswith(".md")), key=lambda e: e.name)
         except OSError:
             continue
         prefix = vault.rel(base)
-        for name in names:
-            rel, path = f"{prefix}/{name}", base / name
+        for entry in entries:
+            rel, path = f"{prefix}/{entry.name}", base / entry.name
             try:
-                st = path.stat()
+                st = entry.stat()
             except OSError:
                 continue
             if not stat.S_ISREG(st.st_mode):
