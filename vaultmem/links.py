@@ -288,6 +288,8 @@ def note_aliases(path: str) -> list[str]:
                 data += more
     except OSError:
         return []
+    if b"alias" not in data:  # the key is `aliases` or `alias`: most notes have neither
+        return []
     lines = data.decode("utf-8", "replace").lstrip("\ufeff").replace("\r\n", "\n").split("\n")
     if lines[0].rstrip() != "---":
         return []
