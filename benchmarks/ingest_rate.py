@@ -19,11 +19,9 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-import resource
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -45,6 +43,7 @@ def main(argv=None) -> int:
     if not Path(vaultmem.__file__).resolve().is_relative_to(code):
         raise SystemExit(f"vaultmem was imported from {vaultmem.__file__}, not from {code}")
     from locomo import load_conversations, set_model, write_transcript
+    from perf_runtime import timed_extract
 
     from vaultmem.api import Memory, init
     from vaultmem.embed import Embedder
@@ -69,13 +68,8 @@ def main(argv=None) -> int:
             memory = Memory(vault, embedder=embedder)
             transcript = Path(tmp) / f"{conversation.sample_id}.jsonl"
             write_transcript(conversation, transcript)
-            children = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu_started, started = time.process_time(), time.perf_counter()
-            summary = memory.extract([transcript], format="jsonl", user="default")
-            wall += time.perf_counter() - started
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu += time.process_time() - cpu_started + (after.ru_utime + after.ru_stime
-                                                        - children.ru_utime - children.ru_stime)
+            summary, cpu_s, wall_s = timed_extract(memory, transcript)
+            cpu, wall = cpu + cpu_s, wall + wall_s
             if summary.get("errors"):
                 raise SystemExit(f"extract failed on {conversation.sample_id}: {summary['errors']}")
             turns += len(conversation.turns)

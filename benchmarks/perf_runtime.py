@@ -176,18 +176,27 @@ def measure_ingest(embedder, data: Path, conversations: int, sessions: int | Non
         memory = Memory(vault, embedder=embedder)
         transcript = workdir / f"{conv.sample_id}.jsonl"
         write_transcript(conv, transcript)
-        children = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu_started, started = time.process_time(), time.perf_counter()
-        summary = memory.extract([transcript], format="jsonl", user="default")
-        wall += time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu += time.process_time() - cpu_started + (after.ru_utime + after.ru_stime
-                                                    - children.ru_utime - children.ru_stime)
+        summary, cpu_s, wall_s = timed_extract(memory, transcript)
+        cpu, wall = cpu + cpu_s, wall + wall_s
         if summary.get("errors"):
             raise RuntimeError(f"extract failed on {conv.sample_id}: {summary['errors']}")
         turns += len(conv.turns)
     return {"ingest_conversations": len(picked), "ingest_turns": turns, "ingest_cpu_s": cpu,
             "ingest_wall_s": wall, "ingest_turns_per_cpu_s": turns / cpu}
+
+
+def timed_extract(memory, transcript: Path) -> tuple[dict, float, float]:
+    """`memory.extract` of one jsonl transcript: (its summary, CPU seconds of this process's
+    threads plus its children's (git), wall seconds). `ingest_rate.py` times earlier
+    checkouts with it too, so it uses nothing but `Memory.extract`."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_started, started = time.process_time(), time.perf_counter()
+    summary = memory.extract([transcript], format="jsonl", user="default")
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = time.process_time() - cpu_started + (after.ru_utime + after.ru_stime
+                                               - children.ru_utime - children.ru_stime)
+    return summary, cpu, wall
 
 
 def process_memory(pid: int) -> dict:

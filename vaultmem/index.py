@@ -130,7 +130,7 @@ class Snapshot:
 
         # A snapshot's first search is exact: a one-shot command would pay more for the
         # projection (~0.3 s at 100k rows) than it saves; the daemon's next ones use it.
-        first = "projection" not in self.cache and not self.cache.setdefault("searched", False)
+        first = not self.cache.get("searched") and "projection" not in self.cache
         self.cache["searched"] = True
         if len(self) < PROJECT_AFTER_ROWS or first:
             with one_blas_thread():
@@ -396,19 +396,13 @@ class ChunkIndex:
 
     def snapshot(self) -> Snapshot:
         """Filter columns and the vector matrix, reloaded only when the table changed."""
-        import numpy as np
-
         dataset = self._dataset()
         version = dataset.version
         if self._snapshot is not None and self._snapshot.version == version:
             return self._snapshot
         data = dataset.to_table(columns=SNAPSHOT_COLUMNS + ["vector"])
-        vectors = data.column("vector").combine_chunks()
-        dim = vectors.type.list_size
-        matrix = vectors.values.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
-        matrix = matrix.reshape(-1, dim) if len(data) else np.zeros((0, dim), np.float32)
         columns = {name: _column(name, data.column(name).to_pylist()) for name in SNAPSHOT_COLUMNS}
-        self._snapshot = Snapshot(version=version, columns=columns, vectors=matrix)
+        self._snapshot = Snapshot(version=version, columns=columns, vectors=_matrix(data))
         return self._snapshot
 
     def vectors_of(self, where: str) -> Snapshot:
@@ -421,13 +415,9 @@ class ChunkIndex:
         if self._snapshot is not None and self._snapshot.version == self._dataset().version:
             return self._snapshot
         data = self._dataset().to_table(columns=["path", "user", "status", "vector"], filter=where)
-        vectors = data.column("vector").combine_chunks()
-        dim = vectors.type.list_size
-        matrix = vectors.values.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
-        matrix = matrix.reshape(-1, dim) if len(data) else np.zeros((0, dim), np.float32)
         columns = {name: np.fromiter(data.column(name).to_pylist(), dtype=object, count=len(data))
                    for name in ("path", "user", "status")}
-        return Snapshot(version=-1, columns=columns, vectors=matrix)
+        return Snapshot(version=-1, columns=columns, vectors=_matrix(data))
 
     def fetch(self, chunk_ids, columns: list[str]) -> list[dict]:
         """The given columns of the given chunks (a B-tree index on chunk_id serves it)."""
@@ -453,6 +443,16 @@ class ChunkIndex:
         rows = found.to_pydict()
         hits = [{"chunk_id": c, "_score": s} for c, s in zip(rows["chunk_id"], rows["_score"])]
         return sorted(hits, key=lambda hit: -hit["_score"])
+
+
+def _matrix(data):
+    """A table's `vector` column as one (rows, dim) float32 matrix."""
+    import numpy as np
+
+    vectors = data.column("vector").combine_chunks()
+    dim = vectors.type.list_size
+    matrix = vectors.values.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+    return matrix.reshape(-1, dim) if len(data) else np.zeros((0, dim), np.float32)
 
 
 def _column(name: str, values: list):

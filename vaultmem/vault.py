@@ -225,9 +225,10 @@ def _link_new(tmp: str, path: Path) -> None:
     os.unlink(tmp)
 
 
-# A folder listed within this long of its last change may change again in the same mtime
-# tick unseen (git's "racy" entries): it is listed again next time.
-_RACY_NS = 2_000_000_000
+# A file or folder read within this long of its last change may change again in the same
+# mtime tick unseen (git's "racy" entries): what was read of it is not trusted next time
+# (a folder's listing here, a note's reading in write.load_pool).
+RACY_NS = 2_000_000_000
 
 
 def _list_folder(folder: str) -> tuple[tuple, frozenset]:
@@ -428,7 +429,7 @@ class Vault:
                 seen.add(folder)
                 entry = listing.get(folder)
                 if entry is None or entry[0] != mtime or entry[1]:
-                    entry = (mtime, now - mtime < _RACY_NS, *_list_folder(folder))
+                    entry = (mtime, now - mtime < RACY_NS, *_list_folder(folder))
                     listing[folder] = entry
                 pending.extend(entry[2])
                 names.update(entry[3])

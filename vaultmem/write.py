@@ -19,7 +19,7 @@ from vaultmem.ids import new_id
 from vaultmem.limits import MAX_FRONTMATTER_BYTES, MAX_NOTE_BYTES
 from vaultmem.note import as_list, link, link_target, read_note, statement_of
 from vaultmem.policy import Decision, Existing, Pool
-from vaultmem.vault import Vault, safe_title
+from vaultmem.vault import RACY_NS, Vault, safe_title
 
 # `apply(stated=UNDATED)`: the statement's day cannot be known (a transcript without times).
 # Its memory gets no guessed `valid_from` and `layout.UNDATED_TAG` instead, so a reader, the
@@ -73,11 +73,6 @@ def load_pool(vault: Vault, user: str, snapshot=None, state=None) -> Pool:
     return Pool(entries, dedup_threshold=vault.config.dedup_threshold, retired=retired)
 
 
-# A file changed within this long of being read may change again in the same mtime tick
-# unseen (git's "racy" entries): its reading is not kept.
-_RACY_NS = 2_000_000_000
-
-
 def _memory_readings(vault: Vault, state=None):
     """`(type, rel, (properties, statement))` of every readable memory note, by folder and
     name; readings come from `state` where the file is as it was when read."""
@@ -112,7 +107,7 @@ def _memory_readings(vault: Vault, state=None):
                 read = _pool_fields(path)
                 if read is None:  # an unreadable note is reported by doctor, not here
                     continue
-                if state is not None and now - st.st_mtime_ns >= _RACY_NS:
+                if state is not None and now - st.st_mtime_ns >= RACY_NS:
                     fresh.append((rel, st.st_size, st.st_mtime_ns, json.dumps(read, ensure_ascii=False, default=str)))
                 elif cached is not None:
                     seen.discard(rel)   # its old reading is dropped, not kept beside the file
