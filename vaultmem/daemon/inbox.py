@@ -156,8 +156,13 @@ def _keep_redacted(path: Path, target: Path) -> None:
     if clean == text:
         os.replace(path, target)
         return
-    atomic_write(target, clean)
+    # Written aside, the original removed, then the copy renamed into place: processed/
+    # shows the transcript only once the inbox no longer holds it (a crash in between
+    # leaves the redacted copy as the hidden `.NAME.part`, nothing lost).
+    part = target.with_name(f".{target.name}.part")
+    atomic_write(part, clean)
     path.unlink()
+    os.replace(part, target)
 
 
 def _redacted_json(text: str, suffix: str) -> str | None:
