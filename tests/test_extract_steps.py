@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from tests.helpers.llm_endpoint import LoopbackLLM, completion
 from vaultmem import api
 from vaultmem.cli import cli
-from vaultmem.note import read_head
+from vaultmem.note import read_head, read_note
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -215,3 +215,41 @@ def test_a_big_run_commits_in_steps_and_its_summary_is_what_the_commits_hold(tmp
     undone = CliRunner().invoke(cli, ["--vault", str(root), "rollback", "--run", report["run"], "--json"])
     assert undone.exit_code == 0, undone.output
     assert vault_files(root) == before
+
+
+def test_a_fact_restated_in_many_sessions_of_a_step_is_merged_into_its_note_once(tmp_path, embedder, monkeypatch):
+    """Each restatement adds its turn to the note's sources, but the note is written once a
+    step (it was re-read and re-rendered with its growing sources at every restatement);
+    a restated memory superseded later in the same step keeps every restatement's turn."""
+    from vaultmem import memories
+
+    writes = []
+    real = memories.update_note
+
+    def counted(vault, path, changes, **kw):
+        writes.append(Path(path).name)
+        return real(vault, path, changes, **kw)
+
+    monkeypatch.setattr("vaultmem.write.update_note", counted)
+    lines = []
+    says = ["I love jazz."] * 6 + ["I live in Porto."] * 3 + ["I live in Denver now."]
+    for s, text in enumerate(says, start=1):
+        lines.append(json.dumps({"session": f"chat-{s}", "id": f"s{s}-m0", "role": "user", "speaker": "user",
+                                 "time": datetime(2026, 11, s, 9, 0).isoformat(), "text": text}))
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    root = tmp_path / "vault"
+    api.init(root)
+    report = api.Memory(root, embedder=embedder).extract([transcript])
+    assert len(report["commits"]) == 1 and report["errors"] == []
+
+    facts = {p.name: read_note(p).meta for folder in ("Facts", "Preferences")
+             for p in (root / "Memory" / folder).glob("*.md")}
+    jazz = next(name for name in facts if "jazz" in name.lower())
+    porto = next(name for name in facts if "Porto" in name)
+    assert facts[jazz]["source_messages"] == [f"s{s}-m0" for s in range(1, 7)]
+    assert len(facts[jazz]["sources"]) == 6
+    assert writes.count(jazz) == 1
+    assert facts[porto]["status"] == "superseded"
+    assert facts[porto]["source_messages"] == ["s7-m0", "s8-m0", "s9-m0"]
+    assert writes.count(porto) == 2  # its restatements, then superseded

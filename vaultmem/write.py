@@ -11,7 +11,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from vaultmem import clock
-from vaultmem.errors import ConcurrentEdit
+from vaultmem.errors import ConcurrentEdit, VaultmemError
 from vaultmem.layout import STATEMENT_TYPES, UNDATED_TAG
 from vaultmem.links import LinkResolver, entity_link
 from vaultmem.memories import update_note, write_memory
@@ -144,7 +144,8 @@ def _pool_fields(path: Path) -> tuple[dict, str] | None:
 
 
 def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, run: str | None = None,
-          sources=(), vector=None, now: datetime | None = None, stated: date | str | None = None) -> list[str]:
+          sources=(), vector=None, now: datetime | None = None, stated: date | str | None = None,
+          merges: "Merges | None" = None) -> list[str]:
     """Write what `decision` says, within `change` (a `change.VaultChange`); returns the
     vault-relative paths written.
 
@@ -152,7 +153,8 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, ru
     valid from then (or from the day the statement names), and a memory it supersedes
     until then. Default: today (`add`: said now); `UNDATED`: unknown, see UNDATED_TAG.
     A note changed on disk since the pool was read keeps the user's text: updates only
-    merge properties into the note as it is now."""
+    merge properties into the note as it is now. With `merges`, a duplicate's sources are
+    queued there and written by `merges.flush` (once a note, however often it was restated)."""
     now = now or clock.now()
     cand = decision.candidate
     if decision.action in ("rejected", "unchanged"):
@@ -165,6 +167,10 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, ru
         pool.discard(decision.target)
         decision.action, decision.target = "created", None
         decision.reason += "; that note is gone, so this is a new memory"
+    if merges is not None and decision.target is not None:
+        if decision.action == "updated":
+            return merges.add(decision, sources, now)
+        merges.flush(vault, change, only=decision.target.rel)  # its sources first, then the rest
     if decision.action == "updated":
         return _merge_into(vault, decision, sources, now, change)
     names = getattr(cand, "entities", []) or []
@@ -244,13 +250,22 @@ def plan(vault: Vault, decision: Decision, pool: Pool, *, user: str, sources=(),
 
 def _merge_into(vault: Vault, decision: Decision, sources, now: datetime, change) -> list[str]:
     """A duplicate: merge its sources into the note, bump `updated`, keep the higher importance."""
-    cand, target = decision.candidate, decision.target
+    cand = decision.candidate
+    _write_merge(vault, decision.target, [link(s) for s in sources],
+                 list(getattr(cand, "source_messages", []) or []),
+                 float(getattr(cand, "importance", 0) or 0), now, change)
+    decision.path, decision.id = decision.target.rel, decision.target.id
+    return [decision.target.rel]
+
+
+def _write_merge(vault: Vault, target: Existing, sources: list, message_ids: list, importance: float,
+                 now: datetime, change) -> None:
     path = vault.abs(target.rel)
     note = read_note(path)
-    merged_sources = _merge(as_list(note.get("sources")), [link(s) for s in sources])
-    merged_ids = _merge(as_list(note.get("source_messages")), getattr(cand, "source_messages", []))
+    merged_sources = _merge(as_list(note.get("sources")), sources)
+    merged_ids = _merge(as_list(note.get("source_messages")), message_ids)
     changes = {"updated": now, "sources": merged_sources, "source_messages": merged_ids}
-    importance = max(float(note.get("importance") or 0), float(getattr(cand, "importance", 0) or 0))
+    importance = max(float(note.get("importance") or 0), importance)
     if importance:
         changes["importance"] = round(importance, 2)
     if not merged_sources:
@@ -261,8 +276,47 @@ def _merge_into(vault: Vault, decision: Decision, sources, now: datetime, change
     update_note(vault, path, changes, expected_raw=note.raw, now=now)
     target.source_messages = [str(m) for m in merged_ids]
     target.sources = [str(link_target(s)) for s in merged_sources]
-    decision.path, decision.id = target.rel, target.id
-    return [target.rel]
+
+
+class Merges:
+    """Duplicates found within one change, merged into their notes once each at its end.
+
+    A fact restated in hundreds of sessions was merged, read and re-rendered with its
+    growing `sources` once per restatement: 77 % of a 50,000-turn extraction's late part.
+    The pool's entry learns each restatement at once (later decisions see it)."""
+
+    def __init__(self):
+        self._queued: dict[str, list] = {}   # rel -> [entry, sources, message ids, importance, now]
+
+    def add(self, decision: Decision, sources, now: datetime) -> list[str]:
+        cand, target = decision.candidate, decision.target
+        queued = self._queued.setdefault(target.rel, [target, [], [], 0.0, now])
+        queued[1] = _merge(queued[1], [link(s) for s in sources])
+        queued[2] = _merge(queued[2], list(getattr(cand, "source_messages", []) or []))
+        queued[3] = max(queued[3], float(getattr(cand, "importance", 0) or 0))
+        queued[4] = now
+        target.sources = _merge(target.sources, [str(link_target(s)) for s in sources])
+        target.source_messages = _merge(target.source_messages, [str(m) for m in queued[2]])
+        decision.path, decision.id = target.rel, target.id
+        return [target.rel]
+
+    def flush(self, vault: Vault, change, only: str | None = None) -> list[str]:
+        """Write the queued merges (`only`: that note's), within `change`; a note gone or
+        being edited meanwhile is skipped with the reason, as `apply` would have."""
+        errors = []
+        for rel in [only] if only is not None else list(self._queued):
+            queued = self._queued.pop(rel, None)
+            if queued is None:
+                continue
+            target, sources, message_ids, importance, now = queued
+            if not vault.abs(rel).exists():
+                errors.append(f"{rel}: gone before its restatements were merged into it")
+                continue
+            try:
+                _write_merge(vault, target, sources, message_ids, importance, now, change)
+            except VaultmemError as exc:
+                errors.append(f"{rel}: {exc}")
+        return errors
 
 
 def supersede(vault: Vault, old: Existing, *, new_rel: str, until: date | None, now: datetime) -> None:

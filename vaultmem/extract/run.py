@@ -56,7 +56,7 @@ from vaultmem.layout import STATEMENT_TYPES
 from vaultmem.note import as_list, read_head, read_note
 from vaultmem.policy import decide
 from vaultmem.vault import Vault, atomic_write
-from vaultmem.write import UNDATED, apply, load_pool, plan
+from vaultmem.write import UNDATED, Merges, apply, load_pool, plan
 
 STEP_TURNS = 2000            # offline: a step (one commit) closes once it holds this many turns
 MAX_LISTED_DECISIONS = 1000  # the report lists these first decisions; the counts cover all
@@ -217,6 +217,7 @@ class _Run:
         self.existing = find_session_notes(vault)
         self.pool = load_pool(vault, user, memory.snapshot(), memory.indexer.state)
         self.seconds = float(getattr(vault.config, "llm_session_seconds", 0) or 0)
+        self.merges = Merges()  # duplicates of the current step, written at its end
 
     def step(self, sessions, ch) -> dict:
         """Decide and write `sessions` within `ch` (None: a dry run); returns what the
@@ -230,6 +231,7 @@ class _Run:
             live = [c.content for cands, _ in found.values() for c in cands if not c.rejected_reason]
             if live:
                 self.memory.embedder.encode(live)
+        merges = self.merges = Merges()
         for session, _source in sessions:
             self._session(session, ch, tally, found.get(id(session)))
             self.done += 1
@@ -238,6 +240,7 @@ class _Run:
             if self.progress is not None:
                 self.progress(self.done, self.total, self.turns_done, self.turns_total)
         if ch is not None:
+            self.report.errors.extend(merges.flush(self.vault, ch))
             tally["changed"] = ch.changed
             # a path absent before this step (VaultChange records each path's bytes first)
             tally["new"] = {rel for rel in tally["changed"] if ch._before.get(rel, (None,))[0] is None}
@@ -273,6 +276,8 @@ class _Run:
         if self.llm and old and _decided_by_llm(old, redacted):
             report.resumed += 1
             return
+        if old and ch is not None:  # its notes may move, and their links with them: merge first
+            report.errors.extend(self.merges.flush(vault, ch))
         turns_at, written = _write_session(vault, redacted, old, user, report.run, ch)
         if ch is not None and written:  # the same session again later in the run finds these
             parts = list(dict.fromkeys(rel for rel, _block in turns_at.values()))
@@ -304,7 +309,8 @@ class _Run:
             target = decision.target.rel if decision.action == "superseded" and decision.target else None
             try:
                 written = apply(vault, decision, self.pool, change=ch, user=user, run=report.run,
-                                sources=sources, vector=vector, now=self.now, stated=stated or UNDATED)
+                                sources=sources, vector=vector, now=self.now, stated=stated or UNDATED,
+                                merges=self.merges)
             except VaultmemError as exc:  # e.g. the user is editing that note right now: skip it,
                 # keep the rest of the run (it is still indexed and committed)
                 report.errors.append(f"{decision.content[:60]}: {exc}")
