@@ -201,6 +201,7 @@ def test_the_daemon_hosts_it_when_configured(vault, env, embedder):
         thread = threading.Thread(target=daemon.run, kwargs={"install_signals": False}, daemon=True)
         thread.start()
         wait_for(lambda: daemon.state == "watching", "the daemon to watch", deadline=120)
+        wait_for(lambda: daemon.status()["mcp_http"], "MCP on HTTP to start or fail", deadline=60)
         return daemon, thread
 
     daemon, thread = run_daemon()  # no token yet: the daemon serves its socket, says why not HTTP

@@ -57,7 +57,7 @@ def require_tokens(vault_root, host: str) -> None:
     if is_loopback(host):
         raise VaultmemError("no MCP token yet — run `vaultmem mcp token --user NAME` (it prints the "
                             "token clients send as `Authorization: Bearer <token>`), then start "
-                            "the server again")
+                            "the server (or the daemon) again")
     raise VaultmemError(f"refusing to serve {host} without a token — run `vaultmem mcp token "
                         "--user NAME` first, and put TLS in front (a reverse proxy such as Caddy "
                         "or nginx): plain HTTP beyond this machine carries tokens and memories "

@@ -113,7 +113,6 @@ class Daemon:
                 for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                     signal.signal(sig, lambda *_: self.stop())
             self.server.start()
-            self._start_mcp_http()
             # Watch before scanning, so nothing changed during the scan is missed.
             handler = make_handler(self.root, self._accept, self.coalescer,
                                    on_root_gone=self._vault_gone)
@@ -121,6 +120,7 @@ class Daemon:
             self._thread = threading.Thread(target=self._work, name="vaultmem-worker",
                                             daemon=True)
             self._thread.start()
+            self._start_mcp_http()  # after the scan started: importing the SDK takes seconds
             while not self._stop.wait(3600):
                 pass
         finally:
