@@ -133,6 +133,16 @@ def test_no_server_without_a_token(vault, env, address, message):
         assert "vaultmem mcp token" in err and "TLS" in err
 
 
+def test_a_taken_port_is_a_clear_error(vault, env):
+    make_token(vault, "default")
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        process = serve(vault, env, f"127.0.0.1:{port}")
+        out, err = process.communicate(timeout=120)
+    assert process.returncode != 0 and f"cannot listen on 127.0.0.1:{port}" in err, err
+    assert "Traceback" not in err
+
+
 def test_remote_agents_reach_only_their_own_user(vault, env):
     alice, bob = make_token(vault, "alice"), make_token(vault, "bob")
     port = free_port()
