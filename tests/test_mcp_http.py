@@ -4,7 +4,6 @@ and with plain HTTP requests; then the daemon hosting it with its warm model. On
 process serves every client of the first test, so the model loads once there."""
 
 import json
-import os
 import socket
 import stat
 import subprocess

@@ -23,6 +23,7 @@ import logging
 import socket
 import threading
 
+from vaultmem import mcp_tokens
 from vaultmem.config import MCP_DEFAULT_PORT, parse_address
 from vaultmem.errors import ConfigError, VaultmemError
 
@@ -50,8 +51,6 @@ def url(host: str, port: int) -> str:
 
 def require_tokens(vault_root, host: str) -> None:
     """Refuse to serve before any token exists: nobody could connect, or anybody could."""
-    from vaultmem import mcp_tokens
-
     if mcp_tokens.load(vault_root):
         return
     if is_loopback(host):
@@ -73,8 +72,6 @@ class VaultTokens:
 
     async def verify_token(self, token: str):
         from mcp.server.auth.provider import AccessToken
-
-        from vaultmem import mcp_tokens
 
         try:
             user = mcp_tokens.user_for(self.root, token)
