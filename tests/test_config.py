@@ -78,6 +78,8 @@ def test_config_is_frozen(tmp_path):
     ('memory_root = ""\n', "inside the vault"),
     ('memory_root = ".memory"\n', "dot-folder"),
     ('[daemon]\ninbox = "../Inbox"\n', "inbox must be a folder inside memory_root"),
+    ('[mcp]\nhttp = "127.0.0.1:99999"\n', r"\[mcp\] http must be HOST:PORT"),
+    ('[mcp]\nhttp = "my host:8765"\n', r"\[mcp\] http must be HOST:PORT"),
 ])
 def test_bad_config_names_the_file_and_the_problem(tmp_path, text, match):
     path = write_config(tmp_path, text)
@@ -92,6 +94,12 @@ def test_non_utf8_config_is_a_config_error(tmp_path):
     path.write_bytes('user = "café"\n'.encode("latin-1"))
     with pytest.raises(ConfigError, match="delete it to use the defaults"):
         load_config(tmp_path)
+
+
+def test_the_mcp_http_address_is_off_by_default_and_read_as_given(tmp_path):
+    assert load_config(tmp_path).mcp_http == ""
+    write_config(tmp_path, '[mcp]\nhttp = "[::1]:9000"\n')
+    assert load_config(tmp_path).mcp_http == "[::1]:9000"
 
 
 def test_a_nested_memory_root_is_allowed(tmp_path):

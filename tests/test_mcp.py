@@ -17,6 +17,7 @@ from vaultmem.memories import write_memory
 from vaultmem.vault import Vault
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
+REPO = Path(__file__).resolve().parent.parent  # the server runs this checkout's code
 TOOLS = {"remember", "recall", "context", "forget", "correct", "history", "rollback", "extract"}
 CALL_TIMEOUT = 240  # the first call loads the model on a busy 2-core machine
 
@@ -27,7 +28,8 @@ def env(tmp_path):
     config.write_text("[user]\n\tname = Ada\n\temail = ada@example.org\n[init]\n\tdefaultBranch = main\n")
     return {"GIT_CONFIG_GLOBAL": str(config), "GIT_CONFIG_NOSYSTEM": "1", "HF_HUB_OFFLINE": "1",
             "TRANSFORMERS_OFFLINE": "1", "HOME": str(tmp_path), "PATH": os.environ.get("PATH", ""),
-            "VAULTMEM_CACHE": os.environ["VAULTMEM_CACHE"]}  # the exported model (conftest)
+            "VAULTMEM_CACHE": os.environ["VAULTMEM_CACHE"],  # the exported model (conftest)
+            "PYTHONPATH": str(REPO)}
 
 
 @pytest.fixture

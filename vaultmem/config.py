@@ -23,8 +23,14 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 from vaultmem.embed import DEFAULT_MODEL  # cheap: it imports no model library
-from vaultmem.errors import ConfigError
+from vaultmem.errors import ConfigError, VaultmemError
 from vaultmem.layout import STATE_DIR
+
+
+# Where `vaultmem mcp --http` listens when given no address (and `[mcp] http` examples).
+MCP_DEFAULT_HOST = "127.0.0.1"
+MCP_DEFAULT_PORT = 8765
+MCP_DEFAULT_ADDRESS = f"{MCP_DEFAULT_HOST}:{MCP_DEFAULT_PORT}"
 
 
 def _setting(default, key: str, doc: str = "", check: str | None = None):
@@ -96,6 +102,10 @@ class Config:
     export_out: str = _setting("", "daemon.export_out",
                                'Where that export goes when it names one format ("" = its default '
                                "place, e.g. ./CLAUDE.md).")
+    mcp_http: str = _setting("", "mcp.http",
+                             'The daemon also serves MCP on streamable HTTP at this HOST:PORT, e.g. '
+                             '"127.0.0.1:8765" ("" = off). Clients need a token (`vaultmem mcp '
+                             'token`); beyond loopback, put TLS in front.', "address")
     notes: tuple = _setting(("**/*.md",), "index.notes",
                             "Globs (vault-relative) of your own notes that search and context read as "
                             "reference; vaultmem never writes, moves or commits them. Left out always: "
@@ -268,9 +278,41 @@ _CHECKS = {
     "a folder inside the vault (not '.', not a dot-folder, no '..'), e.g. \"Memory\"",
     "inbox": lambda v: None if _is_plain_subfolder(v) else "a folder inside memory_root, e.g. \"Inbox\"",
     "runtime": lambda v: None if v in ("onnx", "torch") else '"onnx" or "torch"',
+    "address": lambda v: _address_problem(v) if v else None,
     "globs": lambda v: next((f"vault-relative globs (no leading '/', no '..'; {g!r} is not)"
                              for g in v if not g.strip() or g.startswith("/") or ".." in g.split("/")), None),
 }
+
+
+_ADDRESS = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<host>[^\s:\[\]]*))(?::(?P<port>\d{1,5}))?")
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """`HOST:PORT`, `HOST`, `:PORT` or `PORT`; IPv6 as `[::1]:8765` or bare `::1` -> (host, port).
+
+    >>> parse_address("0.0.0.0:9000"), parse_address(":9000"), parse_address("::")
+    (('0.0.0.0', 9000), ('127.0.0.1', 9000), ('::', 8765))
+    """
+    given = text = text.strip()
+    if text.isdigit():
+        text = ":" + text
+    elif text.count(":") > 1 and not text.startswith("["):
+        text = f"[{text}]"  # a bare IPv6 address: no port can follow it
+    match = _ADDRESS.fullmatch(text)
+    port = int(match["port"]) if match and match["port"] else MCP_DEFAULT_PORT
+    if not match or port > 65535:
+        raise VaultmemError(f"bad address {given!r}: give HOST:PORT, e.g. {MCP_DEFAULT_ADDRESS}")
+    return match["v6"] or match["host"] or MCP_DEFAULT_HOST, port
+
+
+def _address_problem(value: str) -> str | None:
+    try:
+        parse_address(value)
+    except VaultmemError:
+        return 'HOST:PORT, e.g. "127.0.0.1:8765" (or "" for off)'
+    return None
+
+
 _KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "a quoted string",
           tuple: 'a list of quoted strings, e.g. ["**/*.md"]'}
 

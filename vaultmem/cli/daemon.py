@@ -87,6 +87,10 @@ def _print_status(result):
         click.echo(f"  startup scan: {_scan_text(scan)}")
     error = result.get("last_error")
     click.echo(f"  last error: {error['path']}: {error['reason']}" if error else "  last error: none")
+    mcp = result.get("mcp_http")  # `[mcp] http` set
+    if mcp:
+        served = mcp["url"] if mcp.get("url") else f"not served: {mcp['error']}"
+        click.echo(f"  MCP on HTTP: {served}")
     click.echo(f"  log: {result['log']}")
 
 

@@ -30,7 +30,7 @@ from vaultmem.daemon.lock import DaemonLock
 from vaultmem.daemon.server import SocketServer
 from vaultmem.daemon.watcher import Coalescer, make_handler, start_observer
 from vaultmem.daemon.worker import QUERY_WAIT_SECONDS, Gate, GateBusy, IndexWorker
-from vaultmem.errors import DaemonError, NotServed
+from vaultmem.errors import DaemonError, NotServed, VaultmemError
 
 log = logging.getLogger("vaultmem.daemon")
 
@@ -98,6 +98,8 @@ class Daemon:
         self._applying = False
         self._observer = None
         self._thread: threading.Thread | None = None
+        self.mcp_http = None  # the MCP HTTP server `[mcp] http` asks for, once serving
+        self.mcp_http_error: str | None = None
 
     # --- lifecycle -----------------------------------------------------------------------
     def run(self, install_signals: bool = True) -> None:
@@ -118,6 +120,7 @@ class Daemon:
             self._thread = threading.Thread(target=self._work, name="vaultmem-worker",
                                             daemon=True)
             self._thread.start()
+            self._start_mcp_http()  # after the scan started: importing the SDK takes seconds
             while not self._stop.wait(3600):
                 pass
         finally:
@@ -140,6 +143,8 @@ class Daemon:
         self.coalescer.wake()
         if self._observer is not None:
             self._observer.stop()
+        if self.mcp_http is not None:
+            self.mcp_http.stop()
         self.server.close()  # no new requests; those in flight finish below
         if self._thread is not None:
             self._thread.join(STOP_GRACE_SECONDS)
@@ -152,6 +157,36 @@ class Daemon:
             self._observer.join(timeout=5)
         log.info("daemon stopped")
         self.lock.release()
+
+    def _start_mcp_http(self) -> None:
+        """Serve MCP on HTTP beside the socket when `[mcp] http` asks for it, with the warm
+        Memory. A problem (no token yet, the port taken) is logged and shown by `status`:
+        the daemon goes on with its own work."""
+        address = self.vault.config.mcp_http
+        if not address:
+            return
+        from vaultmem.mcp_http import HttpServer
+        from vaultmem.mcp_server import Backend
+
+        try:
+            server = HttpServer(self.root, address,
+                                backend=Backend(memory=self.memory, serve=self._serve_mcp))
+        except VaultmemError as exc:
+            self.mcp_http_error = str(exc)
+            log.error("not serving MCP on HTTP: %s", exc)
+            return
+        server.start()
+        self.mcp_http = server
+        log.info("serving MCP on %s", server.url)
+
+    def _serve_mcp(self, op: str, args: dict):
+        """An MCP tool's operation, run as a socket request is (the gate, the scan); one
+        outside the protocol table (history) inside the gate too, never beside a batch."""
+        if op in protocol.OPS:
+            return self.dispatch(op, args, clock=os.environ.get("VAULTMEM_NOW"))
+        busy_with = self.worker.rebuilding or self.state
+        with self.gate.query(timeout=QUERY_WAIT_SECONDS, busy_with=busy_with):
+            return getattr(self.memory, op)(**args)
 
     # --- the worker thread -----------------------------------------------------------------
     def _work(self) -> None:
@@ -271,7 +306,13 @@ class Daemon:
             "last_error": worker.last_error, "last_sync": worker.last_sync,
             "model_loaded": self.memory.model_loaded,
             "socket": str(self.server.path), "log": str(state_dir(self.root) / LOG_NAME),
+            "mcp_http": self._mcp_http_status(),
         }
+
+    def _mcp_http_status(self) -> dict | None:
+        if self.mcp_http is not None:
+            return {"url": self.mcp_http.url}
+        return {"error": self.mcp_http_error} if self.mcp_http_error else None
 
     def flush(self, timeout: float = 30.0) -> dict:
         return dict(self.status(), idle=self.wait_idle(float(timeout)))
