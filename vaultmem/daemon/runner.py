@@ -28,8 +28,8 @@ from vaultmem.daemon.chores import Chores
 from vaultmem.daemon.inbox import Inbox
 from vaultmem.daemon.lock import DaemonLock
 from vaultmem.daemon.server import SocketServer
-from vaultmem.daemon.watcher import Coalescer, make_handler, start_observer
-from vaultmem.daemon.worker import QUERY_WAIT_SECONDS, Gate, GateBusy, IndexWorker
+from vaultmem.daemon.watcher import BULK_NOTES, HEAD_MOVED, Coalescer, make_handler, start_observer
+from vaultmem.daemon.worker import BATCH_NOTES, BULK_BATCH_NOTES, QUERY_WAIT_SECONDS, Gate, GateBusy, IndexWorker
 from vaultmem.errors import DaemonError, NotServed
 
 log = logging.getLogger("vaultmem.daemon")
@@ -98,6 +98,8 @@ class Daemon:
         self._applying = False
         self._observer = None
         self._thread: threading.Thread | None = None
+        self._head: str | None = None  # the commit HEAD was at when the vault was last repaired
+        self.repairs = 0  # sync repairs made since start (`reconcile`)
 
     # --- lifecycle -----------------------------------------------------------------------
     def run(self, install_signals: bool = True) -> None:
@@ -159,8 +161,10 @@ class Daemon:
             self.state = "reconciling"
             try:
                 self._recover()
+                self._register_merge_driver()
                 self.inbox.scan()
                 self.worker.reconcile()
+                self._repair_sync(force=True)  # a pull made while no daemon ran
             finally:
                 self.worker.scan.finish()
                 log.info("startup scan done (%.2f s)", self.worker.scan.seconds or 0.0)
@@ -191,6 +195,7 @@ class Daemon:
         return self.inbox.wants(rel) or self.vault.is_indexed_path(rel)
 
     def _apply(self, changes: dict[str, str], rescan: bool) -> None:
+        head_moved = changes.pop(HEAD_MOVED, None) is not None
         notes = []
         for rel, change in changes.items():
             if self.inbox.wants(rel):
@@ -200,11 +205,14 @@ class Daemon:
         # Only memory notes are committed; the user's own notes are read, never committed.
         self.chores.edited([rel for rel in notes if self.vault.is_memory_path(rel)])
         before = self.worker.changes
+        bulk = len(notes) >= BULK_NOTES
         if rescan:
             self.inbox.scan()
             self.worker.reconcile()
         else:
-            self.worker.index_paths(notes)
+            self.worker.index_paths(notes, batch_notes=BULK_BATCH_NOTES if bulk else BATCH_NOTES)
+        if head_moved or bulk or rescan:
+            self._repair_sync(force=bulk or rescan)
         if self.worker.changes != before:
             self.chores.changed()
         log.debug("applied %d changes (%s)", len(changes),
@@ -222,6 +230,37 @@ class Daemon:
         if left["temp_files"] or left["git"]:
             log.warning("removed what a killed vaultmem run left behind: %s",
                         ", ".join(left["temp_files"] + [f".git/{n}" for n in left["git"]]))
+
+    def _register_merge_driver(self) -> None:
+        # .git/config is not cloned: a fresh clone's first daemon names the driver there.
+        from vaultmem.sync import register_driver
+
+        try:
+            if register_driver(self.root):
+                log.info("registered the vaultmem merge driver in .git/config")
+        except Exception as exc:
+            log.warning("could not register the merge driver: %s", exc)
+
+    def _repair_sync(self, force: bool = False) -> None:
+        """After a merge or a bulk arrival, repair what two devices' writes left
+        (`reconcile`); vaultmem's own commits and fast-forwards do not call for it."""
+        from vaultmem.history import _git
+
+        done = _git(self.root, "rev-parse", "-q", "--verify", "HEAD")
+        head = done.stdout.strip() if done.returncode == 0 else None
+        before, self._head = self._head, head
+        if not force and (head is None or head == before or (before is not None and _fast_forward(
+                self.root, before, head))):
+            return
+        try:
+            with self.gate.write():
+                result = self.memory.repair()
+        except Exception as exc:  # a merge still under way, git busy: tried again on the next move
+            log.warning("sync repair skipped: %s", exc)
+            return
+        self.repairs += len(result["repairs"])
+        for item in result["repairs"]:
+            log.info("%s", item["message"])
 
     def _next_deadline(self) -> float | None:
         deadlines = [d for d in (self.inbox.next_due(), self.chores.next_due()) if d is not None]
@@ -333,6 +372,17 @@ class Daemon:
         log.info("index rebuilt: %d notes, %d chunks (%.1f s)", report["added"],
                  report["chunks"], report["seconds"])
         return report
+
+
+def _fast_forward(root, before: str, head: str) -> bool:
+    """HEAD moved from `before` to `head` along one line of commits without a merge (a
+    commit, a fast-forward pull): nothing two devices wrote met in it."""
+    from vaultmem.history import _git
+
+    if _git(root, "merge-base", "--is-ancestor", before, head).returncode != 0:
+        return False
+    merges = _git(root, "rev-list", "--merges", "--count", f"{before}..{head}")
+    return merges.returncode == 0 and merges.stdout.strip() == "0"
 
 
 def run_daemon(vault_root, foreground: bool = True) -> None:
