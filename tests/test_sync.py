@@ -304,9 +304,12 @@ def test_the_daemon_indexes_a_bulk_arrival_as_one_batch(tmp_path, git_identity):
     git(root, "add", "-A")
     git(root, "commit", "-qm", "200 notes")
     git(root, "checkout", "-q", "-b", "other")
-    for n, path in enumerate(sorted(texts)[:150]):
+    before = log_text(root).count("indexed: ")
+    for path in sorted(texts)[:150]:
         path.write_text(path.read_text().replace("owns item", "sold item"))
+    wait_for(lambda: log_text(root).count("indexed: ") > before, "the edits indexed", 120)
     git(root, "commit", "-qam", "150 edits")
+    client.request(root, "flush", {"timeout": 60.0})
     before = log_text(root).count("indexed: ")
     git(root, "checkout", "-q", "main")
     wait_for(lambda: log_text(root).count("indexed: ") > before, "the checkout indexed", 120)
