@@ -319,3 +319,106 @@ def test_the_daemon_indexes_a_bulk_arrival_as_one_batch(tmp_path, git_identity):
     report = json.loads(vaultmem("doctor", "--json", vault=root).stdout)
     assert report["ok"] and not any(report["drift"].values())
     stop(root)
+
+
+# --- two devices, one remote, two daemons --------------------------------------------------------
+
+TURNS = {
+    "t1": ("s1", "2026-11-20", ["I live in Beijing.", "I drink green tea every morning.",
+                                "My sister's birthday is March 3."]),
+    "t2": ("s2", "2026-11-25", ["I moved to Shanghai.", "I play the violin on weekends."]),
+    "t3": ("s3", "2026-11-28", ["I moved to Shenzhen.", "My favourite food is dumplings."]),
+}
+
+
+def transcript(folder: Path, name: str) -> Path:
+    from datetime import datetime
+
+    session, day, texts = TURNS[name]
+    return write_jsonl(folder / f"{name}.jsonl", session, [("user", t) for t in texts], prefix="m",
+                       start=datetime.fromisoformat(f"{day}T09:00:00"))
+
+
+def extract(vault, *paths) -> list[str]:
+    """The statements `vaultmem extract` wrote (created, updated or superseded)."""
+    result = json.loads(vaultmem("extract", "--json", *map(str, paths), vault=vault).stdout)
+    return [d["content"] for d in result["decisions"] if d["action"] in ("created", "updated", "superseded")]
+
+
+def settled(vault) -> dict | None:
+    """The daemon idle, every change committed and `doctor --json` clean: its report."""
+    if not client.request(vault, "flush", {"timeout": 60.0})["idle"]:
+        return None
+    if git(vault, "status", "--porcelain").stdout.strip():
+        return None   # a repair or an edit not committed yet
+    report = json.loads(vaultmem("doctor", "--json", vault=vault, check=False).stdout)
+    clean = report["ok"] and not any(report["sync"].values()) and not report["contradictions"]
+    return report if clean else None
+
+
+def memory_files(vault) -> dict[str, bytes]:
+    return {p.relative_to(vault).as_posix(): p.read_bytes() for p in sorted((vault / "Memory").rglob("*.md"))}
+
+
+def test_two_devices_synced_through_one_remote(tmp_path, git_identity):
+    remote, a, b = tmp_path / "remote.git", tmp_path / "a", tmp_path / "b"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(tmp_path, "clone", "-q", str(remote), str(a))
+    vaultmem("init", str(a), vault=a)
+    git(a, "push", "-q", "origin", "main")
+    git(tmp_path, "clone", "-q", str(remote), str(b))
+    for vault in (a, b):
+        start(vault)   # b's daemon registers the merge driver its clone lacks
+    for vault in (a, b):
+        wait_for(lambda: client.request(vault, "status")["state"] == "watching", "watching", 180)
+    assert git(b, "config", "--get", "merge.vaultmem.driver").stdout.strip()
+
+    # Overlapping extractions on each device before either syncs: add/add of the same notes.
+    said = extract(a, transcript(tmp_path, "t1"), transcript(tmp_path, "t2"))
+    said += extract(b, transcript(tmp_path, "t1"), transcript(tmp_path, "t3"))
+    git(a, "push", "-q")
+    git(b, "pull", "-q", "--no-rebase")
+    wait_for(lambda: settled(b), "b repaired and clean", 180)
+    assert "sync repair" in git(b, "log", "--format=%s", "-5").stdout
+    git(b, "push", "-q")
+    git(a, "pull", "-q", "--no-rebase")
+    wait_for(lambda: settled(a), "a clean", 180)
+
+    # The same note edited on both devices (committed by each daemon, as in Obsidian).
+    violin = "Memory/Facts/Alice plays the violin on weekends.md"
+    head = {v: git(v, "rev-parse", "HEAD").stdout for v in (a, b)}
+    text = (a / violin).read_text()
+    (a / violin).write_text(text.replace("  - vaultmem/fact\n", "  - vaultmem/fact\n  - from-a\n")
+                            .rstrip("\n") + "\n\nShe started in 2019.\n")
+    (b / violin).write_text(text.replace("  - vaultmem/fact\n", "  - vaultmem/fact\n  - from-b\n")
+                            .replace("importance: 0.5", "importance: 0.9"))
+    for vault in (a, b):
+        wait_for(lambda: git(vault, "rev-parse", "HEAD").stdout != head[vault] and settled(vault),
+                 "the edit committed", 120)
+    git(a, "push", "-q")
+    git(b, "pull", "-q", "--no-rebase")
+    assert git(b, "log", "-1", "--format=%p").stdout.count(" ") == 1      # a real merge commit
+    wait_for(lambda: settled(b), "b clean after the merge", 180)
+    git(b, "push", "-q")
+    git(a, "pull", "-q", "--no-rebase")
+    reports = [wait_for(lambda: settled(v), "clean", 180) for v in (a, b)]
+
+    assert memory_files(a) == memory_files(b)
+    assert git(a, "rev-parse", "HEAD^{tree}").stdout == git(b, "rev-parse", "HEAD^{tree}").stdout
+    merged = parse_note((a / violin).read_text())
+    assert {"from-a", "from-b"} <= set(merged.meta["tags"]) and "She started in 2019." in merged.body
+    memos = reconcile.read_memos(Vault(a))
+    texts = [m.text for m in memos.values()]
+    assert all(texts.count(t) == 1 for t in texts), texts              # no duplicates
+    assert all(any(t.startswith(s) for t in texts) for s in said), said   # nothing lost
+    active = [m for m in memos.values() if m.active]
+    assert len({m.text for m in active}) == len(active)
+    for memo in memos.values():                                         # chains agree both ways
+        assert all(memo.rel in memos[n].supersedes for n in memo.superseded_by)
+        assert all(memo.rel in memos[o].superseded_by for o in memo.supersedes)
+    homes = [m for m in active if m.get("attribute") == "home"]
+    assert [m.text for m in homes] == ["Alice moved to Shenzhen."]      # the latest said
+    for report in reports:
+        assert report["ok"] and not any(report["drift"].values())      # each index matches its vault
+    for vault in (a, b):
+        stop(vault)
