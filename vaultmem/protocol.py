@@ -130,8 +130,7 @@ OPS: dict[str, Op] = {op.name: op for op in (
        long=True, index_writer=True),
     # repair: `doctor --fix` for a vault synced from several devices (`vaultmem.reconcile`):
     # {"repairs": [{"kind", "message", "notes"}], "commits": [sha], "merge_driver": str|null}.
-    Op("repair", (), result=("repairs", "commits", "merge_driver"), long=True, index_writer=True,
-       clocked=False),
+    Op("repair", (), result=("repairs", "commits", "merge_driver"), long=True, index_writer=True),
     # The daemon's own. flush: status plus "idle" (every queued change indexed in time).
     # status "scan": {"phase", "checked", "total", "seconds"} of the startup scan.
     Op("status", (), result=_STATUS, read_only=True, clocked=False, memory=False),
