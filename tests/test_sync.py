@@ -216,7 +216,7 @@ def merged_tree(root: Path) -> None:
     write_note(root, "Memory/Facts/Alice drinks tea 2.md", memory_meta(
         "01A", created="2026-11-01T09:00:00", sources=["[[Sessions/s1#^m-1]]"]), "Alice drinks tea")
     write_note(root, "Memory/Facts/Alice lives in Beijing.md", memory_meta(
-        "01X", status="superseded", valid_from="2026-11-20",
+        "01X", status="superseded", valid_from="2026-11-20", valid_to="2026-11-28",
         superseded_by=["[[Alice moved to Shanghai]]", "[[Alice moved to Shenzhen]]"]), "Alice lives in Beijing.")
     write_note(root, "Memory/Facts/Alice moved to Shenzhen.md", memory_meta(
         "01Z", valid_from="2026-11-28", supersedes=["[[Alice lives in Beijing]]"]), "Alice moved to Shenzhen.")
@@ -240,7 +240,7 @@ def test_repairs_merge_duplicates_settle_crossings_and_are_deterministic(tmp_pat
         git(root, "commit", "-qm", "the merged tree")
         roots.append(root)
     planned = reconcile.plan(Vault(roots[0]))
-    assert [p["kind"] for p in planned] == ["duplicate"]          # duplicates first
+    assert [p["kind"] for p in planned] == ["duplicate", "crossing", "chain"]
     results = [Memory(root, embedder=embedder).repair() for root in roots]
     kinds = [r["kind"] for r in results[0]["repairs"]]
     assert kinds == ["duplicate", "crossing", "chain"] and len(results[0]["commits"]) == 3
@@ -259,6 +259,7 @@ def test_repairs_merge_duplicates_settle_crossings_and_are_deterministic(tmp_pat
     shanghai, shenzhen = memos["Memory/Facts/Alice moved to Shanghai.md"], memos["Memory/Facts/Alice moved to Shenzhen.md"]
     assert shenzhen.active and not shanghai.active and shanghai.get("valid_to") == "2026-11-28"
     assert shanghai.rel in shenzhen.supersedes and shenzhen.rel in shanghai.superseded_by
+    assert memos["Memory/Facts/Alice lives in Beijing.md"].get("valid_to") == "2026-11-25"
     acme = memos["Memory/Facts/Alice works at Acme.md"]
     assert not acme.active and acme.superseded_by == ["Memory/Facts/Alice works at Orrin.md"]
     assert reconcile.plan(Vault(roots[0])) == []

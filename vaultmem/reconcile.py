@@ -97,7 +97,9 @@ def plan(vault) -> list[dict]:
     """Every repair the tree needs now, as `{"kind", "message", "notes", "edits"}`; `edits`
     maps a path to `{"set": {key: value}, "add": {key: [link or value]}}`."""
     memos = read_memos(vault)
-    return _duplicates(memos) or _crossings(memos) or _one_way(memos)
+    # All kinds are listed; `repair` carries out the first and plans again, since merging
+    # duplicates changes which crossings and links are left.
+    return _duplicates(memos) + _crossings(memos) + _one_way(memos)
 
 
 def _duplicates(memos: dict[str, Memo]) -> list[dict]:
@@ -149,6 +151,10 @@ def _crossings(memos: dict[str, Memo]) -> list[dict]:
             if until and not memo.get("valid_to"):
                 changes["valid_to"] = until
             edits[memo.rel] = {"set": changes, "add": {"superseded_by": [_link(latest.rel)]}}
+        first = as_date(live[0].get("valid_from"))
+        ended = as_date(memos[rel].get("valid_to"))
+        if first and ended and ended > first:   # it held until the first of them was said
+            edits[rel] = {"set": {"valid_to": first}, "add": {}}
         _stamp(edits, live + [memos[rel]])
         names = ", ".join(f"'{_title(m.rel)}'" for m in earlier)
         repairs.append({"kind": "crossing", "notes": [rel] + [m.rel for m in live], "edits": edits,
