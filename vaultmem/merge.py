@@ -28,7 +28,7 @@ from vaultmem.errors import NoteParseError
 from vaultmem.note import as_datetime, link_target, parse_note, render_note
 
 # Lists merged as ordered sets: ours first, then what theirs added.
-SET_KEYS = ("sources", "source_messages", "entities", "tags", "aliases", "supersedes",
+SET_KEYS = ("sources", "source_messages", "message_ids", "entities", "tags", "aliases", "supersedes",
             "superseded_by", "merged_ids")
 # The later status of a memory's life wins: a retirement on either device stands.
 STATUS_RANK = {"active": 0, "archived": 1, "superseded": 2}
