@@ -423,3 +423,22 @@ def test_two_devices_synced_through_one_remote(tmp_path, git_identity):
         assert report["ok"] and not any(report["drift"].values())      # each index matches its vault
     for vault in (a, b):
         stop(vault)
+
+
+def test_doctor_lists_what_fix_repairs_and_notes_kept_twice(tmp_path, git_identity):
+    root = tmp_path / "vault"
+    vaultmem("init", str(root), vault=root)
+    merged_tree(root)
+    write_note(root, "Memory/Facts/Edited twice.md", memory_meta("01T"),
+               f"The user likes tea.\n\n> [!warning] {CONFLICT_MARK}; keep one version\n> The user likes coffee.")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "merged")
+    before = json.loads(vaultmem("doctor", "--json", vault=root, check=False).stdout)["sync"]
+    assert [r["kind"] for r in before["repairs"]] == ["duplicate", "crossing", "chain"]
+    assert before["merge_conflicts"] == ["Memory/Facts/Edited twice.md"]
+    human = vaultmem("doctor", vault=root, check=False).stdout
+    assert "to repair: 'Alice drinks tea' merged into 'Alice drinks tea 2'" in human
+    assert "edited on two devices: Memory/Facts/Edited twice.md" in human
+    fixed = json.loads(vaultmem("doctor", "--fix", "--json", vault=root, check=False).stdout)
+    assert [r["kind"] for r in fixed["fixed"]["repairs"]] == ["duplicate", "crossing", "chain"]
+    assert fixed["sync"]["repairs"] == [] and git(root, "status", "--porcelain").stdout == ""
