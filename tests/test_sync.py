@@ -163,6 +163,20 @@ def test_git_runs_the_driver_for_a_note_changed_on_two_clones(tmp_path, git_iden
     tags = parse_note((b / "Memory/Facts/Green tea.md").read_text()).meta["tags"]
     assert list(tags) == ["vaultmem/fact", "from-b", "from-a"]
     assert git(b, "status", "--porcelain").stdout == ""
+    # A version the driver cannot read: git's own conflict, markers in the note, nothing lost.
+    git(b, "push", "-q")
+    git(a, "pull", "-q", "--no-rebase")
+    note.write_text(note.read_text().replace("type: fact", "type: [fact").replace("green tea", "oolong"))
+    git(a, "commit", "-qam", "a breaks it")
+    git(a, "push", "-q")
+    theirs = b / "Memory/Facts/Green tea.md"
+    theirs.write_text(theirs.read_text().replace("green tea", "jasmine tea"))
+    git(b, "commit", "-qam", "b")
+    assert git(b, "pull", "-q", "--no-rebase", check=False).returncode != 0
+    assert git(b, "status", "--porcelain").stdout.startswith("UU")
+    left = theirs.read_text()
+    assert "<<<<<<< Memory/Facts/Green tea.md (this device)" in left
+    assert "likes jasmine tea" in left and "likes oolong" in left and "type: [fact" in left
 
 
 def new_vault_dir(tmp_path):
