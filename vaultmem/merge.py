@@ -56,7 +56,7 @@ def merge_meta(base: dict, ours, theirs: dict) -> None:
     _merge_ids(ours, theirs)
     for key in list(theirs):
         if key in SET_KEYS:
-            _set_key(ours, key, _merge_set(base.get(key), ours.get(key), theirs.get(key)))
+            _set_key(ours, key, merge_set(base.get(key), ours.get(key), theirs.get(key)))
         elif key == "importance":
             _set_key(ours, key, _max_number(ours.get(key), theirs.get(key)))
         elif key in ("created", "updated"):
@@ -89,14 +89,14 @@ def _merge_ids(ours, theirs: dict) -> None:
     if keep_theirs:
         ours["id"] = theirs["id"]
     lost = mine if keep_theirs else other
-    ours[MERGED_IDS] = _merge_set(None, ours.get(MERGED_IDS), _as_list(theirs.get(MERGED_IDS)) + [lost])
+    ours[MERGED_IDS] = merge_set(None, ours.get(MERGED_IDS), _as_list(theirs.get(MERGED_IDS)) + [lost])
 
 
 def _status_rank(status) -> int:
     return -2 if status is None else STATUS_RANK.get(str(status), -1)
 
 
-def _merge_set(base, ours, theirs) -> list | None:
+def merge_set(base, ours, theirs) -> list | None:
     """Ours in order, then theirs' new items; an item one side removed from `base` (and the
     other kept) stays removed. Links compare by target, other values as text."""
     base_l, ours_l, theirs_l = (_as_list(v) for v in (base, ours, theirs))

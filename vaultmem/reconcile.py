@@ -28,7 +28,7 @@ from pathlib import Path
 
 from vaultmem.layout import STATEMENT_TYPES
 from vaultmem.links import LinkResolver, parse_link
-from vaultmem.merge import MERGED_IDS, _merge_set
+from vaultmem.merge import MERGED_IDS, merge_set
 from vaultmem.note import as_date, as_datetime, as_list, read_properties, statement_of
 from vaultmem.policy import normalise
 
@@ -238,7 +238,7 @@ def repair(memory) -> dict:
                 changes = dict(edit["set"])
                 for key, values in edit["add"].items():
                     new = [link(v[2:-2]) if str(v).startswith("[[") else str(v) for v in values]
-                    merged = _merge_set(None, note.meta.get(key), new)
+                    merged = merge_set(None, note.meta.get(key), new)
                     if merged:
                         changes[key] = merged
                 change.record(rel)

@@ -17,7 +17,8 @@ import shlex
 import sys
 from pathlib import Path
 
-from vaultmem.history import _git
+from vaultmem.errors import HistoryError
+from vaultmem.history import Repo
 from vaultmem.vault import atomic_write
 
 DRIVER = "vaultmem"
@@ -56,34 +57,33 @@ def register_driver(vault_root) -> bool:
     """Name the merge driver in the repository's own config (`.git/config`, which clones do
     not copy); True if it was missing or pointed elsewhere. False, changing nothing, when the
     vault is in no repository."""
-    root = Path(vault_root)
-    if _git(root, "rev-parse", "--git-dir").returncode != 0:
+    repo = _repo(vault_root)
+    if repo is None:
         return False
     wanted = driver_command()
-    if _config(root, f"merge.{DRIVER}.driver") == wanted:
+    if _config(repo, f"merge.{DRIVER}.driver") == wanted:
         return False
-    for key, value in ((f"merge.{DRIVER}.name", DRIVER_NAME), (f"merge.{DRIVER}.driver", wanted)):
-        done = _git(root, "config", "--local", key, value)
-        if done.returncode != 0:
-            from vaultmem.errors import HistoryError
-
-            raise HistoryError(f"could not register the merge driver in git's config: "
-                               f"{done.stderr.strip()} — check that .git/config is writable")
+    try:
+        repo.run("config", "--local", f"merge.{DRIVER}.name", DRIVER_NAME)
+        repo.run("config", "--local", f"merge.{DRIVER}.driver", wanted)
+    except HistoryError as exc:
+        raise HistoryError(f"could not register the merge driver in {repo.git_dir / 'config'} "
+                           f"({exc}) — check that it is writable") from None
     return True
 
 
 def driver_problems(vault) -> list[str]:
     """What keeps two devices' edits of a note from being merged by property ([] when fine)."""
-    root = Path(vault.root)
-    if _git(root, "rev-parse", "--git-dir").returncode != 0:
+    repo = _repo(vault.root)
+    if repo is None:
         return []
     problems = []
-    path = root / ".gitattributes"
+    path = Path(vault.root) / ".gitattributes"
     text = path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
     if attribute_line(vault.config.memory_root) not in (row.strip() for row in text.splitlines()):
         problems.append(".gitattributes does not send memory notes to the vaultmem merge driver "
                         "— run `vaultmem init` (then commit .gitattributes)")
-    command = _config(root, f"merge.{DRIVER}.driver")
+    command = _config(repo, f"merge.{DRIVER}.driver")
     if not command:
         problems.append("the vaultmem merge driver is not registered in .git/config (a fresh clone?) "
                         "— run `vaultmem init` or `vaultmem doctor --fix`")
@@ -95,9 +95,15 @@ def driver_problems(vault) -> list[str]:
     return problems
 
 
-def _config(root: Path, key: str) -> str:
-    done = _git(root, "config", "--get", key)
-    return done.stdout.strip() if done.returncode == 0 else ""
+def _repo(vault_root) -> Repo | None:
+    try:
+        return Repo(vault_root)
+    except HistoryError:
+        return None
+
+
+def _config(repo: Repo, key: str) -> str:
+    return repo.run("config", "--get", key, ok_codes=(1,)).strip()
 
 
 def conflict_copies(vault) -> list[dict]:

@@ -244,14 +244,18 @@ class Daemon:
     def _repair_sync(self, force: bool = False) -> None:
         """After a merge or a bulk arrival, repair what two devices' writes left
         (`reconcile`); vaultmem's own commits and fast-forwards do not call for it."""
-        from vaultmem.history import _git
+        from vaultmem.errors import HistoryError
+        from vaultmem.history import Repo
 
-        done = _git(self.root, "rev-parse", "-q", "--verify", "HEAD")
-        head = done.stdout.strip() if done.returncode == 0 else None
-        before, self._head = self._head, head
-        if not force and (head is None or head == before or (before is not None and _fast_forward(
-                self.root, before, head))):
-            return
+        try:
+            with Repo(self.root) as repo:
+                head = repo.head()
+                before, self._head = self._head, head
+                if not force and (head is None or head == before or (
+                        before is not None and _fast_forward(repo, before, head))):
+                    return
+        except HistoryError:
+            return   # no repository: nothing was merged
         try:
             with self.gate.write():
                 result = self.memory.repair()
@@ -374,15 +378,12 @@ class Daemon:
         return report
 
 
-def _fast_forward(root, before: str, head: str) -> bool:
+def _fast_forward(repo, before: str, head: str) -> bool:
     """HEAD moved from `before` to `head` along one line of commits without a merge (a
     commit, a fast-forward pull): nothing two devices wrote met in it."""
-    from vaultmem.history import _git
-
-    if _git(root, "merge-base", "--is-ancestor", before, head).returncode != 0:
+    if not repo.is_ancestor(before, head):
         return False
-    merges = _git(root, "rev-list", "--merges", "--count", f"{before}..{head}")
-    return merges.returncode == 0 and merges.stdout.strip() == "0"
+    return repo.run("rev-list", "--merges", "--count", f"{before}..{head}", ok_codes=(128,)).strip() == "0"
 
 
 def run_daemon(vault_root, foreground: bool = True) -> None:
