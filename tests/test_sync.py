@@ -2,10 +2,7 @@
 and two clones of one remote, each with its own daemon, pulling and pushing with plain git."""
 
 import json
-import shutil
 import subprocess
-import sys
-import threading
 from pathlib import Path
 
 import pytest

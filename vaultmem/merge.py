@@ -158,9 +158,9 @@ def run_driver(base_path: str, ours_path: str, theirs_path: str, name: str = "")
         merged, _conflicted = merge_note_texts(base, ours, theirs)
     except (UnicodeDecodeError, NoteParseError):
         label = name or "note"
-        result, clean = _merge_file(*(t.decode("utf-8", "surrogateescape") for t in (texts[1], texts[0], texts[2])),
-                                    f"{label} (this device)", f"{label} (common ancestor)",
-                                    f"{label} (other device)")
+        base, ours, theirs = (t.decode("utf-8", "surrogateescape") for t in texts)
+        result, clean = _merge_file(ours, base, theirs, f"{label} (this device)",
+                                    f"{label} (common ancestor)", f"{label} (other device)")
         _write(ours_path, result.encode("utf-8", "surrogateescape"))
         return 0 if clean else 1
     _write(ours_path, merged.encode("utf-8"))

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vaultmem.errors import VaultmemError
 from vaultmem.layout import STATEMENT_TYPES
 from vaultmem.links import LinkResolver, parse_link
 from vaultmem.merge import MERGED_IDS, merge_set
@@ -78,8 +79,9 @@ def read_memos(vault) -> dict[str, Memo]:
             if not path.is_file() or not vault.is_memory_path(rel):
                 continue
             try:
-                found = read_properties(path.read_bytes().decode("utf-8").lstrip("\ufeff").replace("\r\n", "\n"), path)
-            except Exception:  # unreadable: doctor's parse_errors says why
+                text = path.read_bytes().decode("utf-8").lstrip("\ufeff").replace("\r\n", "\n")
+                found = read_properties(text, path)
+            except (OSError, UnicodeDecodeError, VaultmemError):  # doctor's parse_errors says why
                 continue
             if found:
                 memos[rel] = Memo(rel, found[0], statement_of(found[1]))

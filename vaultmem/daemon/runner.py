@@ -29,7 +29,8 @@ from vaultmem.daemon.inbox import Inbox
 from vaultmem.daemon.lock import DaemonLock
 from vaultmem.daemon.server import SocketServer
 from vaultmem.daemon.watcher import BULK_NOTES, HEAD_MOVED, Coalescer, make_handler, start_observer
-from vaultmem.daemon.worker import BATCH_NOTES, BULK_BATCH_NOTES, QUERY_WAIT_SECONDS, Gate, GateBusy, IndexWorker
+from vaultmem.daemon.worker import (BATCH_NOTES, BULK_BATCH_NOTES, QUERY_WAIT_SECONDS, Gate, GateBusy,
+                                    IndexWorker)
 from vaultmem.errors import DaemonError, NotServed
 
 log = logging.getLogger("vaultmem.daemon")
@@ -99,7 +100,6 @@ class Daemon:
         self._observer = None
         self._thread: threading.Thread | None = None
         self._head: str | None = None  # the commit HEAD was at when the vault was last repaired
-        self.repairs = 0  # sync repairs made since start (`reconcile`)
 
     # --- lifecycle -----------------------------------------------------------------------
     def run(self, install_signals: bool = True) -> None:
@@ -262,7 +262,6 @@ class Daemon:
         except Exception as exc:  # a merge still under way, git busy: tried again on the next move
             log.warning("sync repair skipped: %s", exc)
             return
-        self.repairs += len(result["repairs"])
         for item in result["repairs"]:
             log.info("%s", item["message"])
 
