@@ -1,4 +1,5 @@
-"""`python -m vaultmem ...`: the command line, for when the `vaultmem` script is not on PATH."""
+"""`python -m vaultmem ...`: the command line, for when the `vaultmem` script is not on PATH
+(and as the merge driver git runs calls it)."""
 
 from vaultmem.cli import main
 

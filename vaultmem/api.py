@@ -31,9 +31,16 @@ def init(path: str | Path, model: str | None = None) -> dict:
     result["git"] = "created a repository" if created else "using the existing repository"
     root = Path(result["vault"])
     memory_root = load_config(root).memory_root
+    from vaultmem import sync
+
+    if sync.install_attributes(Vault(root)):
+        result["created"].append(".gitattributes")
+    if sync.register_driver(root):
+        result["merge_driver"] = "registered in .git/config (memory notes merge by property)"
     # The memory notes already there become the first recorded version of each.
-    history.commit(root, [".gitignore", memory_root],
-                   "vaultmem: init (record existing memory notes, ignore .vaultmem/ state)", action="init")
+    history.commit(root, [".gitignore", ".gitattributes", memory_root],
+                   "vaultmem: init (record existing memory notes, ignore .vaultmem/ state, "
+                   "merge memory notes by property)", action="init")
     return result
 
 
@@ -279,6 +286,17 @@ class Memory:
         from vaultmem.doctor import doctor
 
         return doctor(self.vault)
+
+    def repair(self) -> dict:
+        """What `doctor --fix` does for a vault synced from several devices: the merge
+        driver registered in `.git/config` (a fresh clone lacks it), then duplicates,
+        crossing supersedes and one-way supersede links repaired, one commit each (see
+        `vaultmem.reconcile`). `{"repairs", "commits", "merge_driver"}`."""
+        from vaultmem import reconcile, sync
+
+        registered = sync.register_driver(self.vault.root)
+        return dict(reconcile.repair(self),
+                    merge_driver="registered in .git/config" if registered else None)
 
     def stats(self) -> dict:
         """Notes by type and status, and the index's size."""

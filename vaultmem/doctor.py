@@ -165,6 +165,23 @@ def doctor(vault) -> dict:
         "broken_links": broken_links(vault, notes, resolver),
         "contradictions": contradictions(vault, notes, index, resolver),
         "model_advice": model_advice(vault, notes),
+        "sync": sync_findings(vault, notes),
+    }
+
+
+def sync_findings(vault, notes) -> dict:
+    """What a vault kept on several devices needs (warnings: `ok` does not change):
+    `merge_driver` problems, sync tools' `conflict_copies`, `merge_conflicts` (notes whose
+    two devices' texts the merge driver kept side by side) and the `repairs` that
+    `doctor --fix` would make (`reconcile.plan`)."""
+    from vaultmem import reconcile, sync
+    from vaultmem.merge import CONFLICT_MARK
+
+    return {
+        "merge_driver": sync.driver_problems(vault),
+        "conflict_copies": sync.conflict_copies(vault),
+        "merge_conflicts": sorted(rel for rel, (_, note) in notes.items() if CONFLICT_MARK in (note.body or "")),
+        "repairs": [{k: r[k] for k in ("kind", "message", "notes")} for r in reconcile.plan(vault)],
     }
 
 

@@ -236,6 +236,21 @@ def read_head(path: Path | str) -> dict[str, str]:
     return {str(key): value for key, value in found[0].items() if isinstance(value, str)} if found else {}
 
 
+def merged_ids(path: Path | str) -> list[str]:
+    """The ids of notes merged into this one (`merged_ids`: the same memory created on two
+    devices, see `vaultmem.merge`), which name it as well as its `id` does."""
+    try:
+        with open(path, "rb") as handle:
+            head = _unix_text(handle.read(MAX_FRONTMATTER_BYTES))
+    except OSError:
+        return []
+    if "merged_ids:" not in head:
+        return []
+    parts = split_frontmatter(head)
+    found = scan_properties(parts[0]) if parts else None
+    return [str(v) for v in as_list((found or {}).get("merged_ids"))]
+
+
 _SCAN_LINE = re.compile(r"([A-Za-z_][\w.-]*):(?: +(.*?))? *")
 _SCAN_ITEM = re.compile(r"( *)- +(.*?) *")
 # Tabs, control characters and the characters YAML takes for line breaks: left to YAML.

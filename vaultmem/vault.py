@@ -28,6 +28,18 @@ MAX_TITLE = 80
 MAX_TITLE_BYTES = 200
 
 
+# Copies sync tools write when a note changed on two devices: Syncthing's
+# `x.sync-conflict-20261201-101010-ABCDEFG.md`, Dropbox's and Obsidian Sync-style
+# `x (conflicted copy 2026-12-01).md` / `x (Conflicted copy from laptop).md`.
+_CONFLICT_COPY = re.compile(r"\.sync-conflict-[^/]*\.md$|\([^()/]*conflicted copy[^()/]*\)[^/]*\.md$",
+                            re.IGNORECASE)
+
+
+def is_conflict_copy(name: str) -> bool:
+    """A sync tool's conflict copy of a note: a duplicate, never indexed (doctor lists it)."""
+    return bool(_CONFLICT_COPY.search(name))
+
+
 def find_vault(explicit: str | Path | None = None, cwd: Path | None = None) -> Path:
     """--vault, then $VAULTMEM_VAULT, then the nearest folder upward with .vaultmem/ or .obsidian/."""
     chosen = explicit or os.environ.get("VAULTMEM_VAULT")
@@ -304,11 +316,12 @@ class Vault:
 
     def is_ignored(self, rel: str) -> bool:
         """Ignore rules: Obsidian's config folder, .trash, .git, .vaultmem, dot-folders,
-        non-Markdown files, vaultmem's temp files and the inbox (transcripts, not notes)."""
+        non-Markdown files, vaultmem's temp files, sync tools' conflict copies and the
+        inbox (transcripts, not notes)."""
         parts = _parts(rel)
         if not parts or not rel.endswith(".md"):
             return True
-        if any(p.startswith(".") for p in parts):
+        if any(p.startswith(".") for p in parts) or is_conflict_copy(parts[-1]):
             return True
         if parts[0] in {self.config.obsidian_dir, ".trash", ".git", STATE_DIR}:
             return True
@@ -358,7 +371,7 @@ class Vault:
                 kept.append(d)
             dirnames[:] = kept
             for name in sorted(filenames):
-                if not name.endswith(".md") or name.startswith("."):
+                if not name.endswith(".md") or name.startswith(".") or is_conflict_copy(name):
                     continue
                 rel = f"{rel_dir}/{name}" if rel_dir else name
                 # (dot-folders, the memory root and non-Markdown files are already left out)
@@ -462,9 +475,10 @@ class Vault:
         by_title = [p for p in notes if p.stem == title] or \
             [p for p in notes if p.stem.lower() == title.lower()]
         if not by_title:
-            from vaultmem.note import read_head
+            from vaultmem.note import merged_ids, read_head
 
-            by_id = [path for path in notes if read_head(path).get("id") == ref]
+            by_id = [path for path in notes if read_head(path).get("id") == ref] or \
+                [path for path in notes if ref in merged_ids(path)]
         found = by_title or by_id
         if not found:
             raise NoteNotFound(f"no note matches {ref!r} — give a path, a title or an id "

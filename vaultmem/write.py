@@ -19,7 +19,7 @@ from vaultmem.ids import new_id
 from vaultmem.limits import MAX_FRONTMATTER_BYTES, MAX_NOTE_BYTES
 from vaultmem.note import as_list, link, link_target, read_note, statement_of
 from vaultmem.policy import Decision, Existing, Pool
-from vaultmem.vault import RACY_NS, Vault, safe_title
+from vaultmem.vault import RACY_NS, Vault, is_conflict_copy, safe_title
 
 # `apply(stated=UNDATED)`: the statement's day cannot be known (a transcript without times).
 # Its memory gets no guessed `valid_from` and `layout.UNDATED_TAG` instead, so a reader, the
@@ -87,7 +87,8 @@ def _memory_readings(vault: Vault, state=None):
         base = vault.folder_for(folder)
         try:
             with os.scandir(base) as listing:
-                entries = sorted((e for e in listing if e.name.endswith(".md")), key=lambda e: e.name)
+                entries = sorted((e for e in listing if e.name.endswith(".md") and not is_conflict_copy(e.name)),
+                                 key=lambda e: e.name)
         except OSError:
             continue
         prefix = vault.rel(base)

@@ -27,6 +27,8 @@ def init(ctx, path, model, as_json):
         click.echo(f"  created {item}")
     if result.get("git"):
         click.echo(f"  git: {result['git']}")
+    if result.get("merge_driver"):
+        click.echo(f"  merge driver: {result['merge_driver']}")
     if result.get("model_reason"):
         click.echo(f"  embedding model: {result['model']} ({result['model_reason']})")
     notes = result.get("notes")

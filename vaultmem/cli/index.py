@@ -86,11 +86,17 @@ def reindex(ctx, full, as_json):
 
 
 @cli.command()
+@click.option("--fix", is_flag=True, help="First repair what syncing from several devices left: "
+              "register the merge driver, merge duplicate memories, settle crossing supersedes "
+              "(one commit each).")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @pass_ctx
-def doctor(ctx, as_json):
+def doctor(ctx, fix, as_json):
     """Check the index against the vault, notes, links and contradictions (exit 1 on drift)."""
+    fixed = ask(ctx, "repair", {}) if fix else None
     result = ctx.memory().doctor()
+    if fixed is not None:
+        result["fixed"] = fixed
     if as_json:
         emit_json(result)
     else:
@@ -116,10 +122,28 @@ def _print_doctor(result):
         click.echo(f"contradiction: {' <-> '.join(item['paths'])} ({item['reason']})")
     if result.get("model_advice"):
         click.echo(f"model: {result['model_advice']}")
+    _print_sync(result.get("sync") or {}, result.get("fixed"))
     if result["ok"]:
         click.echo("Index matches the vault.")
     else:
         click.echo("Run `vaultmem reindex` to fix drift; fix or delete unreadable notes.")
+
+
+def _print_sync(sync, fixed):
+    for item in (fixed or {}).get("repairs", []):
+        click.echo(f"fixed: {item['message']}")
+    if (fixed or {}).get("merge_driver"):
+        click.echo(f"fixed: merge driver {fixed['merge_driver']}")
+    for problem in sync.get("merge_driver", []):
+        click.echo(f"sync: {problem}")
+    for item in sync.get("conflict_copies", []):
+        click.echo(f"conflict copy: {item['path']}: {item['advice']}")
+    for path in sync.get("merge_conflicts", []):
+        click.echo(f"edited on two devices: {path}: both versions are in the note — keep one, "
+                   "delete the other and the warning callout")
+    for item in sync.get("repairs", []):
+        click.echo(f"to repair: {item['message'][len('vaultmem: sync repair: '):]} "
+                   "(`vaultmem doctor --fix`)")
 
 
 @cli.command()

@@ -28,8 +28,9 @@ from vaultmem.daemon.chores import Chores
 from vaultmem.daemon.inbox import Inbox
 from vaultmem.daemon.lock import DaemonLock
 from vaultmem.daemon.server import SocketServer
-from vaultmem.daemon.watcher import Coalescer, make_handler, start_observer
-from vaultmem.daemon.worker import QUERY_WAIT_SECONDS, Gate, GateBusy, IndexWorker
+from vaultmem.daemon.watcher import BULK_NOTES, HEAD_MOVED, Coalescer, make_handler, start_observer
+from vaultmem.daemon.worker import (BATCH_NOTES, BULK_BATCH_NOTES, QUERY_WAIT_SECONDS, Gate, GateBusy,
+                                    IndexWorker)
 from vaultmem.errors import DaemonError, NotServed, VaultmemError
 
 log = logging.getLogger("vaultmem.daemon")
@@ -100,6 +101,7 @@ class Daemon:
         self._thread: threading.Thread | None = None
         self.mcp_http = None  # the MCP HTTP server `[mcp] http` asks for, once serving
         self.mcp_http_error: str | None = None
+        self._head: str | None = None  # the commit HEAD was at when the vault was last repaired
 
     # --- lifecycle -----------------------------------------------------------------------
     def run(self, install_signals: bool = True) -> None:
@@ -194,8 +196,10 @@ class Daemon:
             self.state = "reconciling"
             try:
                 self._recover()
+                self._register_merge_driver()
                 self.inbox.scan()
                 self.worker.reconcile()
+                self._repair_sync(force=True)  # a pull made while no daemon ran
             finally:
                 self.worker.scan.finish()
                 log.info("startup scan done (%.2f s)", self.worker.scan.seconds or 0.0)
@@ -226,6 +230,7 @@ class Daemon:
         return self.inbox.wants(rel) or self.vault.is_indexed_path(rel)
 
     def _apply(self, changes: dict[str, str], rescan: bool) -> None:
+        head_moved = changes.pop(HEAD_MOVED, None) is not None
         notes = []
         for rel, change in changes.items():
             if self.inbox.wants(rel):
@@ -235,11 +240,14 @@ class Daemon:
         # Only memory notes are committed; the user's own notes are read, never committed.
         self.chores.edited([rel for rel in notes if self.vault.is_memory_path(rel)])
         before = self.worker.changes
+        bulk = len(notes) >= BULK_NOTES
         if rescan:
             self.inbox.scan()
             self.worker.reconcile()
         else:
-            self.worker.index_paths(notes)
+            self.worker.index_paths(notes, batch_notes=BULK_BATCH_NOTES if bulk else BATCH_NOTES)
+        if head_moved or bulk or rescan:
+            self._repair_sync(force=bulk or rescan)
         if self.worker.changes != before:
             self.chores.changed()
         log.debug("applied %d changes (%s)", len(changes),
@@ -257,6 +265,40 @@ class Daemon:
         if left["temp_files"] or left["git"]:
             log.warning("removed what a killed vaultmem run left behind: %s",
                         ", ".join(left["temp_files"] + [f".git/{n}" for n in left["git"]]))
+
+    def _register_merge_driver(self) -> None:
+        # .git/config is not cloned: a fresh clone's first daemon names the driver there.
+        from vaultmem.sync import register_driver
+
+        try:
+            if register_driver(self.root):
+                log.info("registered the vaultmem merge driver in .git/config")
+        except Exception as exc:
+            log.warning("could not register the merge driver: %s", exc)
+
+    def _repair_sync(self, force: bool = False) -> None:
+        """After a merge or a bulk arrival, repair what two devices' writes left
+        (`reconcile`); vaultmem's own commits and fast-forwards do not call for it."""
+        from vaultmem.errors import HistoryError
+        from vaultmem.history import Repo
+
+        try:
+            with Repo(self.root) as repo:
+                head = repo.head()
+                before, self._head = self._head, head
+                if not force and (head is None or head == before or (
+                        before is not None and _fast_forward(repo, before, head))):
+                    return
+        except HistoryError:
+            return   # no repository: nothing was merged
+        try:
+            with self.gate.write():
+                result = self.memory.repair()
+        except Exception as exc:  # a merge still under way, git busy: tried again on the next move
+            log.warning("sync repair skipped: %s", exc)
+            return
+        for item in result["repairs"]:
+            log.info("%s", item["message"])
 
     def _next_deadline(self) -> float | None:
         deadlines = [d for d in (self.inbox.next_due(), self.chores.next_due()) if d is not None]
@@ -374,6 +416,14 @@ class Daemon:
         log.info("index rebuilt: %d notes, %d chunks (%.1f s)", report["added"],
                  report["chunks"], report["seconds"])
         return report
+
+
+def _fast_forward(repo, before: str, head: str) -> bool:
+    """HEAD moved from `before` to `head` along one line of commits without a merge (a
+    commit, a fast-forward pull): nothing two devices wrote met in it."""
+    if not repo.is_ancestor(before, head):
+        return False
+    return repo.run("rev-list", "--merges", "--count", f"{before}..{head}", ok_codes=(128,)).strip() == "0"
 
 
 def run_daemon(vault_root, foreground: bool = True) -> None:

@@ -20,6 +20,15 @@ from vaultmem.layout import STATE_DIR
 log = logging.getLogger("vaultmem.daemon")
 
 ADDED, MODIFIED, DELETED = "added", "modified", "deleted"
+# Queued when git moved HEAD (a pull, a merge, a checkout): not a note, a cue to look.
+HEAD_MOVED = ".git/HEAD"
+# What git rewrites when HEAD moves: the branch ref (renamed over from its .lock), HEAD
+# itself (a checkout), and the reflog every move appends to.
+_HEAD_FILES = (".git/HEAD", ".git/logs/HEAD", ".git/ORIG_HEAD")
+# A burst at least this large is a bulk arrival (a pull, a sync tool copying hundreds of
+# notes): it is released once quiet, or after BULK_MAX_WAIT, as one batch.
+BULK_NOTES = 32
+BULK_MAX_WAIT = 10.0
 # Period of the fallback polling observer (only when native watching cannot start).
 POLL_SECONDS = 5.0
 
@@ -42,14 +51,19 @@ class Coalescer:
     """A thread-safe `dict[rel_path, change]` released in quiet batches.
 
     `take()` blocks (no polling) until something is queued, then returns the batch once
-    no event arrived for `quiet` seconds or `max_wait` seconds passed since the first.
+    no event arrived for `quiet` seconds or `max_wait` seconds passed since the first
+    (`bulk_max_wait` once `bulk_at` paths are queued: a `git pull` writing notes for two
+    seconds is indexed as one batch, not as one per second).
     `request_rescan()` asks the worker for a whole-vault reconciliation (a folder was
     deleted or moved out, which watchdog reports without the files in it).
     """
 
-    def __init__(self, quiet: float = 0.2, max_wait: float = 1.0, clock=time.monotonic):
+    def __init__(self, quiet: float = 0.2, max_wait: float = 1.0, clock=time.monotonic,
+                 bulk_at: int = BULK_NOTES, bulk_max_wait: float = BULK_MAX_WAIT):
         self.quiet = quiet
         self.max_wait = max_wait
+        self.bulk_at = bulk_at
+        self.bulk_max_wait = max(bulk_max_wait, max_wait)
         self._clock = clock
         self._cond = threading.Condition()
         self._pending: dict[str, str] = {}
@@ -99,7 +113,8 @@ class Coalescer:
                     return None
                 if self._first_at is not None:
                     now = self._clock()
-                    due = min(self._last_at + self.quiet, self._first_at + self.max_wait)
+                    longest = self.bulk_max_wait if len(self._pending) >= self.bulk_at else self.max_wait
+                    due = min(self._last_at + self.quiet, self._first_at + longest)
                     if now >= due:
                         batch, rescan = self._pending, self._rescan
                         self._pending, self._rescan = {}, False
@@ -139,6 +154,8 @@ def make_handler(root: Path, accept: Callable[[str], bool], sink: Coalescer,
             return None
         rel = rel.replace(os.sep, "/")
         if rel in skip_dirs or rel.startswith(skip_prefixes):
+            if rel in _HEAD_FILES or (rel.startswith(".git/refs/heads/") and not rel.endswith(".lock")):
+                sink.put(HEAD_MOVED, MODIFIED)
             return None
         return rel
 

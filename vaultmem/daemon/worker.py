@@ -28,6 +28,10 @@ log = logging.getLogger("vaultmem.daemon")
 # Notes per `Indexer.sync` call: about half a second of embedding on a laptop CPU, the
 # longest a query waits behind the indexer.
 BATCH_NOTES = 32
+# Notes per sync call for a bulk arrival (a pull bringing hundreds of notes): one embed call
+# and one index write for all of them (`ingest.EMBED_BATCH_CHUNKS` chunks), not one per 32.
+# Queries wait behind it longer (seconds), once per pull.
+BULK_BATCH_NOTES = 512
 # How long a query waits for the index before it is told the daemon is busy.
 QUERY_WAIT_SECONDS = 45.0
 SCAN_DELAY_ENV = "VAULTMEM_TEST_SCAN_DELAY"
@@ -239,14 +243,14 @@ class IndexWorker:
         return self.index_paths(suspects + gone, scan=self.scan if scanning else None)
 
     # --- incremental indexing -----------------------------------------------------------
-    def index_paths(self, rels, scan: StartupScan | None = None) -> int:
-        """Sync these vault-relative paths (present or deleted) in batches; returns how many.
-        `scan`: the startup scan these belong to, told of each batch done."""
+    def index_paths(self, rels, scan: StartupScan | None = None, batch_notes: int = BATCH_NOTES) -> int:
+        """Sync these vault-relative paths (present or deleted) in batches of `batch_notes`;
+        returns how many. `scan`: the startup scan these belong to, told of each batch done."""
         rels = list(dict.fromkeys(rels))
         self.in_flight = len(rels)
         delay = float(os.environ.get(SCAN_DELAY_ENV) or 0) if scan is not None else 0.0
         try:
-            for batch in chunks(rels, BATCH_NOTES):
+            for batch in chunks(rels, batch_notes):
                 if self.stop_requested.is_set():
                     break  # the rest is found by the next startup reconciliation
                 if delay:

@@ -55,7 +55,7 @@ from vaultmem.ids import run_id
 from vaultmem.layout import STATEMENT_TYPES
 from vaultmem.note import as_list, read_head, read_note
 from vaultmem.policy import decide
-from vaultmem.vault import Vault, atomic_write
+from vaultmem.vault import Vault, atomic_write, is_conflict_copy
 from vaultmem.write import UNDATED, Merges, apply, load_pool, plan
 
 STEP_TURNS = 2000            # offline: a step (one commit) closes once it holds this many turns
@@ -125,6 +125,8 @@ def find_session_notes(vault: Vault) -> dict[tuple[str, str], list[Path]]:
     folder = vault.folder_for("session")
     if folder.is_dir():
         for path in folder.glob("*.md"):
+            if is_conflict_copy(path.name):
+                continue
             props = read_head(path)
             if props.get("session"):
                 found.setdefault((props.get("user", "default"), props["session"]), []).append(
