@@ -1,5 +1,5 @@
 """Transcripts agents write themselves (vaultmem/extract/agent_transcripts.py), OpenAI-style
-jsonl and batch failures of `extract`.
+jsonl, batch failures of `extract` and the `hook session-end` command.
 
 The samples in tests/data/agents/ follow the real shapes (Claude Code 2.1 session logs,
 Codex CLI rollouts old and new, OpenAI chat messages) and plant a distinctive marker in
@@ -249,3 +249,63 @@ def test_a_batch_where_every_file_fails_prints_no_run_summary(tmp_path, embedder
     assert as_json.exit_code == 1
     report = json.loads(as_json.stdout)
     assert report["sessions"] == 0 and report["notes"] == [] and len(report["failed"]) == 1
+
+
+def test_a_log_that_grew_extends_its_session_note(tmp_path, embedder, monkeypatch):
+    """A resumed session's log is the old one plus new lines: extracted again (the hook
+    fires at every session end), it updates the same session note."""
+    use_model(monkeypatch, embedder)
+    root = tmp_path / "vault"
+    api.init(root)
+    log = tmp_path / CODEX.name
+    shutil.copy(CODEX, log)
+    first = CliRunner().invoke(cli, ["--vault", str(root), "extract", str(log)])
+    assert first.exit_code == 0, first.output
+    with log.open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"timestamp": "2026-11-30T08:00:00.000Z", "type": "response_item", "payload": {
+            "type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": "I started learning the cello this week."}]}}) + "\n")
+    again = CliRunner().invoke(cli, ["--vault", str(root), "extract", str(log)])
+    assert again.exit_code == 0, again.output
+    (note,) = (root / "Memory" / "Sessions").glob("*.md")
+    text = note.read_text(encoding="utf-8")
+    assert "pytest -x" in text and "cello" in text and "^m-5" in text
+    assert "cello" in "\n".join(memory_notes(root).values())
+
+
+# ---- hook session-end -----------------------------------------------------------------------
+
+def test_hook_session_end_queues_the_transcript_and_the_inbox_extracts_it(tmp_path, embedder, monkeypatch):
+    from vaultmem.daemon.inbox import Inbox
+
+    use_model(monkeypatch, embedder)
+    root = tmp_path / "vault"
+    api.init(root)
+    hook_input = {"session_id": "7f3c2a1e-5b4d-4c8e-9a6f-1d2e3f4a5b6c", "transcript_path": str(CLAUDE_CODE),
+                  "cwd": "/home/ana/code/tidepool", "hook_event_name": "SessionEnd", "reason": "exit"}
+    result = CliRunner().invoke(cli, ["--vault", str(root), "hook", "session-end"], input=json.dumps(hook_input))
+    assert result.exit_code == 0, result.output
+    queued = root / "Memory" / "Inbox" / CLAUDE_CODE.name
+    assert queued.read_bytes() == CLAUDE_CODE.read_bytes()
+
+    memory = api.Memory(root, embedder=embedder)
+    inbox = Inbox(memory.vault, memory.extract, settle=0)
+    inbox.scan()
+    (outcome,) = inbox.process_due()
+    assert outcome["ok"], outcome
+    assert not queued.exists() and (root / "Memory" / "Inbox" / "processed" / CLAUDE_CODE.name).exists()
+    assert "pnpm" in "\n".join(memory_notes(root).values())
+
+
+@pytest.mark.parametrize("stdin, words", [
+    ("not json", "stdin is not the hook's JSON"),
+    ('{"session_id": "x"}', "no 'transcript_path'"),
+    ('{"transcript_path": "/nowhere/at/all.jsonl"}', "cannot be read"),
+    ('{"transcript_path": "/etc/hostname"}', "not a transcript file name"),
+])
+def test_hook_session_end_bad_input_says_what_to_do(tmp_path, stdin, words):
+    root = tmp_path / "vault"
+    api.init(root)
+    result = CliRunner().invoke(cli, ["--vault", str(root), "hook", "session-end"], input=stdin)
+    assert result.exit_code == 1 and words in result.stderr
+    assert not any((root / "Memory" / "Inbox").iterdir())

@@ -10,6 +10,7 @@ from vaultmem.cli import index  # noqa: F401,E402  search, context, reindex, doc
 from vaultmem.cli import history  # noqa: F401,E402  history, diff, rollback, forget
 from vaultmem.cli import daemon  # noqa: F401,E402  daemon start|stop|status|run, service
 from vaultmem.cli import agents  # noqa: F401,E402  mcp, export
+from vaultmem.cli import hooks  # noqa: F401,E402  hook session-end
 
 
 def main():
