@@ -123,13 +123,13 @@ def load_codex(path: Path, text: str) -> list[Session]:
     """One session per rollout file, its id from `session_meta` (or the old header line)."""
     turns: list[Turn] = []
     session_id = title = started = None
-    for number, record in jsonl_records(path, text, AGENT_HINT):
+    for index, (number, record) in enumerate(jsonl_records(path, text, AGENT_HINT)):
         kind, payload = record.get("type"), record.get("payload")
         if kind == "session_meta" and isinstance(payload, dict):
             session_id = session_id or _str(payload.get("id"))
             started = started or _time_or_error(path, number, payload.get("timestamp") or record.get("timestamp"))
             continue
-        if number == 1 and "instructions" in record and "id" in record:  # the older header
+        if index == 0 and "instructions" in record and "id" in record:  # the older header
             session_id = _str(record.get("id"))
             started = _time_or_error(path, number, record.get("timestamp"))
             continue
