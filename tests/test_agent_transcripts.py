@@ -121,6 +121,7 @@ def test_a_subagent_log_alone_says_where_the_conversation_is(tmp_path):
 def test_codex_rollout_keeps_the_conversation_and_drops_injected_context():
     (session,) = load_transcript(CODEX)
     assert session.id == "0199a8f2-3c4d-7e5f-8a9b-0c1d2e3f4a5b"  # session_meta's id
+    assert session.title == "My name is Ana and I am allergic to shellfish."  # no title given: the opening
     assert session.start == local("2026-11-29T14:02:10")
     assert [(t.id, t.role) for t in session.turns] == [("m-1", "user"), ("m-2", "assistant"),
                                                       ("m-3", "user"), ("m-4", "assistant")]
@@ -134,6 +135,7 @@ def test_codex_rollout_keeps_the_conversation_and_drops_injected_context():
 def test_codex_older_rollout_header_and_bare_items():
     (session,) = load_transcript(CODEX_OLD, "codex")
     assert session.id == "5973b6c0-94b8-487b-a530-2aeb6098ae0e"
+    assert session.title == "I work as a nurse at the harbour clinic. Rename"
     assert session.start == local("2025-07-14T08:30:00")
     assert [(t.id, t.role, t.text) for t in session.turns] == [
         ("m-1", "user", "I work as a nurse at the harbour clinic. Rename the script please."),
@@ -199,6 +201,8 @@ def test_extract_agent_logs_into_sessions_and_memories_without_machinery(tmp_pat
     assert report["sessions"] == 4 and report["failed"] == []
     sessions = sorted(p.name for p in (root / "Memory" / "Sessions").glob("*.md"))
     assert "2026-11-28 Fixing the flaky upload test.md" in sessions and len(sessions) == 4
+    uuid = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+    assert not [name for name in sessions if uuid.search(name)]  # named for people, not by ids
     memories = memory_notes(root)
     bodies = "\n".join(memories.values())
     for said in ("pnpm", "Ines", "shellfish", "nurse", "Denver", "vegetarian", "pytest -x"):

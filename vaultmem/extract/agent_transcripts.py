@@ -26,7 +26,9 @@ opened with `{"id", "timestamp", "instructions"}` followed by bare items: read t
 
 Message ids: Claude Code's `uuid` verbatim (already a valid block id); Codex messages have
 none, so they are numbered `m-1`, `m-2`, ... in file order. Times: each line's
-`timestamp`, converted to naive local time as every importer does.
+`timestamp`, converted to naive local time as every importer does. Titles: Claude Code's
+`summary` line, Codex's `thread_name_updated` event, else the first words of the person's
+first turn (the session id is a UUID, no name for a note).
 """
 
 from __future__ import annotations
@@ -91,7 +93,17 @@ def load_claude_code(path: Path, text: str) -> list[Session]:
                               "main file, ~/.claude/projects/<project>/<session-id>.jsonl")
     session_id = session_id or path.stem
     turns = [Turn(session_id, t.id, t.time, t.speaker, t.role, t.text, t.line) for t in turns]
-    return [Session(session_id, title or session_id, turns, path.name)]
+    return [Session(session_id, title or _opening(turns) or session_id, turns, path.name)]
+
+
+def _opening(turns: list[Turn]) -> str | None:
+    """A title for a log that gives none: the first words the person said, as a chat app
+    titles a conversation (the id is a UUID, no name for a note; redacted as every title)."""
+    first = next((t.text for t in turns if t.role == "user"), None)
+    return " ".join(first.split()[:TITLE_WORDS]) if first else None
+
+
+TITLE_WORDS = 10
 
 
 def _claude_code_text(record: dict) -> str:
@@ -142,7 +154,7 @@ def load_codex(path: Path, text: str) -> list[Session]:
             turns.append(turn)
     session_id = session_id or path.stem
     turns = [Turn(session_id, t.id, t.time, t.speaker, t.role, t.text, t.line) for t in turns]
-    return [Session(session_id, title or session_id, turns, path.name, started)]
+    return [Session(session_id, title or _opening(turns) or session_id, turns, path.name, started)]
 
 
 def _codex_turn(path: Path, number: int, item: dict, record: dict, n: int) -> Turn | None:
