@@ -107,6 +107,15 @@ def test_claude_code_reply_streamed_over_lines_is_one_turn(tmp_path):
     assert [(t.id, t.text) for t in session.turns] == [("u-1", "Hello"), ("a-1", "First part.\n\nSecond part.")]
 
 
+def test_claude_code_line_written_twice_is_one_turn(tmp_path):
+    line = json.dumps({"type": "user", "sessionId": "s-1", "uuid": "u-1", "timestamp": "2026-11-28T09:00:00Z",
+                       "message": {"role": "user", "content": "I live in Porto."}})
+    path = tmp_path / "s-1.jsonl"
+    path.write_text(f"{line}\n{line}\n", encoding="utf-8")
+    (session,) = load_transcript(path)
+    assert [t.id for t in session.turns] == ["u-1"]
+
+
 def test_a_subagent_log_alone_says_where_the_conversation_is(tmp_path):
     path = tmp_path / "agent-a2898e3.jsonl"
     path.write_text(json.dumps({"type": "user", "isSidechain": True, "sessionId": "s", "uuid": "u",

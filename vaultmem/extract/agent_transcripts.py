@@ -58,8 +58,10 @@ _CODEX_INJECTED = ("<environment_context>", "# agents.md instructions for ", "<u
 # ---- Claude Code -------------------------------------------------------------------------
 
 def load_claude_code(path: Path, text: str) -> list[Session]:
-    """One session per file: its turns, titled by its last `summary` line."""
+    """One session per file: its turns, titled by its last `summary` line. A line whose
+    `uuid` came before is skipped: Claude Code has been seen writing a message twice."""
     turns: list[Turn] = []
+    seen: set[str] = set()
     title = session_id = None
     reply_of: str | None = None  # the API message id the last assistant turn came from
     sidechain = 0
@@ -75,8 +77,11 @@ def load_claude_code(path: Path, text: str) -> list[Session]:
             continue
         session_id = str(record.get("sessionId") or session_id or path.stem)
         body = _claude_code_text(record)
-        if not body:
+        uuid = _str(record.get("uuid"))
+        if not body or uuid in seen:
             continue
+        if uuid:
+            seen.add(uuid)
         message = record["message"]
         when = _time_or_error(path, number, record.get("timestamp"))
         if kind == "assistant" and turns and turns[-1].role == "assistant" and message.get("id") \
@@ -86,7 +91,7 @@ def load_claude_code(path: Path, text: str) -> list[Session]:
                              f"{last.text}\n\n{body}", last.line)
             continue
         reply_of = message.get("id") if kind == "assistant" else None
-        message_id = str(record.get("uuid") or f"m-{len(turns) + 1}")
+        message_id = uuid or f"m-{len(turns) + 1}"
         turns.append(Turn("", message_id, when, kind, kind, body, number))
     if not turns and sidechain:
         raise TranscriptError(path, None, "only subagent (sidechain) messages — import the session's "
