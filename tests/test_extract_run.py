@@ -293,8 +293,9 @@ def test_cli_json_and_a_bad_file_among_good_ones(tmp_path, embedder, monkeypatch
     bad = Path(__file__).parent / "data" / "transcripts" / "bad_json.jsonl"
     result = CliRunner().invoke(cli, ["--vault", str(root), "extract", str(RUNS / "cross_zh_a.jsonl"),
                                       str(bad), str(RUNS / "cross_en_a.jsonl"), "--json"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the good files are in, but the batch failed
     data = json.loads(result.stdout)
+    assert [(Path(f["path"]).name, f["line"]) for f in data["failed"]] == [("bad_json.jsonl", 3)]
     assert {"run", "sessions", "created", "updated", "superseded", "rejected", "notes"} <= set(data)
     assert (data["sessions"], data["created"], data["superseded"]) == (2, 4, 0)  # 北京 is Beijing
     assert data["run"].startswith("run-")

@@ -1,7 +1,8 @@
 """Hostile input, fuzzed with hypothesis (issue 10): frontmatter, Markdown bodies, file names
-and transcripts of every format. Each target runs >= 1,000 generated cases with a fixed
-seed (`derandomize`); `VAULTMEM_FUZZ_EXAMPLES=N` raises it. The outcome is always a value or
-the module's own error naming the file, never another exception and never a hang.
+and transcripts of every format, agents' own logs included. Each target runs >= 1,000
+generated cases with a fixed seed (`derandomize`); `VAULTMEM_FUZZ_EXAMPLES=N` raises it. The
+outcome is always a value or the module's own error naming the file, never another exception
+and never a hang.
 
 The real daemon's handling of bad notes (broken YAML, Latin-1, binary, huge) is covered in
 tests/test_daemon.py::test_bad_files_are_logged_once_and_skipped; the daemon case here adds
@@ -301,6 +302,58 @@ MARKDOWN_PIECES = st.sampled_from(["**Alice:** hi", "**Bob** (10:30): yes", "Ali
                                    "[2026-11-29 10:29] Alice: x", "# 2026-99-99 99:99", "---", "date: x",
                                    "```", "User：你好", "助手：好", "\n", "- **A:**", "Note: y", "http://x"])
 MARKDOWN = st.lists(st.one_of(MARKDOWN_PIECES, st.text(max_size=30)), min_size=1, max_size=20).map("\n".join)
+TIMES = st.sampled_from(["2026-11-28T09:15:20.000Z", "2026-11-29T10:29:41", "x", "", "9" * 30])
+TEXT_BLOCK = st.fixed_dictionaries({"type": maybe(st.sampled_from(["text", "input_text", "output_text", "tool_use",
+                                                                  "tool_result", "thinking", "input_image"])),
+                                    "text": maybe(st.sampled_from(["<command-name>/x</command-name>",
+                                                                   "<environment_context>x",
+                                                                   "<system-reminder>x", "hi"]) | st.text(max_size=30))})
+CLAUDE_CODE_LINE = st.fixed_dictionaries({
+    "type": maybe(st.sampled_from(["user", "assistant", "summary", "system", "progress"])),
+    "sessionId": maybe(st.text(max_size=8)), "uuid": maybe(st.text(max_size=8)), "timestamp": maybe(TIMES),
+    "isSidechain": maybe(st.booleans()), "isMeta": maybe(st.booleans()), "summary": maybe(st.text(max_size=20)),
+    "message": maybe(st.fixed_dictionaries({
+        "id": maybe(st.sampled_from(["msg_1", "msg_2"])), "role": maybe(st.sampled_from(["user", "assistant"])),
+        "model": maybe(st.sampled_from(["claude-opus-4-6", "<synthetic>"])),
+        "content": maybe(st.text(max_size=30) | st.lists(maybe(TEXT_BLOCK), max_size=3))}))})
+CODEX_LINE = st.fixed_dictionaries({
+    "timestamp": maybe(TIMES),
+    "type": maybe(st.sampled_from(["session_meta", "response_item", "event_msg", "turn_context", "compacted",
+                                   "message"])),
+    "payload": maybe(st.fixed_dictionaries({
+        "type": maybe(st.sampled_from(["message", "reasoning", "function_call", "thread_name_updated"])),
+        "role": maybe(st.sampled_from(["user", "assistant", "developer"])), "id": maybe(st.text(max_size=8)),
+        "timestamp": maybe(TIMES), "thread_name": maybe(st.text(max_size=20)),
+        "content": maybe(st.lists(maybe(TEXT_BLOCK), max_size=3))}))})
+GOOD_TIMES = st.sampled_from(["2026-11-28T09:15:20.000Z", "2026-11-29T10:29:41", None])
+CLAUDE_CODE_TURN = st.fixed_dictionaries({  # a line that should become a turn
+    "type": st.sampled_from(["user", "assistant"]), "sessionId": st.text(max_size=8),
+    "uuid": st.text(max_size=8), "timestamp": GOOD_TIMES,
+    "message": st.fixed_dictionaries({"id": st.sampled_from(["msg_1", "msg_2"]),
+                                      "content": st.text(max_size=30) | st.lists(TEXT_BLOCK, max_size=3)})})
+CODEX_TURN = st.fixed_dictionaries({
+    "timestamp": GOOD_TIMES, "type": st.just("response_item"),
+    "payload": st.fixed_dictionaries({"type": st.just("message"), "role": st.sampled_from(["user", "assistant"]),
+                                      "content": st.lists(TEXT_BLOCK | st.fixed_dictionaries({
+                                          "type": st.sampled_from(["input_text", "output_text"]),
+                                          "text": st.text(min_size=1, max_size=30)}), min_size=1, max_size=3)})})
+CODEX_HEADER = st.fixed_dictionaries({"id": maybe(st.text(max_size=8)), "timestamp": maybe(TIMES),
+                                      "instructions": maybe(st.text(max_size=10))})
+
+
+def agent_log(line, first=None):
+    """An agent's JSON-lines log: shaped lines and junk, after an optional first line."""
+    shaped = line.map(lambda v: json.dumps(v, allow_nan=True))
+    lines = st.lists(st.one_of(shaped, shaped, shaped, st.text(max_size=20)), min_size=1, max_size=8)
+    if first is None:
+        return lines.map("\n".join)
+    return st.tuples(st.lists(first.map(json.dumps), max_size=1), lines).map(lambda t: "\n".join(t[0] + t[1]))
+
+
+AGENT_LOGS = st.one_of(
+    st.tuples(st.just("claude-code"), st.just(".jsonl"), agent_log(CLAUDE_CODE_LINE | CLAUDE_CODE_TURN)),
+    st.tuples(st.just("codex"), st.just(".jsonl"), agent_log(CODEX_LINE | CODEX_TURN, CODEX_HEADER)),
+)
 TRANSCRIPTS = st.one_of(
     st.tuples(st.just("jsonl"), st.just(".jsonl"), jsonl_text()),
     st.tuples(st.just("chatgpt"), st.just(".json"), export_text("chatgpt")),
@@ -313,27 +366,43 @@ def test_every_importer_returns_sessions_or_a_transcript_error(tmp_path):
     @FUZZ
     @given(TRANSCRIPTS, st.booleans(), st.sampled_from([b"", b"", b"\xff\xfe", b"\x00", b"\n{"]))
     def fuzzed(case, sniff, junk):
-        fmt, suffix, text = case
         count("transcripts")
-        path = tmp_path / f"t{suffix}"
-        path.write_bytes(text.encode("utf-8", "surrogatepass") + junk)
-        try:
-            with no_hang():
-                sessions = load_transcript(path, None if sniff else fmt)
-        except TranscriptError as exc:
-            assert exc.path == str(path) and exc.reason and "t" + suffix in str(exc)
-            return
-        for session in sessions:
-            assert session.turns and all(t.text and isinstance(t.text, str) for t in session.turns)
-            # The next step of a run, short of writing: the session note must read back.
-            with no_hang():
-                rendered = render_session(session)
-                note = parse_note(rendered.text)
-                rendered.text.encode("utf-8")
-            assert note.meta["message_ids"] == [str(t.id) for t in session.turns]
-            assert len(parse_session_turns(note.body)) == len(session.turns)
+        sessions_or_error(tmp_path, case, sniff, junk)
 
     run_counted("transcripts", fuzzed)
+
+
+def test_agent_logs_return_sessions_or_a_transcript_error(tmp_path):
+    @FUZZ
+    @given(AGENT_LOGS, st.booleans(), st.sampled_from([b"", b"", b"\xff\xfe", b"\x00", b"\n{"]))
+    def fuzzed(case, sniff, junk):
+        count("agent logs")
+        sessions_or_error(tmp_path, case, sniff, junk)
+
+    run_counted("agent logs", fuzzed)
+
+
+def sessions_or_error(tmp_path, case, sniff, junk):
+    """Import one generated transcript: sessions whose notes read back, or a TranscriptError
+    naming the file."""
+    fmt, suffix, text = case
+    path = tmp_path / f"t{suffix}"
+    path.write_bytes(text.encode("utf-8", "surrogatepass") + junk)
+    try:
+        with no_hang():
+            sessions = load_transcript(path, None if sniff else fmt)
+    except TranscriptError as exc:
+        assert exc.path == str(path) and exc.reason and "t" + suffix in str(exc)
+        return
+    for session in sessions:
+        assert session.turns and all(t.text and isinstance(t.text, str) for t in session.turns)
+        # The next step of a run, short of writing: the session note must read back.
+        with no_hang():
+            rendered = render_session(session)
+            note = parse_note(rendered.text)
+            rendered.text.encode("utf-8")
+        assert note.meta["message_ids"] == [str(t.id) for t in session.turns]
+        assert len(parse_session_turns(note.body)) == len(session.turns)
 
 
 # --- the real indexer over a vault holding a hostile note ------------------------------------

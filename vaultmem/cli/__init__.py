@@ -11,6 +11,7 @@ from vaultmem.cli import history  # noqa: F401,E402  history, diff, rollback, fo
 from vaultmem.cli import daemon  # noqa: F401,E402  daemon start|stop|status|run, service
 from vaultmem.cli import agents  # noqa: F401,E402  mcp, export
 from vaultmem.cli import sync  # noqa: F401,E402  merge-driver (hidden: git runs it)
+from vaultmem.cli import hooks  # noqa: F401,E402  hook session-end
 
 
 def main():

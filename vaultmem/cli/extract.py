@@ -8,7 +8,8 @@ import click
 
 from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon, warn
 
-FORMATS = ["jsonl", "chatgpt", "claude", "markdown"]
+# As `extract.importers.FORMATS` (not imported here: `vaultmem --help` stays fast).
+FORMATS = ["jsonl", "chatgpt", "claude", "markdown", "claude-code", "codex"]
 LISTED = 200  # decisions printed one by one; the counts cover all of them
 
 
@@ -41,14 +42,21 @@ def extract(ctx, files, fmt, llm, user, dry_run, as_json):
     for warning in report["warnings"]:
         if warning != report.get("warning"):
             click.echo(f"Warning: {warning}", err=True)
-    failed = report["errors"] and not report["sessions"]
+    # A file that failed fails the command, though the good ones were imported: a script
+    # (or the agent hook) must not take a half-done batch for success.
+    bad_files = report.get("failed") or []
+    nothing = bool(report["errors"]) and not report["sessions"]
     if as_json:
         emit_json(report)
-    elif failed:
+    elif nothing:
         click.echo("Nothing was extracted.", err=True)
     else:
         _print_summary(report, dry_run)
-    if failed:
+    if bad_files and not nothing and not as_json:
+        click.echo(f"{len(bad_files)} of {len(files)} file(s) failed and nothing of them was imported: "
+                   + ", ".join(os.path.basename(f["path"]) for f in bad_files)
+                   + " — fix them and run extract on them again", err=True)
+    if nothing or bad_files:
         raise SystemExit(1)
 
 

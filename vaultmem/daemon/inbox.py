@@ -191,6 +191,27 @@ def _redacted_json(text: str, suffix: str) -> str | None:
     return None
 
 
+def drop(vault, source: str | Path) -> Path:
+    """Copy transcript `source` into the inbox for the daemon (the agent hooks' way in);
+    returns where it landed. The copy appears whole (`atomic_write`: the daemon never sees
+    half of it) and replaces a copy of the same file still waiting there, since an agent's
+    log only grows. TranscriptError if `source` cannot be read."""
+    from vaultmem.errors import TranscriptError
+
+    source = Path(source)
+    if not source.name.lower().endswith(TRANSCRIPT_SUFFIXES) or source.name.startswith("."):
+        raise TranscriptError(source, None, "not a transcript file name — the inbox takes "
+                              + ", ".join(TRANSCRIPT_SUFFIXES) + " files")
+    try:
+        data = source.read_bytes()
+    except OSError as exc:
+        raise TranscriptError(source, None, f"cannot be read ({exc.strerror}) — check the path") from None
+    target = Path(vault.inbox_dir) / source.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(target, data)
+    return target
+
+
 class ExtractFailed(Exception):
     """Extraction returned per-file errors for the transcript."""
 

@@ -1,4 +1,5 @@
-"""Transcript importers (SPEC §4): jsonl, ChatGPT and Claude exports, Markdown chat logs.
+"""Transcript importers (SPEC §4): jsonl, ChatGPT and Claude exports, Markdown chat logs,
+and the session logs coding agents write (Claude Code, Codex CLI: `agent_transcripts`).
 
 Every format becomes a list of `Session`s holding `Turn`s with the original message ids
 verbatim. Bad input raises `TranscriptError(path, line, reason)`; the reason says what to do.
@@ -24,9 +25,13 @@ from pathlib import Path
 from vaultmem.errors import NoteParseError, TranscriptError
 from vaultmem.note import read_properties, split_frontmatter
 
-FORMATS = ("jsonl", "chatgpt", "claude", "markdown")
+FORMATS = ("jsonl", "chatgpt", "claude", "markdown", "claude-code", "codex")
 ROLES = ("user", "assistant", "system")
 _ROLE_ALIASES = {"human": "user", "ai": "assistant", "bot": "assistant", "model": "assistant"}
+# OpenAI-style roles that are tools or the app's prompt, not speech: dropped (see `_load_jsonl`).
+_NOT_SPEECH_ROLES = ("tool", "function", "ipython", "developer")
+# Parts of an OpenAI-style `content` list that hold visible text; images, audio, files go.
+TEXT_PARTS = ("text", "input_text", "output_text")
 FORMAT_HINT = "pass --format " + "|".join(FORMATS)
 
 
@@ -62,8 +67,10 @@ def load_transcript(path: str | Path, fmt: str | None = None) -> list[Session]:
     path = Path(path)
     text = _read_text(path)
     fmt = fmt or sniff_format(path, text)
+    from vaultmem.extract.agent_transcripts import load_claude_code, load_codex
+
     loaders = {"jsonl": _load_jsonl, "chatgpt": _load_chatgpt, "claude": _load_claude,
-               "markdown": _load_markdown}
+               "markdown": _load_markdown, "claude-code": load_claude_code, "codex": load_codex}
     if fmt not in loaders:
         raise TranscriptError(path, None, f"unknown format {fmt!r} — {FORMAT_HINT}")
     sessions = [s for s in loaders[fmt](path, text) if s.turns]
@@ -80,7 +87,7 @@ def sniff_format(path: str | Path, text: str | None = None) -> str:
     suffix = path.suffix.lower()
     head = text.lstrip()
     if suffix in (".jsonl", ".ndjson"):
-        return "jsonl"
+        return _jsonl_kind(text)
     if suffix in (".md", ".markdown"):
         return "markdown"
     if head.startswith("[") or (suffix == ".json" and head.startswith("{")):
@@ -99,12 +106,43 @@ def sniff_format(path: str | Path, text: str | None = None) -> str:
         first = head.splitlines()[0]
         try:
             if isinstance(json.loads(first), dict):
-                return "jsonl"
+                return _jsonl_kind(text)
         except (ValueError, RecursionError):
             pass
     if suffix in (".txt", "") and _markdown_turns(text.splitlines()):
         return "markdown"
     raise TranscriptError(path, None, f"cannot tell the transcript format — {FORMAT_HINT}")
+
+
+SNIFF_LINES = 30  # an agent's log opens with snapshots and hook progress before any message
+
+
+def _jsonl_kind(text: str) -> str:
+    """Which JSON-lines format: a Claude Code or Codex session log by the keys their lines
+    carry, else vaultmem's own jsonl (messages, plain or OpenAI-style)."""
+    seen = 0
+    for raw in text.split("\n"):
+        if seen >= SNIFF_LINES:
+            break
+        if not raw.strip():
+            continue
+        seen += 1
+        try:
+            record = json.loads(raw)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(record, dict):
+            continue
+        if "sessionId" in record or "parentUuid" in record or "leafUuid" in record:
+            return "claude-code"
+        if isinstance(record.get("payload"), dict) and record.get("type") in _CODEX_LINES:
+            return "codex"
+        if seen == 1 and "instructions" in record and "id" in record and "text" not in record:
+            return "codex"  # the older rollout: a header {id, timestamp, instructions}, then items
+    return "jsonl"
+
+
+_CODEX_LINES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
 
 
 def parse_time(value) -> datetime | None:
@@ -179,8 +217,8 @@ def _load_json(path: Path, text: str):
     try:
         return _no_lone_surrogates(json.loads(text))
     except json.JSONDecodeError as exc:
-        raise TranscriptError(path, exc.lineno, f"not valid JSON ({exc.msg}) — fix the file "
-                              "or re-export it") from None
+        raise TranscriptError(path, exc.lineno, f"not valid JSON ({exc.msg}: column {exc.colno}) — "
+                              "fix the file or re-export it") from None
     except (ValueError, RecursionError) as exc:  # a 5,000-digit number, 10,000 nested arrays
         raise TranscriptError(path, None, f"not usable JSON ({_json_problem(exc)}) — fix the file "
                               "or re-export it") from None
@@ -221,27 +259,57 @@ def _time_or_error(path: Path, line: int | None, value) -> datetime | None:
 
 # ---- jsonl -------------------------------------------------------------------------------
 
-def _load_jsonl(path: Path, text: str) -> list[Session]:
-    grouped: dict[str, list[Turn]] = {}
-    seen: dict[str, set[str]] = {}
+JSONL_HINT = 'each line must be one JSON object like {"id": "m-1", "role": "user", "text": "..."}'
+
+
+def jsonl_records(path: Path, text: str, hint: str = JSONL_HINT):
+    """(line number, object) for each non-blank line; TranscriptError for a line that is
+    not one JSON object, with the parser's whole message (its column: the line is ours)."""
     for number, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
         try:
             record = _no_lone_surrogates(json.loads(raw))
         except json.JSONDecodeError as exc:
-            raise TranscriptError(path, number, f"not JSON ({exc.msg}) — each line must be one "
-                                  'JSON object like {"id": "m-1", "role": "user", "text": "..."}') from None
+            raise TranscriptError(path, number, f"not JSON ({exc.msg}: column {exc.colno}) — {hint}") from None
         except (ValueError, RecursionError) as exc:
-            raise TranscriptError(path, number, f"not usable JSON ({_json_problem(exc)}) — each line "
-                                  "must be one message object") from None
+            raise TranscriptError(path, number, f"not usable JSON ({_json_problem(exc)}) — {hint}") from None
         if not isinstance(record, dict):
-            raise TranscriptError(path, number, "not a JSON object — each line must be one message object")
-        if "text" not in record:
-            raise TranscriptError(path, number, "missing 'text' — every message needs its text")
-        if not isinstance(record["text"], str):
-            raise TranscriptError(path, number, "'text' must be a string")
+            raise TranscriptError(path, number, f"not a JSON object — {hint}")
+        yield number, record
+
+
+def content_text(content) -> str:
+    """The visible text of a message's `content`: a string, or a list of parts of which the
+    text ones (`{"type": "text"|"input_text"|"output_text", "text": ...}`, or bare strings)
+    count; images, audio, files and tool parts are dropped."""
+    if isinstance(content, str):
+        return content.strip()
+    if not isinstance(content, list):
+        return ""
+    texts = [part if isinstance(part, str) else part.get("text")
+             for part in content
+             if isinstance(part, str) or (isinstance(part, dict) and part.get("type", "text") in TEXT_PARTS)]
+    return "\n\n".join(t.strip() for t in texts if isinstance(t, str) and t.strip())
+
+
+def _load_jsonl(path: Path, text: str) -> list[Session]:
+    """vaultmem's jsonl, and OpenAI-style messages (`content` string or parts, `name`).
+
+    Left out of the session note as well as the memories, as the ChatGPT importer does:
+    tool results (`role: tool`/`function`) and an assistant's `tool_calls` (machine output,
+    no one's speech), and the app's prompt, a `developer` message or a `system` message in
+    the OpenAI shape (`content`): searched with the session, "the user lives in Madrid"
+    from a prompt would read like something the user said. SPEC's own `role: system` line
+    (`text`) is a line of the chat, such as "Alice joined": it stays in the session note
+    and, like every system turn, never becomes a memory."""
+    grouped: dict[str, list[Turn]] = {}
+    seen: dict[str, set[str]] = {}
+    for number, record in jsonl_records(path, text):
         role = _jsonl_role(path, number, record)
+        body = _jsonl_text(path, number, record) if role else ""
+        if role is None or (not body and (record.get("tool_calls") or record.get("function_call"))):
+            continue  # a tool's output, or an assistant calling a tool: no one's words
         session = str(record.get("session") or path.stem)
         turns = grouped.setdefault(session, [])
         message_id = str(record["id"]) if record.get("id") not in (None, "") else f"m-{len(turns) + 1}"
@@ -249,21 +317,42 @@ def _load_jsonl(path: Path, text: str) -> list[Session]:
             raise TranscriptError(path, number, f"duplicate message id {message_id!r} in session "
                                   f"{session!r} — message ids must be unique within a session")
         seen[session].add(message_id)
-        speaker = str(record.get("speaker") or role)
+        speaker = str(record.get("speaker") or record.get("name") or role)
         turns.append(Turn(session, message_id, _time_or_error(path, number, record.get("time")),
-                          speaker, role, record["text"].strip(), number))
+                          speaker, role, body, number))
     return [Session(sid, sid, [t for t in turns if t.text], path.name) for sid, turns in grouped.items()]
 
 
-def _jsonl_role(path: Path, number: int, record: dict) -> str:
+def _jsonl_text(path: Path, number: int, record: dict) -> str:
+    """A line's text: `text` (a string), else OpenAI-style `content`; an assistant line
+    that only calls tools (`tool_calls`, `function_call`, `content` null) has none."""
+    if "text" in record:
+        if not isinstance(record["text"], str):
+            raise TranscriptError(path, number, "'text' must be a string")
+        return record["text"].strip()
+    if "content" in record and (record["content"] is None or isinstance(record["content"], (str, list))):
+        return content_text(record["content"])
+    if "content" in record:
+        raise TranscriptError(path, number, "'content' must be a string or a list of parts like "
+                              '{"type": "text", "text": "..."}')
+    if record.get("tool_calls") or record.get("function_call"):
+        return ""
+    raise TranscriptError(path, number, "missing 'text' (or OpenAI-style 'content') — every message needs its text")
+
+
+def _jsonl_role(path: Path, number: int, record: dict) -> str | None:
+    """user, assistant or system; None for a tool's message or an OpenAI-style prompt."""
     role = record.get("role")
     if role in (None, ""):
         if record.get("speaker"):
             return "assistant" if _looks_like_assistant(str(record["speaker"])) else "user"
         raise TranscriptError(path, number, "missing 'role' — use user, assistant or system")
     role = _ROLE_ALIASES.get(str(role).lower(), str(role).lower())
+    if role in _NOT_SPEECH_ROLES or (role == "system" and "content" in record and "text" not in record):
+        return None
     if role not in ROLES:
-        raise TranscriptError(path, number, f"unknown role {record.get('role')!r} — use user, assistant or system")
+        raise TranscriptError(path, number, f"unknown role {record.get('role')!r} — use user, assistant "
+                              "or system (OpenAI's developer and tool messages are accepted and left out)")
     return role
 
 

@@ -78,6 +78,7 @@ class RunReport:
     entity_notes: set[str] = field(default_factory=set)
     resumed: int = 0  # sessions the LLM had already decided in an earlier run: skipped
     errors: list[str] = field(default_factory=list)
+    failed: list[dict] = field(default_factory=list)  # transcript files not imported: path, line, error
     warnings: list[str] = field(default_factory=list)
     redactions: int = 0
     commits: list[str] = field(default_factory=list)
@@ -109,7 +110,7 @@ class RunReport:
                 "entity_notes": len(self.entity_notes), "resumed": self.resumed,
                 "redactions": self.redactions, "decisions": self.decisions,
                 "decisions_left_out": self.decisions_left_out,
-                "errors": self.errors, "warnings": self.warnings,
+                "errors": self.errors, "failed": self.failed, "warnings": self.warnings,
                 "commit": self.commits[-1] if self.commits else None, "commits": self.commits,
                 **({"warning": self.warning} if self.warning else {})}
 
@@ -152,8 +153,9 @@ def extract(memory, paths, *, format: str | None = None, llm: bool = False, user
     for path in paths:
         try:
             loaded = load_transcript(path, format)
-        except TranscriptError as exc:
+        except TranscriptError as exc:  # nothing of this file is written; the others go on
             report.errors.append(str(exc))
+            report.failed.append({"path": exc.path, "line": exc.line, "error": exc.reason})
             continue
         sessions.extend((s, str(path)) for s in loaded)
     if not sessions:
