@@ -152,6 +152,9 @@ def test_every_tool_over_a_real_stdio_session(vault, env, tmp_path, embedder):
     for tool in by_name.values():  # written for a model to choose well, and every tool takes user
         assert len(tool.description) > 120, tool.name
         assert "user" in tool.input_schema["properties"], tool.name
+    from vaultmem.extract.importers import FORMATS  # every format extract reads, offered to agents too
+    formats = by_name["extract"].input_schema["properties"]["format"]["anyOf"][0]["enum"]
+    assert sorted(formats) == sorted(FORMATS)
     assert {t.uri_template for t in out["templates"]} == {"vaultmem://memory/{note_id}{?user}",
                                                           "vaultmem://memories{?user}"}
 

@@ -41,7 +41,8 @@ Pass `user` only when serving several people; it defaults to the vault's user (o
 to the user your token acts for, the only one it may name)."""
 
 # Transcript formats `extract` accepts, and the file suffix an inline transcript is given.
-_SUFFIX = {"jsonl": ".jsonl", "markdown": ".md", "chatgpt": ".json", "claude": ".json"}
+_SUFFIX = {"jsonl": ".jsonl", "markdown": ".md", "chatgpt": ".json", "claude": ".json",
+           "claude-code": ".jsonl", "codex": ".jsonl"}
 
 
 class Backend:
@@ -283,9 +284,10 @@ def _register_tools(server, backend: Backend) -> None:
     @server.tool()
     def extract(transcript: Annotated[Optional[str], Field(description="A conversation transcript, inline: "
                                                                        "JSONL messages, '**Name:** text' "
-                                                                       "lines, or a ChatGPT/Claude export.")] = None,
+                                                                       "lines, a ChatGPT/Claude export, or a "
+                                                                       "Claude Code / Codex session log.")] = None,
                 path: Annotated[Optional[str], Field(description="Or a transcript file path.")] = None,
-                format: Annotated[Optional[Literal["jsonl", "markdown", "chatgpt", "claude"]],
+                format: Annotated[Optional[Literal["jsonl", "markdown", "chatgpt", "claude", "claude-code", "codex"]],
                                   Field(description="Omit to detect it.")] = None,
                 session: Annotated[Optional[str], Field(description="Name for an inline transcript's "
                                                                     "session.")] = None,
