@@ -277,6 +277,37 @@ def test_repairs_merge_duplicates_settle_crossings_and_are_deterministic(tmp_pat
     assert Memory(roots[0], embedder=embedder).repair()["repairs"] == []
 
 
+def test_two_values_learnt_in_one_slot_on_two_devices_leave_the_later_said(tmp_path, git_identity, embedder):
+    """Device A heard "I live in Porto", device B "I moved to Denver", neither superseding
+    anything: the later said stays, the other is superseded until then; values in two
+    scripts are both kept, as the write policy keeps them."""
+    from vaultmem.api import Memory, init
+
+    root = tmp_path / "vault"
+    init(root)
+    slot = dict(subject="user", attribute="home")
+    write_note(root, "Memory/Facts/The user lives in Porto.md", memory_meta(
+        "01P", valid_from="2026-11-03", value="Porto", **slot), "The user lives in Porto.")
+    write_note(root, "Memory/Facts/The user moved to Denver.md", memory_meta(
+        "01D", valid_from="2026-11-20", value="Denver", **slot), "The user moved to Denver.")
+    write_note(root, "Memory/Facts/The user works in Beijing.md", memory_meta(
+        "01E", valid_from="2026-11-01", value="Beijing", subject="user", attribute="workplace"),
+        "The user works in Beijing.")
+    write_note(root, "Memory/Facts/用户在北京工作.md", memory_meta(
+        "01F", valid_from="2026-11-02", value="北京", subject="user", attribute="workplace"), "用户在北京工作。")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "the merged tree")
+    assert [p["kind"] for p in reconcile.plan(Vault(root))] == ["slot"]
+    done = Memory(root, embedder=embedder).repair()
+    assert [r["kind"] for r in done["repairs"]] == ["slot"] and len(done["commits"]) == 1
+    memos = reconcile.read_memos(Vault(root))
+    porto, denver = memos["Memory/Facts/The user lives in Porto.md"], memos["Memory/Facts/The user moved to Denver.md"]
+    assert denver.active and not porto.active and porto.get("valid_to") == "2026-11-20"
+    assert porto.superseded_by == [denver.rel] and denver.supersedes == [porto.rel]
+    assert memos["Memory/Facts/The user works in Beijing.md"].active and memos["Memory/Facts/用户在北京工作.md"].active
+    assert reconcile.plan(Vault(root)) == []
+
+
 # --- bulk arrivals -------------------------------------------------------------------------------
 
 def burst_released(bulk_at):

@@ -14,6 +14,10 @@ policy would never have let one device write:
 - crossing supersedes: device A superseded X by Y, device B superseded X by Z. The one
   said last (`valid_from`, then `created`, then the id) stays active; the others are
   superseded by it.
+- two values in one slot: device A learnt "lives in Porto", device B "moved to Denver",
+  neither knowing the other's (the policy, seeing both, would have superseded the first).
+  The one said last stays active, the others are superseded by it; values in two scripts
+  ("北京" and "Beijing") stay both, as the policy keeps them.
 - one-way supersede links (`superseded_by` without the matching `supersedes`, or the
   reverse): completed, and a memory superseded by an active one is no longer active.
 Each repair is one commit through `change.vault_change`. Everything here is a function of
@@ -31,7 +35,7 @@ from vaultmem.layout import STATEMENT_TYPES
 from vaultmem.links import LinkResolver, parse_link
 from vaultmem.merge import MERGED_IDS, merge_set
 from vaultmem.note import as_date, as_datetime, as_list, read_properties, statement_of
-from vaultmem.policy import normalise
+from vaultmem.policy import _cjk_share, normalise
 
 # Links and lists a repair unites into a kept note.
 UNITED = ("sources", "source_messages", "entities", "tags")
@@ -101,7 +105,7 @@ def plan(vault) -> list[dict]:
     memos = read_memos(vault)
     # All kinds are listed; `repair` carries out the first and plans again, since merging
     # duplicates changes which crossings and links are left.
-    return _duplicates(memos) + _crossings(memos) + _one_way(memos)
+    return _duplicates(memos) + _crossings(memos) + _slots(memos) + _one_way(memos)
 
 
 def _duplicates(memos: dict[str, Memo]) -> list[dict]:
@@ -162,6 +166,37 @@ def _crossings(memos: dict[str, Memo]) -> list[dict]:
         repairs.append({"kind": "crossing", "notes": [rel] + [m.rel for m in live], "edits": edits,
                         "message": f"vaultmem: sync repair: {names} superseded by '{_title(latest.rel)}' "
                                    f"(both superseded '{_title(rel)}' on two devices; the later said stays)"})
+    return repairs
+
+
+def _slots(memos: dict[str, Memo]) -> list[dict]:
+    groups: dict[tuple, list[Memo]] = {}
+    for memo in memos.values():
+        subject, attribute, value = (memo.get(k).strip().lower() for k in ("subject", "attribute", "value"))
+        if memo.active and subject and attribute and value:
+            groups.setdefault((memo.get("user"), subject, attribute), []).append(memo)
+    repairs = []
+    for key in sorted(groups):
+        live = sorted(groups[key], key=lambda m: m.said)
+        values = {m.get("value").strip().lower() for m in live}
+        if len(values) < 2 or len({_cjk_share(v) > 0 for v in values}) > 1:
+            continue
+        latest = live[-1]
+        earlier = [m for m in live[:-1] if m.get("value").strip().lower() != latest.get("value").strip().lower()]
+        if not earlier:
+            continue
+        until = as_date(latest.get("valid_from"))
+        edits = {latest.rel: {"set": {}, "add": {"supersedes": [_link(m.rel) for m in earlier]}}}
+        for memo in earlier:
+            changes = {"status": "superseded"}
+            if until and not memo.get("valid_to"):
+                changes["valid_to"] = until
+            edits[memo.rel] = {"set": changes, "add": {"superseded_by": [_link(latest.rel)]}}
+        _stamp(edits, [latest, *earlier])
+        names = ", ".join(f"'{_title(m.rel)}'" for m in earlier)
+        repairs.append({"kind": "slot", "notes": [m.rel for m in earlier] + [latest.rel], "edits": edits,
+                        "message": f"vaultmem: sync repair: {names} superseded by '{_title(latest.rel)}' "
+                                   f"({key[2]}: two values learnt on two devices; the later said stays)"})
     return repairs
 
 
