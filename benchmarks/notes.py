@@ -77,7 +77,7 @@ def created_by_init(memory_root: str):
     owned = (".vaultmem/", ".git/", memory_root.strip("/") + "/")
 
     def skip(rel: str) -> bool:
-        return rel == ".gitignore" or rel.startswith(owned)
+        return rel in (".gitignore", ".gitattributes") or rel.startswith(owned)
     return skip
 
 
