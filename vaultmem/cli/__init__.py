@@ -15,4 +15,7 @@ from vaultmem.cli import hooks  # noqa: F401,E402  hook session-end
 
 
 def main():
+    from vaultmem.arenas import cap_malloc_arenas
+
+    cap_malloc_arenas()  # before any thread starts (see vaultmem/arenas.py)
     cli(prog_name="vaultmem")
