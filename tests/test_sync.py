@@ -3,6 +3,7 @@ and two clones of one remote, each with its own daemon, pulling and pushing with
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -46,7 +47,13 @@ def edit(text, *pairs):
 
 
 def git(cwd, *args, check=True):
-    done = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, text=True, timeout=120)
+    """`git ARGS` in `cwd`; tried again while another git process (the daemon committing a
+    change it saw) holds the repository's index lock, as a person's sync tries again."""
+    for _attempt in range(10):
+        done = subprocess.run(["git", *args], cwd=str(cwd), capture_output=True, text=True, timeout=120)
+        if done.returncode == 0 or "index.lock" not in done.stderr:
+            break
+        time.sleep(0.5)
     if check and done.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {done.stdout}{done.stderr}")
     return done
@@ -484,3 +491,48 @@ def test_doctor_lists_what_fix_repairs_and_notes_kept_twice(tmp_path, git_identi
     fixed = json.loads(vaultmem("doctor", "--fix", "--json", vault=root, check=False).stdout)
     assert [r["kind"] for r in fixed["fixed"]["repairs"]] == ["duplicate", "crossing", "chain"]
     assert fixed["sync"]["repairs"] == [] and git(root, "status", "--porcelain").stdout == ""
+
+
+def test_a_daemon_repairs_only_what_a_merge_brought_never_the_whole_vault_at_start(tmp_path, git_identity):
+    """Two notes that look like one memory, written on this device: no merge brought them,
+    so the daemon's start leaves them (doctor lists them; `doctor --fix` is the person's
+    call); a pull made while no daemon ran is repaired at its next start, among what the
+    pull brought."""
+    remote, a, b = tmp_path / "remote.git", tmp_path / "a", tmp_path / "b"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(tmp_path, "clone", "-q", str(remote), str(a))
+    vaultmem("init", str(a), vault=a)
+    write_note(a, "Memory/Facts/Alice drinks tea.md", memory_meta("01B", created="2026-11-02T09:00:00"),
+               "Alice drinks tea.")
+    write_note(a, "Memory/Facts/Alice drinks tea 2.md", memory_meta("01A"), "Alice drinks tea")
+    git(a, "add", "-A")
+    git(a, "commit", "-qm", "two notes of one memory, written here")
+    git(a, "push", "-q", "origin", "main")
+    git(tmp_path, "clone", "-q", str(remote), str(b))
+    vaultmem("init", str(b), vault=b)
+    for vault in (a, b):
+        start(vault)
+    for vault in (a, b):
+        wait_for(lambda: client.request(vault, "status")["state"] == "watching", "watching", 180)
+        assert client.request(vault, "flush", {"timeout": 60.0})["idle"]
+        assert "sync repair" not in git(vault, "log", "--format=%s").stdout
+    stop(a)
+    write_note(b, "Memory/Facts/Alice lives in Porto.md", memory_meta(
+        "01P", valid_from="2026-11-03", subject="alice", attribute="home", value="Porto"), "Alice lives in Porto.")
+    git(b, "add", "-A")
+    git(b, "commit", "-qm", "b: Porto")
+    git(b, "push", "-q")
+    write_note(a, "Memory/Facts/Alice moved to Denver.md", memory_meta(
+        "01D", valid_from="2026-11-20", subject="alice", attribute="home", value="Denver"), "Alice moved to Denver.")
+    git(a, "add", "-A")
+    git(a, "commit", "-qm", "a: Denver")
+    git(a, "pull", "-q", "--no-rebase", "--no-edit")        # while a's daemon is stopped
+    start(a)
+    wait_for(lambda: client.request(a, "status")["state"] == "watching", "watching", 180)
+    assert client.request(a, "flush", {"timeout": 60.0})["idle"]
+    log = git(a, "log", "--format=%s").stdout
+    assert log.count("sync repair") == 1 and "'Alice lives in Porto' superseded by 'Alice moved to Denver'" in log
+    memos = reconcile.read_memos(Vault(a))
+    assert memos["Memory/Facts/Alice drinks tea.md"].active and memos["Memory/Facts/Alice drinks tea 2.md"].active
+    for vault in (a, b):
+        stop(vault)

@@ -287,15 +287,16 @@ class Memory:
 
         return doctor(self.vault)
 
-    def repair(self) -> dict:
+    def repair(self, touching=None) -> dict:
         """What `doctor --fix` does for a vault synced from several devices: the merge
         driver registered in `.git/config` (a fresh clone lacks it), then duplicates,
         crossing supersedes and one-way supersede links repaired, one commit each (see
-        `vaultmem.reconcile`). `{"repairs", "commits", "merge_driver"}`."""
+        `vaultmem.reconcile`); `touching`: only repairs involving those vault paths (what a
+        merge brought). `{"repairs", "commits", "merge_driver"}`."""
         from vaultmem import reconcile, sync
 
         registered = sync.register_driver(self.vault.root)
-        return dict(reconcile.repair(self),
+        return dict(reconcile.repair(self, touching),
                     merge_driver="registered in .git/config" if registered else None)
 
     def stats(self) -> dict:

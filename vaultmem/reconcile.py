@@ -79,33 +79,48 @@ def read_memos(vault) -> dict[str, Memo]:
         if not folder.is_dir():
             continue
         for path in sorted(folder.iterdir()):
-            rel = vault.rel(path)
-            if not path.is_file() or not vault.is_memory_path(rel):
-                continue
-            try:
-                text = path.read_bytes().decode("utf-8").lstrip("\ufeff").replace("\r\n", "\n")
-                found = read_properties(text, path)
-            except (OSError, UnicodeDecodeError, VaultmemError):  # doctor's parse_errors says why
-                continue
-            if found:
-                memos[rel] = Memo(rel, found[0], statement_of(found[1]))
-    resolver = LinkResolver(vault.root)
-    for memo in memos.values():
+            memo = _read_memo(vault, path)
+            if memo is not None:
+                memos[memo.rel] = memo
+    _link_up(memos, memos.values(), LinkResolver(vault.root))
+    return memos
+
+
+def _read_memo(vault, path: Path) -> Memo | None:
+    rel = vault.rel(path)
+    if not path.is_file() or not vault.is_memory_path(rel):
+        return None
+    try:
+        text = path.read_bytes().decode("utf-8").lstrip("\ufeff").replace("\r\n", "\n")
+        found = read_properties(text, path)
+    except (OSError, UnicodeDecodeError, VaultmemError):  # doctor's parse_errors says why
+        return None
+    return Memo(rel, found[0], statement_of(found[1])) if found else None
+
+
+def _link_up(memos: dict[str, Memo], which, resolver: LinkResolver) -> None:
+    """Resolve the supersede links of the memos `which` to paths among `memos`."""
+    for memo in which:
+        memo.supersedes, memo.superseded_by = [], []
         for key in ("supersedes", "superseded_by"):
             for value in as_list(memo.props.get(key)):
                 target = resolver.resolve(parse_link(str(value)).target, memo.rel)
                 if target in memos and target != memo.rel:
                     getattr(memo, key).append(target)
-    return memos
 
 
-def plan(vault) -> list[dict]:
+def plan(vault, memos: dict[str, Memo] | None = None, touching=None) -> list[dict]:
     """Every repair the tree needs now, as `{"kind", "message", "notes", "edits"}`; `edits`
-    maps a path to `{"set": {key: value}, "add": {key: [link or value]}}`."""
-    memos = read_memos(vault)
+    maps a path to `{"set": {key: value}, "add": {key: [link or value]}}`. `touching`: only
+    the repairs that involve one of these paths (what a merge or a sync brought)."""
+    memos = read_memos(vault) if memos is None else memos
     # All kinds are listed; `repair` carries out the first and plans again, since merging
     # duplicates changes which crossings and links are left.
-    return _duplicates(memos) + _crossings(memos) + _slots(memos) + _one_way(memos)
+    found = _duplicates(memos) + _crossings(memos) + _slots(memos) + _one_way(memos)
+    if touching is not None:
+        touching = set(touching)
+        found = [r for r in found if touching.intersection(r["notes"])]
+    return found
 
 
 def _duplicates(memos: dict[str, Memo]) -> list[dict]:
@@ -141,10 +156,12 @@ def _duplicates(memos: dict[str, Memo]) -> list[dict]:
 
 
 def _crossings(memos: dict[str, Memo]) -> list[dict]:
-    repairs, seen = [], set()
+    repairs, seen, claimed = [], set(), {}
+    for memo in memos.values():   # who says it supersedes whom, looked up once (not n^2)
+        for older in memo.supersedes:
+            claimed.setdefault(older, set()).add(memo.rel)
     for rel in sorted(memos):
-        successors = {s for s in memos[rel].superseded_by} | {
-            m.rel for m in memos.values() if rel in m.supersedes}
+        successors = set(memos[rel].superseded_by) | claimed.get(rel, set())
         live = sorted((memos[s] for s in successors if memos[s].active), key=lambda m: m.said)
         if len(live) < 2 or tuple(m.rel for m in live) in seen:
             continue
@@ -255,15 +272,18 @@ def _title(rel: str) -> str:
     return Path(rel).stem
 
 
-def repair(memory) -> dict:
-    """Carry out `plan`, one commit per repair, until the tree needs none:
-    `{"repairs": [{"kind", "message", "notes"}], "commits": [sha]}`."""
+def repair(memory, touching=None) -> dict:
+    """Carry out `plan`, one commit per repair, until the tree needs none (`touching`: of
+    the repairs involving those paths): `{"repairs": [{"kind", "message", "notes"}],
+    "commits": [sha]}`. The vault is read once; after each repair only the notes it
+    edited are read again."""
     from vaultmem.memories import update_note
     from vaultmem.note import link, read_note
 
     vault, done, commits, tried = memory.vault, [], [], set()
+    memos, resolver = read_memos(vault), None
     for _round in range(MAX_REPAIRS):
-        pending = [p for p in plan(vault) if (p["kind"], tuple(p["notes"])) not in tried]
+        pending = [p for p in plan(vault, memos, touching) if (p["kind"], tuple(p["notes"])) not in tried]
         if not pending:
             break
         step = pending[0]
@@ -283,4 +303,14 @@ def repair(memory) -> dict:
         done.append({k: step[k] for k in ("kind", "message", "notes")})
         if change.commit:
             commits.append(change.commit)
+        resolver = resolver or LinkResolver(vault.root)
+        edited = []
+        for rel in step["edits"]:
+            memo = _read_memo(vault, vault.abs(rel))
+            if memo is None:
+                memos.pop(rel, None)
+            else:
+                memos[rel] = memo
+                edited.append(memo)
+        _link_up(memos, edited, resolver)
     return {"repairs": done, "commits": commits}

@@ -34,6 +34,8 @@ from vaultmem.daemon.worker import (BATCH_NOTES, BULK_BATCH_NOTES, QUERY_WAIT_SE
 from vaultmem.errors import DaemonError, NotServed, VaultmemError
 
 log = logging.getLogger("vaultmem.daemon")
+# .vaultmem/sync_head: the commit the daemon last saw HEAD at, for "did a merge happen since".
+SYNC_HEAD = "sync_head"
 
 LOG_MAX_BYTES = 5 * 1024 * 1024
 LOG_BACKUPS = 3
@@ -101,7 +103,6 @@ class Daemon:
         self._thread: threading.Thread | None = None
         self.mcp_http = None  # the MCP HTTP server `[mcp] http` asks for, once serving
         self.mcp_http_error: str | None = None
-        self._head: str | None = None  # the commit HEAD was at when the vault was last repaired
 
     # --- lifecycle -----------------------------------------------------------------------
     def run(self, install_signals: bool = True) -> None:
@@ -199,10 +200,10 @@ class Daemon:
                 self._register_merge_driver()
                 self.inbox.scan()
                 self.worker.reconcile()
-                self._repair_sync(force=True)  # a pull made while no daemon ran
             finally:
                 self.worker.scan.finish()
                 log.info("startup scan done (%.2f s)", self.worker.scan.seconds or 0.0)
+            self._repair_sync()  # a pull made while no daemon ran
             if not self._stop.is_set():
                 self.state = "warming"
                 self._warm()
@@ -247,7 +248,7 @@ class Daemon:
         else:
             self.worker.index_paths(notes, batch_notes=BULK_BATCH_NOTES if bulk else BATCH_NOTES)
         if head_moved or bulk or rescan:
-            self._repair_sync(force=bulk or rescan)
+            self._repair_sync(arrived=notes if bulk else ())
         if self.worker.changes != before:
             self.chores.changed()
         log.debug("applied %d changes (%s)", len(changes),
@@ -276,29 +277,50 @@ class Daemon:
         except Exception as exc:
             log.warning("could not register the merge driver: %s", exc)
 
-    def _repair_sync(self, force: bool = False) -> None:
-        """After a merge or a bulk arrival, repair what two devices' writes left
-        (`reconcile`); vaultmem's own commits and fast-forwards do not call for it."""
+    def _repair_sync(self, arrived=()) -> None:
+        """Repair what two devices' writes left (`reconcile`) among the notes a merge or a
+        sync tool brought: after HEAD moved through a merge commit since the commit last
+        seen (kept in .vaultmem/sync_head, so a pull made while no daemon ran is repaired
+        at the next start), the paths that changed since; after a bulk arrival, `arrived`.
+        vaultmem's own commits, fast-forwards and a vault's first daemon (nothing seen yet)
+        call for none, and nothing outside what arrived is touched: a vault of 10,000
+        memories is not re-examined (and rewritten) at every start."""
         from vaultmem.errors import HistoryError
         from vaultmem.history import Repo
 
+        touching = set(arrived)
         try:
             with Repo(self.root) as repo:
-                head = repo.head()
-                before, self._head = self._head, head
-                if not force and (head is None or head == before or (
-                        before is not None and _fast_forward(repo, before, head))):
-                    return
+                head, before = repo.head(), self._seen_head()
+                if head is not None and head != before:
+                    if before is not None and not _fast_forward(repo, before, head):
+                        touching |= set(repo.run("diff", "--name-only", "-z", before, head,
+                                                 ok_codes=(0, 128)).split("\0"))
+                    self._see_head(head)
         except HistoryError:
-            return   # no repository: nothing was merged
+            pass   # no repository: nothing was merged
+        touching = sorted(rel for rel in touching if rel and self.vault.is_memory_path(rel))
+        if not touching:
+            return
         try:
             with self.gate.write():
-                result = self.memory.repair()
+                result = self.memory.repair(touching=touching)
         except Exception as exc:  # a merge still under way, git busy: tried again on the next move
             log.warning("sync repair skipped: %s", exc)
             return
         for item in result["repairs"]:
             log.info("%s", item["message"])
+
+    def _seen_head(self) -> str | None:
+        try:
+            return (self.root / ".vaultmem" / SYNC_HEAD).read_text(encoding="utf-8").strip() or None
+        except OSError:
+            return None
+
+    def _see_head(self, head: str) -> None:
+        from vaultmem.vault import atomic_write
+
+        atomic_write(self.root / ".vaultmem" / SYNC_HEAD, head + "\n")
 
     def _next_deadline(self) -> float | None:
         deadlines = [d for d in (self.inbox.next_due(), self.chores.next_due()) if d is not None]
