@@ -258,6 +258,7 @@ def test_a_batch_where_every_file_fails_prints_no_run_summary(tmp_path, embedder
     result = CliRunner().invoke(cli, ["--vault", str(root), "extract", str(bad), str(tmp_path / "gone.jsonl")])
     assert result.exit_code == 1 and result.stdout == ""
     assert "Nothing was extracted" in result.stderr and "file not found" in result.stderr
+    assert "bad.jsonl" in result.stderr
     as_json = CliRunner().invoke(cli, ["--vault", str(root), "extract", "--json", str(bad)])
     assert as_json.exit_code == 1
     report = json.loads(as_json.stdout)

@@ -170,17 +170,6 @@ def test_progress_on_stderr_and_none_with_json(tmp_path, embedder, monkeypatch):
     assert "extract:" not in quiet.stderr and json.loads(quiet.stdout)["sessions"] == 3
 
 
-def test_a_failed_extract_prints_no_success_summary(tmp_path, embedder, monkeypatch):
-    use_model(monkeypatch, embedder)
-    root = tmp_path / "vault"
-    api.init(root)
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text("not json\n", encoding="utf-8")
-    result = CliRunner().invoke(cli, ["--vault", str(root), "extract", str(bad)])
-    assert result.exit_code == 1
-    assert result.stdout == "" and "bad.jsonl" in result.stderr and "Nothing was extracted" in result.stderr
-
-
 def test_a_big_run_commits_in_steps_and_its_summary_is_what_the_commits_hold(tmp_path, embedder, monkeypatch):
     from vaultmem.extract import run as run_module
 

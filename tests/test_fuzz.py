@@ -362,24 +362,23 @@ TRANSCRIPTS = st.one_of(
 )
 
 
-def test_every_importer_returns_sessions_or_a_transcript_error(tmp_path):
+def fuzz_importers(tmp_path, cases, name: str) -> None:
+    """`cases` through the importers (sniffed or named, junk prepended): sessions or a clear error."""
     @FUZZ
-    @given(TRANSCRIPTS, st.booleans(), st.sampled_from([b"", b"", b"\xff\xfe", b"\x00", b"\n{"]))
+    @given(cases, st.booleans(), st.sampled_from([b"", b"", b"\xff\xfe", b"\x00", b"\n{"]))
     def fuzzed(case, sniff, junk):
-        count("transcripts")
+        count(name)
         sessions_or_error(tmp_path, case, sniff, junk)
 
-    run_counted("transcripts", fuzzed)
+    run_counted(name, fuzzed)
+
+
+def test_every_importer_returns_sessions_or_a_transcript_error(tmp_path):
+    fuzz_importers(tmp_path, TRANSCRIPTS, "transcripts")
 
 
 def test_agent_logs_return_sessions_or_a_transcript_error(tmp_path):
-    @FUZZ
-    @given(AGENT_LOGS, st.booleans(), st.sampled_from([b"", b"", b"\xff\xfe", b"\x00", b"\n{"]))
-    def fuzzed(case, sniff, junk):
-        count("agent logs")
-        sessions_or_error(tmp_path, case, sniff, junk)
-
-    run_counted("agent logs", fuzzed)
+    fuzz_importers(tmp_path, AGENT_LOGS, "agent logs")
 
 
 def sessions_or_error(tmp_path, case, sniff, junk):

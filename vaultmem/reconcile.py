@@ -167,13 +167,7 @@ def _crossings(memos: dict[str, Memo]) -> list[dict]:
             continue
         seen.add(tuple(m.rel for m in live))
         latest, earlier = live[-1], live[:-1]
-        edits = {latest.rel: {"set": {}, "add": {"supersedes": [_link(m.rel) for m in earlier]}}}
-        until = as_date(latest.get("valid_from"))
-        for memo in earlier:
-            changes = {"status": "superseded"}
-            if until and not memo.get("valid_to"):
-                changes["valid_to"] = until
-            edits[memo.rel] = {"set": changes, "add": {"superseded_by": [_link(latest.rel)]}}
+        edits = _latest_stays(latest, earlier)
         first = as_date(live[0].get("valid_from"))
         ended = as_date(memos[rel].get("valid_to"))
         if first and ended and ended > first:   # it held until the first of them was said
@@ -202,19 +196,26 @@ def _slots(memos: dict[str, Memo]) -> list[dict]:
         earlier = [m for m in live[:-1] if m.get("value").strip().lower() != latest.get("value").strip().lower()]
         if not earlier:
             continue
-        until = as_date(latest.get("valid_from"))
-        edits = {latest.rel: {"set": {}, "add": {"supersedes": [_link(m.rel) for m in earlier]}}}
-        for memo in earlier:
-            changes = {"status": "superseded"}
-            if until and not memo.get("valid_to"):
-                changes["valid_to"] = until
-            edits[memo.rel] = {"set": changes, "add": {"superseded_by": [_link(latest.rel)]}}
+        edits = _latest_stays(latest, earlier)
         _stamp(edits, [latest, *earlier])
         names = ", ".join(f"'{_title(m.rel)}'" for m in earlier)
         repairs.append({"kind": "slot", "notes": [m.rel for m in earlier] + [latest.rel], "edits": edits,
                         "message": f"vaultmem: sync repair: {names} superseded by '{_title(latest.rel)}' "
                                    f"({key[2]}: two values learnt on two devices; the later said stays)"})
     return repairs
+
+
+def _latest_stays(latest: Memo, earlier: list[Memo]) -> dict:
+    """Edits that leave `latest` active and the `earlier` superseded by it, each valid
+    until `latest` was said (unless it already has an end)."""
+    edits = {latest.rel: {"set": {}, "add": {"supersedes": [_link(m.rel) for m in earlier]}}}
+    until = as_date(latest.get("valid_from"))
+    for memo in earlier:
+        changes = {"status": "superseded"}
+        if until and not memo.get("valid_to"):
+            changes["valid_to"] = until
+        edits[memo.rel] = {"set": changes, "add": {"superseded_by": [_link(latest.rel)]}}
+    return edits
 
 
 def _one_way(memos: dict[str, Memo]) -> list[dict]:
