@@ -26,9 +26,11 @@ import hashlib
 import io
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from datetime import date, datetime
 from pathlib import Path
 
+from vaultmem import plain_yaml
 from vaultmem.errors import NoteParseError
 from vaultmem.layout import MEMORY_TYPES, NOTE_TYPES  # noqa: F401  (re-exported)
 from vaultmem.limits import (MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_DEPTH, MAX_FRONTMATTER_VALUES,
@@ -458,7 +460,7 @@ def _represent_as_written(representer, value):
 
 
 def _keep_plain_strings(meta) -> None:
-    _map_strings(meta, lambda text: _AsWritten(text) if _reads_as_other_type(text) else text)
+    _map_strings(meta, lambda text: _AsWritten(text) if reads_as_other_type(text) else text)
 
 
 def _quote_ambiguous_strings(meta) -> None:
@@ -467,7 +469,7 @@ def _quote_ambiguous_strings(meta) -> None:
     has one type across the vault (SPEC §3)."""
     from ruamel.yaml.scalarstring import SingleQuotedScalarString
 
-    _map_strings(meta, lambda text: SingleQuotedScalarString(text) if _reads_as_other_type(text) else text)
+    _map_strings(meta, lambda text: SingleQuotedScalarString(text) if reads_as_other_type(text) else text)
 
 
 def _map_strings(node, change, depth=0) -> None:
@@ -487,12 +489,13 @@ _YAML11_EXTRA = re.compile(r"[yYnN]")  # booleans in the YAML 1.1 spec that PyYA
 _RESOLVERS = None
 
 
-def _reads_as_other_type(text: str) -> bool:
+@lru_cache(maxsize=8192)  # asked of every value a note is written with; values repeat
+def reads_as_other_type(text: str) -> bool:
     """True when `text`, written as a plain scalar, is not read back as a string by YAML
     1.1 (PyYAML, Obsidian's older readers) or YAML 1.2 (ruamel): `no`, `on`, `~`, `1.0`,
     `0x1f`, `12:30`, `2026-11-29`, `=`...
 
-        >>> _reads_as_other_type("no"), _reads_as_other_type("Porto")
+        >>> reads_as_other_type("no"), reads_as_other_type("Porto")
         (True, False)
     """
     global _RESOLVERS
@@ -546,7 +549,8 @@ def render_note(note: Note) -> str:
     out = ""
     if note.meta or note.had_frontmatter:
         _quote_ambiguous_strings(note.meta)
-        properties = _handler().export(note.meta, seq_indent=note.seq_indent) if note.meta else ""
+        properties = "" if not note.meta else plain_yaml.dump(note.meta, note.seq_indent) \
+            or _handler().export(note.meta, seq_indent=note.seq_indent)
         out = "---\n" + note.blank_head + properties + "---\n"
     out += note.body
     if note.newline == "\r\n":
