@@ -296,6 +296,12 @@ class Vault:
     def rel(self, path: Path | str) -> str:
         """Vault-relative POSIX path. A note that is a symlink keeps its own place in the
         vault (its target may live anywhere); only the folders above it are resolved."""
+        # A path inside the vault as written, the common case, is a string slice (the
+        # Path arithmetic below cost 2 % of an extraction).
+        text = os.path.normpath(os.path.join(self.root, path))
+        inside = os.path.join(self.root, "")
+        if text.startswith(inside) and len(text) > len(inside):
+            return text[len(inside):].replace(os.sep, "/")
         path = Path(path)
         if not path.is_absolute():
             path = self.root / path
