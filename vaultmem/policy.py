@@ -126,9 +126,12 @@ def opens_with_greeting(sentence: str, chinese: bool) -> bool:
     return bool((_ZH_GREETING_START if chinese else _GREETING_START).match(sentence.strip()))
 
 
+_FINAL_STOPS = re.compile(r"[\s.。!！]+$")
+
+
 def normalise(text: str) -> str:
     """Content key for exact-duplicate checks: case, spacing and final punctuation ignored."""
-    return re.sub(r"[\s.。!！]+$", "", " ".join(str(text).lower().split()))
+    return _FINAL_STOPS.sub("", " ".join(str(text).lower().split()))
 
 
 WORK = frozenset({"job", "employer"})

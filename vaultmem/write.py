@@ -55,9 +55,11 @@ def load_pool(vault: Vault, user: str, snapshot=None, state=None) -> Pool:
     vectors = {}
     if snapshot is not None and len(snapshot):
         cols = snapshot.columns
-        for i in range(len(snapshot)):
-            if cols["user"][i] == user and cols["status"][i] == "active":
-                vectors[cols["path"][i]] = np.asarray(snapshot.vectors[i], dtype=np.float32)
+        # (one comparison per column, not per row: 0.1 s of every cold `add` at 10k notes)
+        rows = np.flatnonzero((cols["user"] == user) & (cols["status"] == "active"))
+        paths = cols["path"][rows].tolist()
+        for row, path in zip(rows.tolist(), paths):   # a note's last chunk stands for it
+            vectors[path] = np.asarray(snapshot.vectors[row], dtype=np.float32)
     entries, retired = [], []
     for folder, rel, (props, text) in _memory_readings(vault, state):
         status = props.get("status", "active")
@@ -93,7 +95,7 @@ def _memory_readings(vault: Vault, state=None):
             continue
         prefix = vault.rel(base)
         for entry in entries:
-            rel, path = f"{prefix}/{entry.name}", base / entry.name
+            rel = f"{prefix}/{entry.name}"
             try:
                 st = entry.stat()
             except OSError:
@@ -105,7 +107,7 @@ def _memory_readings(vault: Vault, state=None):
             if cached is not None and cached[0] == st.st_size and cached[1] == st.st_mtime_ns:
                 read = json.loads(cached[2])
             else:
-                read = _pool_fields(path)
+                read = _pool_fields(base / entry.name)   # (a Path only when read: 9k of them cost 0.1 s)
                 if read is None:  # an unreadable note is reported by doctor, not here
                     continue
                 if state is not None and now - st.st_mtime_ns >= RACY_NS:
