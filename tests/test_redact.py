@@ -133,3 +133,25 @@ def test_truncated_private_key_is_redacted_to_the_end_of_its_body():
     redacted, kinds = redact(text)
     assert kinds == ["private-key"]
     assert redacted == "[REDACTED:private-key]\n\nThat was my key."
+
+
+def test_a_clean_text_is_looked_at_once_and_a_text_with_a_secret_every_time(monkeypatch):
+    """Extraction redacts each turn twice (reading the session, writing its note): the second
+    look at a clean turn is a lookup; a text with a secret is redacted every time and never
+    kept; the memory of clean texts is bounded."""
+    from vaultmem import redact as redact_module
+
+    monkeypatch.setattr(redact_module, "_clean", {})
+    calls = []
+    real = redact_module._find_secrets
+    monkeypatch.setattr(redact_module, "_find_secrets", lambda text: calls.append(text) or real(text))
+    clean, secret = "We met at the Porto market on Sunday.", "my password is hunter2 for the portal"
+    for _ in range(3):
+        assert redact(clean) == (clean, [])
+        assert redact(secret) == ("my password is [REDACTED:password] for the portal", ["password"])
+    assert calls.count(clean) == 1 and calls.count(secret) == 3
+    assert secret not in redact_module._clean and clean in redact_module._clean
+    monkeypatch.setattr(redact_module, "CLEAN_TEXTS", 3)
+    for n in range(10):
+        redact(f"turn number {n} is clean")
+    assert len(redact_module._clean) <= 3

@@ -42,9 +42,28 @@ class Secret:
     end: int
 
 
+# Texts found to hold no secret, the latest CLEAN_TEXTS of them: an extraction redacts each
+# turn when it reads the session and again when it writes the session note (whatever the
+# caller did), and the detectors are fixed, so the second look at a clean turn is a lookup.
+# (Only clean texts are kept: a text with a secret in it is not held any longer than its use.)
+CLEAN_TEXTS = 8192
+_clean: dict[str, None] = {}
+
+
 def find_secrets(text: str) -> list[Secret]:
     """Every secret in `text`, in order, without overlaps (the earlier detector wins, then
     the longer span)."""
+    if text in _clean:
+        return []
+    chosen = _find_secrets(text)
+    if not chosen:
+        if len(_clean) >= CLEAN_TEXTS:
+            _clean.clear()
+        _clean[text] = None
+    return chosen
+
+
+def _find_secrets(text: str) -> list[Secret]:
     found: list[tuple[int, int, int, str]] = []
     done = [m.span() for m in _ALREADY.finditer(text)]
     for rank, detector in enumerate(_DETECTORS):
