@@ -161,8 +161,10 @@ class Snapshot:
         (a patched snapshot inherits them)."""
         found = self.cache.get("projection")
         if found is None:
-            basis = _principal_directions(self.vectors)
-            found = self.cache["projection"] = (basis, _project(self.vectors, basis))
+            # One BLAS thread: another one's buffers stay in the daemon's RSS (+8 MB at 12k rows).
+            with one_blas_thread():
+                basis = _principal_directions(self.vectors)
+                found = self.cache["projection"] = (basis, _project(self.vectors, basis))
         return found
 
 
