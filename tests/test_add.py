@@ -194,6 +194,34 @@ def test_the_pool_reuses_a_notes_reading_until_the_file_changes(memory, monkeypa
     assert LISBON not in state.memory_fields()   # just written: read again until it is older
 
 
+def test_an_index_leaves_the_notes_readings_for_the_first_cold_add(memory, monkeypatch):
+    """The indexer reads every memory note it indexes; it keeps each one's reading for the
+    write policy, so the first `add` after a reindex parses no note (it had to read them
+    all), and the readings are the ones the policy would have made itself."""
+    import os
+
+    from vaultmem import write
+
+    root, state = memory.vault.root, memory.indexer.state
+    old = 1_700_000_000_000_000_000   # past the racy window
+    for path in (root / "Memory").rglob("*.md"):
+        os.utime(path, ns=(old, old))
+    state.put_memory_fields([], gone=list(state.memory_fields()))
+    memory.reindex()
+    kept = state.memory_fields()
+    assert LISBON in kept and "Memory/Facts/Partner is Mei.md" in kept
+    assert not any("/Sessions/" in rel or "/Entities/" in rel for rel in kept)
+    real, read = write._pool_fields, []
+    monkeypatch.setattr(write, "_pool_fields", lambda path: read.append(path.name) or real(path))
+    pool = write.load_pool(memory.vault, "default", state=state)
+    assert read == [] and pool.entries
+    state.put_memory_fields([], gone=list(kept))
+    fresh = write.load_pool(memory.vault, "default", state=state)
+    assert len(read) == len(kept)
+    assert [(e.rel, e.text, e.subject, e.attribute, e.value, e.sources, e.source_messages) for e in pool.entries] == \
+        [(e.rel, e.text, e.subject, e.attribute, e.value, e.sources, e.source_messages) for e in fresh.entries]
+
+
 def test_cli_add_json_shape(memory, embedder, monkeypatch):
     monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
     runner, root = CliRunner(), str(memory.vault.root)

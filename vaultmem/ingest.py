@@ -101,9 +101,11 @@ class Indexer:
         known = self.state.files(paths)
         present, gone = self._candidates(paths, indexed, known)
 
-        pending, stats, too_large = [], [], []
+        pending, stats, too_large, readings = [], [], [], []
+        statement_folders = set(self._statement_folders().values())
         for rel, abs_path in present.items():
-            self._check(rel, abs_path, indexed, known, report, pending, stats, too_large)
+            self._check(rel, abs_path, indexed, known, report, pending, stats, too_large,
+                        readings if rel.rpartition("/")[0] in statement_folders else None)
         self._embed_and_write(pending, indexed, report, progress, first_write)
         gone = sorted(set(gone) | set(too_large))
         if gone:
@@ -115,6 +117,8 @@ class Indexer:
             self.state.delete_files(gone)
             report.removed = len(removed)
         self.state.put_files(stats)
+        if readings:
+            self.state.put_memory_fields(readings)
         self.index.maintain(force=report.rebuilt is not None)
         report.seconds = time.perf_counter() - started
         return report
@@ -126,9 +130,7 @@ class Indexer:
         notes included) first. A whole rebuild, when one is due, is done as `sync` does."""
         if self._rebuild_reason() is not None:
             return self.sync()
-        from vaultmem.layout import STATEMENT_TYPES
-
-        folders = {note_type: self.vault.rel(self.vault.folder_for(note_type)) for note_type in STATEMENT_TYPES}
+        folders = self._statement_folders()
         known, changed, seen = self.state.files(folders=folders.values()), [], set()
         for note_type, prefix in folders.items():
             try:
@@ -149,6 +151,12 @@ class Indexer:
                     changed.append(rel)
         changed += [rel for rel in known if rel not in seen]
         return self.sync(changed) if changed else SyncReport()
+
+    def _statement_folders(self) -> dict[str, str]:
+        """note type -> vault path of its folder, for the types the write policy compares."""
+        from vaultmem.layout import STATEMENT_TYPES
+
+        return {note_type: self.vault.rel(self.vault.folder_for(note_type)) for note_type in STATEMENT_TYPES}
 
     def remove(self, rel_paths) -> int:
         """Drop notes from the index (e.g. deleted files); returns how many were indexed."""
@@ -193,9 +201,11 @@ class Indexer:
     def _indexable(self, rel: str) -> bool:
         return self.vault.is_indexed_path(rel)
 
-    def _check(self, rel, abs_path, indexed, known, report, pending, stats, too_large):
+    def _check(self, rel, abs_path, indexed, known, report, pending, stats, too_large, readings=None):
         """Decide whether a note changed; queue `(rel, old_hash, chunks)` when it did.
-        A note over the size limit goes to `too_large` (its rows are to be removed)."""
+        A note over the size limit goes to `too_large` (its rows are to be removed). For a
+        memory note read here, `readings` gets its reading for the write policy
+        (`write.fresh_reading`): the first cold `add` after an index need not read every note."""
         try:
             st = abs_path.stat()
         except OSError as exc:
@@ -218,6 +228,12 @@ class Indexer:
             return
         digest = content_hash(data)
         stats.append(FileStat(rel, st.st_size, st.st_mtime_ns, digest))
+        if readings is not None:
+            from vaultmem.write import fresh_reading
+
+            row = fresh_reading(rel, st, data, abs_path)
+            if row is not None:
+                readings.append(row)
         if indexed.get(rel) == digest:
             report.unchanged += 1
             return

@@ -111,7 +111,7 @@ def _memory_readings(vault: Vault, state=None):
                 if read is None:  # an unreadable note is reported by doctor, not here
                     continue
                 if state is not None and now - st.st_mtime_ns >= RACY_NS:
-                    fresh.append((rel, st.st_size, st.st_mtime_ns, json.dumps(read, ensure_ascii=False, default=str)))
+                    fresh.append(reading_row(rel, st, read))
                 elif cached is not None:
                     seen.discard(rel)   # its old reading is dropped, not kept beside the file
             yield folder, rel, tuple(read)
@@ -119,7 +119,35 @@ def _memory_readings(vault: Vault, state=None):
         state.put_memory_fields(fresh, gone=set(known) - seen)
 
 
+def reading_row(rel: str, st, read) -> tuple:
+    """The state.db row (`State.put_memory_fields`) of a note's reading, `st` its stat."""
+    import json
+
+    return rel, st.st_size, st.st_mtime_ns, json.dumps(read, ensure_ascii=False, default=str)
+
+
+def fresh_reading(rel: str, st, data: bytes, path: Path) -> tuple | None:
+    """The state.db row of a memory note the indexer has just read (`data`, stat `st`), so
+    that the write policy's next cold `add` finds the note's reading there instead of reading
+    the file again; None for a note changed too recently to trust its stat (RACY_NS) or
+    one that cannot be read."""
+    import time
+
+    if time.time_ns() - st.st_mtime_ns < RACY_NS:
+        return None
+    read = pool_fields_of(data, path)
+    return reading_row(rel, st, read) if read is not None else None
+
+
 def _pool_fields(path: Path) -> tuple[dict, str] | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return pool_fields_of(data, path)
+
+
+def pool_fields_of(data: bytes, path: Path) -> tuple[dict, str] | None:
     """A memory note's properties (scalars as strings, lists of strings) and its statement,
     read once and scanned line by line where the properties are the simple block vaultmem
     writes (`note.scan_properties`), else by the fast YAML reader: the round-trip parser
@@ -128,9 +156,8 @@ def _pool_fields(path: Path) -> tuple[dict, str] | None:
     from vaultmem.note import scan_properties, split_frontmatter
 
     try:
-        data = path.read_bytes()
         text = data.decode("utf-8").lstrip("\ufeff").replace("\r\n", "\n")
-    except (OSError, UnicodeDecodeError):
+    except UnicodeDecodeError:
         return None
     if len(data) > MAX_NOTE_BYTES:  # not indexed either; doctor reports it
         return None
