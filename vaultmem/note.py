@@ -26,8 +26,8 @@ import hashlib
 import io
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from datetime import date, datetime
+from functools import lru_cache
 from pathlib import Path
 
 from vaultmem import plain_yaml
@@ -306,9 +306,7 @@ def _scalar(value: str) -> bool:
 
 
 def _represent_datetime(representer, value: datetime):
-    # Obsidian's date-time property form: no space, no offset, no fraction.
-    text = value.replace(tzinfo=None, microsecond=0).isoformat(timespec="seconds")
-    return representer.represent_scalar("tag:yaml.org,2002:timestamp", text)
+    return representer.represent_scalar("tag:yaml.org,2002:timestamp", plain_yaml.datetime_text(value))
 
 
 def _represent_empty(representer, value):

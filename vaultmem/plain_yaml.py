@@ -63,6 +63,12 @@ def dump(meta, seq_indent: tuple[int, int]) -> str | None:
     return "".join(line + "\n" for line in lines)
 
 
+def datetime_text(value: datetime) -> str:
+    """Obsidian's date-time property form: no space, no offset, no fraction (ruamel writes
+    it through `note._represent_datetime`)."""
+    return value.replace(tzinfo=None, microsecond=0).isoformat(timespec="seconds")
+
+
 def _bare(node) -> bool:
     """A dict or list with nothing ruamel keeps beside its items: no comment, anchor, tag
     or merge key."""
@@ -91,8 +97,8 @@ def _scalar(value) -> str | None:
     if kind is float:
         text = repr(value)
         return text if _FLOAT.fullmatch(text) else None
-    if kind is datetime:  # note._represent_datetime: Obsidian's form
-        return value.replace(tzinfo=None, microsecond=0).isoformat(timespec="seconds")
+    if kind is datetime:
+        return datetime_text(value)
     if kind is date:
         return value.isoformat()
     name = kind.__name__
