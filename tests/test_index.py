@@ -79,9 +79,12 @@ def test_snapshot_follows_writes_and_fetch_returns_full_rows(index):
 def test_own_writes_patch_the_snapshot_to_what_a_reload_would_give(index, tmp_path):
     index.replace([], [row(n, f"note {n}", path=f"p{n}.md") for n in range(5)])
     index.maintain()
-    index.snapshot()
+    basis, _ = index.snapshot().projection()
     index.replace(["p1.md", "p3.md"], [row(7, "note 7, replacing p1", path="p1.md")])
     patched = index.snapshot()
+    assert patched.vectors.flags.c_contiguous and patched.vectors.shape == (4, 4)
+    kept_basis, projected = patched.cache["projection"]   # inherited: its rows follow the vectors
+    assert kept_basis is basis and np.allclose(projected, patched.vectors @ basis, atol=1e-6)
     fresh = ChunkIndex(tmp_path).snapshot()
     assert patched.version == fresh.version
     order = np.argsort(patched.columns["chunk_id"]), np.argsort(fresh.columns["chunk_id"])

@@ -476,19 +476,29 @@ def _column(name: str, values: list):
 
 
 def _patched(snap: Snapshot, paths, rows: list[dict], version: int) -> Snapshot:
-    """`snap` without the chunks of `paths` and with `rows` added, as a new Snapshot."""
+    """`snap` without the chunks of `paths` and with `rows` added, as a new Snapshot. Each
+    array is written once into its new size: a gather and then a stack held three copies of
+    the vectors at once, the daemon's RSS peak after an edit (+20 MB at 12,200 rows)."""
     import numpy as np
 
     gone = set(paths)
     keep = np.fromiter((p not in gone for p in snap.columns["path"]), bool, len(snap))
     columns = {name: np.concatenate([snap.columns[name][keep], _column(name, [r[name] for r in rows])])
                for name in SNAPSHOT_COLUMNS}
-    vectors = snap.vectors[keep]
     added = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), snap.vectors.shape[1])
-    if rows:
-        vectors = np.vstack([vectors, added])
-    patched = Snapshot(version=version, columns=columns, vectors=np.ascontiguousarray(vectors))
+    patched = Snapshot(version=version, columns=columns, vectors=_kept_then(snap.vectors, keep, added))
     if "projection" in snap.cache:  # the same basis, the new rows projected on it
         basis, projected = snap.cache["projection"]
-        patched.cache["projection"] = (basis, np.ascontiguousarray(np.vstack([projected[keep], _project(added, basis)])))
+        patched.cache["projection"] = (basis, _kept_then(projected, keep, _project(added, basis)))
     return patched
+
+
+def _kept_then(matrix, keep, added):
+    """The rows of `matrix` where `keep`, then `added`, in one new C-contiguous array."""
+    import numpy as np
+
+    kept = int(np.count_nonzero(keep))
+    out = np.empty((kept + len(added), matrix.shape[1]), dtype=matrix.dtype)
+    np.compress(keep, matrix, axis=0, out=out[:kept])
+    out[kept:] = added
+    return out
