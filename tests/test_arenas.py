@@ -53,3 +53,56 @@ def test_the_persons_malloc_arena_max_stands(monkeypatch):
 
     monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
     assert cap_malloc_arenas() is False
+
+
+THRESHOLD_PROBE = textwrap.dedent("""
+    import ctypes, sys
+    from vaultmem.arenas import fix_mmap_threshold
+    fixed = fix_mmap_threshold() if sys.argv[1] == "fix" else False
+    libc = ctypes.CDLL(None)
+    libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+    libc.free.argtypes = [ctypes.c_void_p]
+    libc.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
+    def rss_mb():
+        with open("/proc/self/status") as status:
+            return next(int(l.split()[1]) for l in status if l.startswith("VmRSS:")) / 1024
+    BLOCK = 4 << 20
+    def block():
+        address = libc.malloc(BLOCK)
+        libc.memset(address, 1, BLOCK)   # touched: resident
+        return address
+    libc.free(block())   # glibc's sliding threshold rises past BLOCK here
+    blocks, pins = [], []
+    for _ in range(25):   # a smaller allocation after each block pins it in the heap
+        blocks.append(block())
+        pins.append(libc.malloc(200 << 10))   # too big for any free hole: taken from the top
+    held = rss_mb()
+    for address in blocks:
+        libc.free(address)
+    print(fixed, round(held - rss_mb()))
+""")
+
+
+def returned_mb(mode: str) -> tuple[str, int]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    done = subprocess.run([sys.executable, "-c", THRESHOLD_PROBE, mode], capture_output=True,
+                          text=True, env=env, timeout=60, check=True)
+    fixed, returned = done.stdout.split()
+    return fixed, int(returned)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mmap threshold")
+def test_freed_big_blocks_go_back_to_the_system_once_the_threshold_is_fixed():
+    fixed, returned = returned_mb("fix")
+    assert fixed == "True" and returned >= 90     # 25 blocks of 4 MiB: 100 MB unmapped
+    plain, kept = returned_mb("plain")
+    assert plain == "False" and kept <= 10        # what it changes: the heap kept them
+
+
+def test_the_persons_mmap_threshold_stands(monkeypatch):
+    from vaultmem.arenas import fix_mmap_threshold, tune_malloc
+
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "65536")
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    assert fix_mmap_threshold() is False
+    assert tune_malloc() == {"arenas": False, "mmap_threshold": False}

@@ -1,4 +1,4 @@
-"""glibc's malloc arenas, capped at two for a vaultmem process.
+"""glibc's malloc tuned for a long-lived vaultmem process: two arenas, and a fixed mmap threshold.
 
 glibc gives each thread that allocates its own arena, up to 8 per core, and an arena other
 than the main one keeps its high-water mark: pages freed inside it stay mapped
@@ -7,6 +7,14 @@ each left their peaks behind, so a long extraction grew ~13 MB a commit while Py
 memory stayed flat (tracemalloc: 26 -> 28 MB over 8,000 turns, RSS 391 -> 520 MB); with two
 arenas the same run grew a third as much. Set before the threads start (the CLI's and the
 daemon's first step); a `MALLOC_ARENA_MAX` in the environment is the person's and stands.
+
+glibc also raises its mmap threshold to the size of each mapped block it frees (up to 32 MB),
+so once a snapshot's 19 MB vector matrix had been freed the next ones came from the heap,
+whose pages a small allocation above them keeps. A fixed threshold (a `MALLOC_MMAP_THRESHOLD_`
+in the environment stands too) gives every block of 1 MiB or more its own mapping, returned
+to the system when freed. Side by side, three daemons each on a 12,200-chunk vault after 20
+searches and 20 edits: RSS 394-427 MB, peak 447-478, with glibc's sliding threshold; 393-399
+MB, peak 437-445, with it fixed at 1 MiB (and `index._patched` writing each array once).
 """
 
 from __future__ import annotations
@@ -15,13 +23,31 @@ import os
 import sys
 
 ARENAS = 2
-_M_ARENA_MAX = -8  # glibc's malloc.h
+MMAP_THRESHOLD = 1 << 20
+_M_MMAP_THRESHOLD = -3  # glibc's malloc.h
+_M_ARENA_MAX = -8
+
+
+def tune_malloc() -> dict:
+    """Both settings, before any thread starts (the CLI's and the daemon's first step):
+    `{"arenas": bool, "mmap_threshold": bool}`, each False where it was not set."""
+    return {"arenas": cap_malloc_arenas(), "mmap_threshold": fix_mmap_threshold()}
 
 
 def cap_malloc_arenas(limit: int = ARENAS) -> bool:
     """Cap glibc's arenas at `limit` for threads started from now on; False where the C
     library is not glibc, or the environment already says how many."""
-    if not sys.platform.startswith("linux") or "MALLOC_ARENA_MAX" in os.environ:
+    return _mallopt("MALLOC_ARENA_MAX", _M_ARENA_MAX, limit)
+
+
+def fix_mmap_threshold(size: int = MMAP_THRESHOLD) -> bool:
+    """Map every block of `size` bytes or more on its own, and keep that threshold fixed;
+    False where the C library is not glibc, or the environment already sets it."""
+    return _mallopt("MALLOC_MMAP_THRESHOLD_", _M_MMAP_THRESHOLD, size)
+
+
+def _mallopt(variable: str, option: int, value: int) -> bool:
+    if not sys.platform.startswith("linux") or variable in os.environ:
         return False
     import ctypes
 
@@ -32,4 +58,4 @@ def cap_malloc_arenas(limit: int = ARENAS) -> bool:
     except (OSError, AttributeError):
         return False
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
-    return mallopt(_M_ARENA_MAX, int(limit)) == 1
+    return mallopt(option, int(value)) == 1

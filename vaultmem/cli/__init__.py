@@ -17,9 +17,9 @@ from vaultmem.cli import hooks  # noqa: F401,E402  hook session-end
 def main():
     """The process's entry (the `vaultmem` script, `python -m vaultmem`): the command, then
     `leave`. Python callers use `cli` (click's group), which returns or raises as usual."""
-    from vaultmem.arenas import cap_malloc_arenas
+    from vaultmem.arenas import tune_malloc
 
-    cap_malloc_arenas()  # before any thread starts (see vaultmem/arenas.py)
+    tune_malloc()  # before any thread starts (see vaultmem/arenas.py)
     try:
         cli(prog_name="vaultmem")
     except SystemExit as exc:

@@ -13,10 +13,10 @@ def main(argv=None) -> int:
     parser.add_argument("--background", action="store_true",
                         help="log only to .vaultmem/daemon.log (set by `daemon start`)")
     options = parser.parse_args(argv)
-    from vaultmem.arenas import cap_malloc_arenas
+    from vaultmem.arenas import tune_malloc
     from vaultmem.daemon.runner import run_daemon
 
-    cap_malloc_arenas()  # before the model's and the index's threads (see vaultmem/arenas.py)
+    tune_malloc()  # before the model's and the index's threads (see vaultmem/arenas.py)
     try:
         run_daemon(options.vault, foreground=not options.background)
     except VaultmemError as exc:
