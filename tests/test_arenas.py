@@ -57,8 +57,8 @@ def test_the_persons_malloc_arena_max_stands(monkeypatch):
 
 THRESHOLD_PROBE = textwrap.dedent("""
     import ctypes, sys
-    from vaultmem.arenas import fix_mmap_threshold
-    fixed = fix_mmap_threshold() if sys.argv[1] == "fix" else False
+    from vaultmem.arenas import tune_malloc
+    tuned = all(tune_malloc().values()) if sys.argv[1] == "tune" else False
     libc = ctypes.CDLL(None)
     libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
     libc.free.argtypes = [ctypes.c_void_p]
@@ -66,43 +66,49 @@ THRESHOLD_PROBE = textwrap.dedent("""
     def rss_mb():
         with open("/proc/self/status") as status:
             return next(int(l.split()[1]) for l in status if l.startswith("VmRSS:")) / 1024
-    BLOCK = 4 << 20
-    def block():
-        address = libc.malloc(BLOCK)
-        libc.memset(address, 1, BLOCK)   # touched: resident
+    def block(size):
+        address = libc.malloc(size)
+        libc.memset(address, 1, size)   # touched: resident
         return address
-    libc.free(block())   # glibc's sliding threshold rises past BLOCK here
+    SMALL, BIG = 2 << 20, 8 << 20
+    libc.free(block(BIG))   # glibc's sliding threshold rises past BIG here
+    temporary = block(SMALL)   # a query's temporary, at the heap's top
+    held = rss_mb()
+    libc.free(temporary)
+    kept = held - rss_mb()
     blocks, pins = [], []
-    for _ in range(25):   # a smaller allocation after each block pins it in the heap
-        blocks.append(block())
+    for _ in range(13):   # a smaller allocation after each block pins it in the heap
+        blocks.append(block(BIG))
         pins.append(libc.malloc(200 << 10))   # too big for any free hole: taken from the top
     held = rss_mb()
     for address in blocks:
         libc.free(address)
-    print(fixed, round(held - rss_mb()))
+    print(tuned, round(kept, 1), round(held - rss_mb()))
 """)
 
 
-def returned_mb(mode: str) -> tuple[str, int]:
+def returned_mb(mode: str) -> tuple[str, float, int]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
     done = subprocess.run([sys.executable, "-c", THRESHOLD_PROBE, mode], capture_output=True,
                           text=True, env=env, timeout=60, check=True)
-    fixed, returned = done.stdout.split()
-    return fixed, int(returned)
+    tuned, small, big = done.stdout.split()
+    return tuned, float(small), int(big)
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mmap threshold")
-def test_freed_big_blocks_go_back_to_the_system_once_the_threshold_is_fixed():
-    fixed, returned = returned_mb("fix")
-    assert fixed == "True" and returned >= 90     # 25 blocks of 4 MiB: 100 MB unmapped
-    plain, kept = returned_mb("plain")
-    assert plain == "False" and kept <= 10        # what it changes: the heap kept them
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's thresholds")
+def test_freed_big_blocks_go_back_to_the_system_and_a_temporary_stays_for_reuse():
+    tuned, small, big = returned_mb("tune")
+    assert tuned == "True" and big >= 95      # 13 blocks of 8 MiB: 104 MB unmapped
+    assert small <= 0.5                        # a freed 2 MiB at the heap's top is kept
+    plain, _, kept = returned_mb("plain")
+    assert plain == "False" and kept <= 10     # what it changes: the heap kept the big ones
 
 
-def test_the_persons_mmap_threshold_stands(monkeypatch):
+def test_the_persons_thresholds_stand(monkeypatch):
     from vaultmem.arenas import fix_mmap_threshold, tune_malloc
 
     monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "65536")
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
     monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
     assert fix_mmap_threshold() is False
-    assert tune_malloc() == {"arenas": False, "mmap_threshold": False}
+    assert tune_malloc() == {"arenas": False, "mmap_threshold": False, "trim_threshold": False}
