@@ -167,3 +167,26 @@ def test_from_ten_thousand_rows_the_vector_half_projects_and_keeps_the_exact_ten
         assert sims is None and "projection" in snap.cache
         exact = np.argsort(-(vectors @ query))[:10]
         assert set(exact) <= set(best.tolist())
+
+
+def test_lance_metadata_cache_stays_within_its_cap(tmp_path, monkeypatch):
+    """Lance caches the manifest and file metadata of every version it reads (1 GiB by
+    default): a long extraction writes a version per step. Capped, it stays bounded."""
+    import vaultmem.index as index_module
+
+    def cached_after_edits(cap: int, where) -> int:
+        monkeypatch.setattr(index_module, "METADATA_CACHE_BYTES", cap)
+        monkeypatch.setattr(index_module, "_SESSION", None)   # a fresh process's session
+        index = ChunkIndex(where)
+        index.reset("test-model", 4)
+        index.replace([], [row(n, f"note {n} about tea", path=f"p{n}.md") for n in range(200)])
+        index.maintain()
+        for n in range(150):   # 150 versions, each read by a search
+            index.replace([f"p{n}.md"], [row(n, f"note {n} about coffee", path=f"p{n}.md")])
+            index.fts("coffee")
+            index.snapshot()
+        session = index._dataset().session()
+        return session.size_bytes() - session.index_cache_size_bytes()
+
+    assert cached_after_edits(256 << 10, tmp_path / "capped") <= 256 << 10
+    assert cached_after_edits(1 << 30, tmp_path / "uncapped") > 4 << 20   # what the cap bounds

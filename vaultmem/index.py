@@ -62,6 +62,9 @@ HIT_COLUMNS = ["text", "fts_text", "source_messages", "sources"]
 FILTER_COLUMNS = ["chunk_id", "note_id", "path", "title", "type", "status", "user", "tags",
                   "entities", "created", "updated", "valid_from", "valid_to", "importance"]
 SNAPSHOT_COLUMNS = FILTER_COLUMNS + HIT_COLUMNS
+# Lance caches each version's manifest and file metadata it reads, by default up to 1 GiB:
+# a long extraction writes a version per step and grew it ~1 MB a thousand turns.
+METADATA_CACHE_BYTES = 16 << 20
 
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 
@@ -272,7 +275,7 @@ class ChunkIndex:
             if dataset is None:
                 import lance
 
-                dataset = lance.dataset(self.uri)
+                dataset = lance.dataset(self.uri, session=_session())
             else:
                 latest = dataset.latest_version
                 if dataset.version != latest:
@@ -294,7 +297,7 @@ class ChunkIndex:
             shutil.rmtree(self.dir)
         self.dir.mkdir(parents=True)
         empty = schema(dim)
-        self._reader = lance.write_dataset(empty.empty_table(), self.uri, schema=empty)
+        self._reader = lance.write_dataset(empty.empty_table(), self.uri, schema=empty, session=_session())
         self._write_meta(model=model, dim=dim, schema=SCHEMA_VERSION, pending=0, fts=False)
 
     def close(self) -> None:
@@ -380,7 +383,8 @@ class ChunkIndex:
         before = {p for p in self.dir.rglob("*") if p.is_file()}
         # Lance keeps the old fragments until the cleanup below, so the table can be read
         # while its overwrite is written: the rows stream through, never all in memory.
-        self._reader = lance.write_dataset(dataset.scanner().to_reader(), self.uri, mode="overwrite")
+        self._reader = lance.write_dataset(dataset.scanner().to_reader(), self.uri, mode="overwrite",
+                                           session=_session())
         rows = self._reader.count_rows()
         if rows:
             self._build_indexes()
@@ -452,6 +456,20 @@ class ChunkIndex:
         rows = found.to_pydict()
         hits = [{"chunk_id": c, "_score": s} for c, s in zip(rows["chunk_id"], rows["_score"])]
         return sorted(hits, key=lambda hit: -hit["_score"])
+
+
+def _session():
+    """A Lance session whose metadata cache is capped at METADATA_CACHE_BYTES (Lance's own
+    default is 1 GiB), one per process."""
+    global _SESSION
+    if _SESSION is None:
+        import lance
+
+        _SESSION = lance.Session(metadata_cache_size_bytes=METADATA_CACHE_BYTES)
+    return _SESSION
+
+
+_SESSION = None
 
 
 def _matrix(data):
