@@ -190,3 +190,26 @@ def test_lance_metadata_cache_stays_within_its_cap(tmp_path, monkeypatch):
 
     assert cached_after_edits(256 << 10, tmp_path / "capped") <= 256 << 10
     assert cached_after_edits(1 << 30, tmp_path / "uncapped") > 4 << 20   # what the cap bounds
+
+
+def test_many_small_writes_are_compacted_before_they_slow_bm25(index):
+    """Each edit the daemon indexes adds a fragment that BM25 reads (and a deletion file to
+    the one the old version was in); maintain() compacts the table once there are
+    OPTIMIZE_AFTER_FRAGMENTS, however few rows they hold."""
+    from vaultmem.index import OPTIMIZE_AFTER_FRAGMENTS, OPTIMIZE_AFTER_ROWS
+
+    notes = OPTIMIZE_AFTER_FRAGMENTS + 5
+    index.replace([], [row(n, f"note {n} about tea", path=f"p{n}.md") for n in range(notes)])
+    index.maintain()
+    for n in range(OPTIMIZE_AFTER_FRAGMENTS - 2):   # a different note edited each time
+        index.replace([f"p{n}.md"], [row(n, f"note {n} about coffee", path=f"p{n}.md")])
+        index.maintain()
+    assert len(index._dataset().get_fragments()) == OPTIMIZE_AFTER_FRAGMENTS - 1
+    assert int(index.meta()["pending"]) < OPTIMIZE_AFTER_ROWS       # the row trigger is far off
+    index.replace(["p50.md"], [row(50, "note 50 about cocoa now", path="p50.md")])
+    index.maintain()
+    assert len(index._dataset().get_fragments()) <= 2 and index.meta()["pending"] == 0
+    assert [hit["chunk_id"] for hit in index.fts("cocoa")] == ["N50#0"]
+    assert len(index.fts("coffee", limit=100)) == OPTIMIZE_AFTER_FRAGMENTS - 2
+    assert len(index.fts("tea", limit=100)) == notes - OPTIMIZE_AFTER_FRAGMENTS + 1
+    assert sorted(index.snapshot().columns["path"]) == sorted(f"p{n}.md" for n in range(notes))
