@@ -1,4 +1,4 @@
-"""glibc's malloc tuned for a long-lived vaultmem process: two arenas, and a fixed mmap threshold.
+"""glibc's malloc tuned for a long-lived vaultmem process: two arenas, fixed mmap and trim thresholds.
 
 glibc gives each thread that allocates its own arena, up to 8 per core, and an arena other
 than the main one keeps its high-water mark: pages freed inside it stay mapped

@@ -503,7 +503,7 @@ def _column(name: str, values: list):
 def _patched(snap: Snapshot, paths, rows: list[dict], version: int) -> Snapshot:
     """`snap` without the chunks of `paths` and with `rows` added, as a new Snapshot. Each
     array is written once into its new size: a gather and then a stack held three copies of
-    the vectors at once, the daemon's RSS peak after an edit (+20 MB at 12,200 rows)."""
+    the vectors at once (six edits at 12,200 rows in a scratch loop: RSS 340 -> 290 MB)."""
     import numpy as np
 
     gone = set(paths)
