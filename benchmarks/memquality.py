@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,6 +48,7 @@ class Case:
     transcripts: list[tuple[Path, str | None]]  # (path, format)
     probes: list[dict]
     path: Path
+    lang: str | None = None  # "en", "zh" or "mixed" where the case says (blind corpora do)
 
 
 @dataclass
@@ -56,11 +58,14 @@ class Outcome:
     passed: bool
     found: str  # what the harness saw, for a failure's line and the JSON report
     type_ok: bool | None = None  # memory probes with a `type` only
+    # Issue 33: the context block's first line is a memory holding an `expect` string
+    # (current probes; memory probes with a question under --lead). None: not measured.
+    leads: bool | None = None
 
     def to_dict(self) -> dict:
         return {"case": self.case, "id": self.probe["id"], "kind": self.probe["kind"],
-                "passed": self.passed, "type_ok": self.type_ok, "found": self.found,
-                "probe": self.probe}
+                "passed": self.passed, "type_ok": self.type_ok, "leads": self.leads,
+                "found": self.found, "probe": self.probe}
 
 
 @dataclass
@@ -99,7 +104,7 @@ def load_case(path: Path) -> Case:
     if unknown:
         raise SystemExit(f"{path}: unknown probe kind(s) {sorted(unknown)}; known: {', '.join(KINDS)}")
     return Case(data["name"], data["now"], data.get("user", "default"), transcripts,
-                data["probes"], path)
+                data["probes"], path, data.get("lang"))
 
 
 def build_vault(case: Case, workdir: Path, llm: bool | Path) -> CaseRun:
@@ -190,14 +195,34 @@ def memory_entries(block: str) -> list[str]:
     return [text for is_memory, text in entries if is_memory]
 
 
-def check_current(probe: dict, run: CaseRun) -> tuple[bool, str]:
+def check_current(probe: dict, run: CaseRun) -> tuple[bool, str, None, bool | None]:
     done = run.vaultmem("context", probe["question"], "--budget", str(CONTEXT_BUDGET),
                         "--user", run.case.user, "--json")
     if done.returncode:
-        return False, f"context failed: {done.stderr.strip()[-300:]}"
+        return False, f"context failed: {done.stderr.strip()[-300:]}", None, False
     result = json.loads(done.stdout)
     passed, found = current_verdict(result["text"], probe["expect"], probe.get("stale", []))
-    return passed, found + (f" (warning: {result['warning']})" if result.get("warning") else "")
+    return (passed, found + (f" (warning: {result['warning']})" if result.get("warning") else ""),
+            None, leads_with(result["text"], probe["expect"]))
+
+
+def check_lead(probe: dict, run: CaseRun) -> bool:
+    """Issue 33: asked the probe's question, the context block's first line is a memory
+    line holding every `expect` string."""
+    done = run.vaultmem("context", probe["question"], "--budget", str(CONTEXT_BUDGET),
+                        "--user", run.case.user, "--json")
+    return not done.returncode and leads_with(json.loads(done.stdout)["text"], probe["expect"], every=True)
+
+
+def leads_with(block: str, expect: list[str], every: bool = False) -> bool:
+    """The block's first entry (after its heading) is a memory line holding an `expect`
+    string (all of them with `every`)."""
+    entries = [line for line in block.splitlines() if line.startswith("- [")]
+    if not entries or entries[0] not in {e.split("\n", 1)[0] for e in memory_entries(block)}:
+        return False
+    first = next(e for e in memory_entries(block) if e.split("\n", 1)[0] == entries[0])
+    held = _holds(first, expect)
+    return len(held) == len(expect) if every else bool(held)
 
 
 def current_verdict(block: str, expect: list[str], stale: list[str]) -> tuple[bool, str]:
@@ -242,7 +267,7 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def run_case(case: Case, workdir: Path, llm: bool | Path) -> tuple[list[Outcome], dict]:
+def run_case(case: Case, workdir: Path, llm: bool | Path, lead: bool = False) -> tuple[list[Outcome], dict]:
     """Build the case's vault and score every probe; returns the outcomes and the case's
     note counts, hygiene findings and extract reports."""
     print(f"{case.name}: extracting {len(case.transcripts)} transcript(s)", file=sys.stderr, flush=True)
@@ -250,6 +275,8 @@ def run_case(case: Case, workdir: Path, llm: bool | Path) -> tuple[list[Outcome]
     outcomes = []
     notes, _ = read_notes(run.vault)
     bodies = {n.rel: n.body for n in notes}
+    leads = {probe["id"]: check_lead(probe, run) for probe in case.probes
+             if lead and probe["kind"] == "memory" and probe.get("question")}
     for probe in case.probes:  # the commands first: their output counts for the secret check
         if probe["kind"] == "current":
             outcomes.append(Outcome(case.name, probe, *check_current(probe, run)))
@@ -260,7 +287,7 @@ def run_case(case: Case, workdir: Path, llm: bool | Path) -> tuple[list[Outcome]
     stores = decoded_stores(run.vault)
     for probe in case.probes:
         if probe["kind"] == "memory":
-            outcomes.append(Outcome(case.name, probe, *check_memory(probe, notes)))
+            outcomes.append(Outcome(case.name, probe, *check_memory(probe, notes), leads.get(probe["id"])))
         elif probe["kind"] == "no_memory":
             outcomes.append(Outcome(case.name, probe, *check_no_memory(probe, notes)))
         elif probe["kind"] == "secret":
@@ -286,7 +313,7 @@ def type_rate(outcomes: list[Outcome]) -> tuple[int, int]:
     return sum(o.type_ok for o in typed), len(typed)
 
 
-def print_report(outcomes: list[Outcome], details: dict[str, dict]) -> None:
+def print_report(outcomes: list[Outcome], details: dict[str, dict], failures: bool = True) -> None:
     names = list(details)
     width = max(len("all"), *map(len, names)) + 2
 
@@ -300,8 +327,8 @@ def print_report(outcomes: list[Outcome], details: dict[str, dict]) -> None:
         print(f"{name:<{width}}" + "".join(f"{cell([o for o in rows if o.probe['kind'] == k]):>11}"
                                            for k in KINDS)
               + f"{cell(rows):>9}{f'{ok}/{typed}':>9}")
-    print("\nfailures (what was found):")
-    for o in outcomes:
+    print("\nfailures (what was found):" if failures else "\n(failures not shown: --summary-only)")
+    for o in (outcomes if failures else []):
         if not o.passed or o.type_ok is False:
             tag = o.probe["kind"] if not o.passed else "type"
             print(f"  {o.case} {o.probe['id']} [{tag}]: {o.found}")
@@ -318,7 +345,7 @@ def print_report(outcomes: list[Outcome], details: dict[str, dict]) -> None:
               + f"{details[name]['memory_notes']:>14}")
     print("\nhygiene (heuristics in benchmarks/vault_audit.py; not scored, goal 0 each (issue 16)):")
     print("  " + hygiene_line(details.values()))
-    for name in names:
+    for name in (names if failures else []):
         found = details[name]["hygiene"]
         print(f"  {name}: " + ", ".join(f"{check} {len(items)}" for check, items in found.items()))
         for check, items in found.items():
@@ -340,19 +367,39 @@ def hygiene_line(cases) -> str:
             f"broken fences {total('broken_fences')} (goal 0 each)")
 
 
-def figures_of(outcomes: list[Outcome], details: dict[str, dict]) -> dict:
+def lead_rate(outcomes: list[Outcome]) -> float | None:
+    measured = [o.leads for o in outcomes if o.leads is not None]
+    return sum(measured) / len(measured) if measured else None
+
+
+def kind_rates(outcomes: list[Outcome]) -> dict:
+    return {k: rate([o for o in outcomes if o.probe["kind"] == k]) for k in KINDS}
+
+
+def figures_of(outcomes: list[Outcome], details: dict[str, dict], langs: dict[str, str] | None = None) -> dict:
+    """SPEC §7's object, plus type_ok, hygiene, leads (issue 33) and, when the cases say
+    their language, the same rates by language (`by_lang`)."""
     ok, typed = type_rate(outcomes)
+    by_lang = {}
+    for lang in sorted(set((langs or {}).values()) - {None}):
+        rows = [o for o in outcomes if langs.get(o.case) == lang]
+        lang_ok, lang_typed = type_rate(rows)
+        by_lang[lang] = {"cases": sum(1 for v in langs.values() if v == lang), "probes": len(rows),
+                         "pass_rate": rate(rows), "by_kind": kind_rates(rows),
+                         "type_ok": lang_ok / lang_typed if lang_typed else None, "leads": lead_rate(rows)}
     totals = Counter()
     for case in details.values():
         totals.update({check: len(items) for check, items in case["hygiene"].items()})
     return {"cases": len(details), "probes": len(outcomes), "pass_rate": rate(outcomes),
-            "by_kind": {k: rate([o for o in outcomes if o.probe["kind"] == k]) for k in KINDS},
+            "by_kind": kind_rates(outcomes),
             "type_ok": ok / typed if typed else None,
+            "leads": lead_rate(outcomes),
             "memory_notes": sum(d["memory_notes"] for d in details.values()),
             "secrets_leaked": sum(not o.passed for o in outcomes if o.probe["kind"] == "secret"),
             "hygiene": {"not_self_contained": sum(not_self_contained(d["hygiene"])
                                                   for d in details.values()),
-                        **{check: totals[check] for check in HYGIENE_CHECKS}}}
+                        **{check: totals[check] for check in HYGIENE_CHECKS}},
+            **({"by_lang": by_lang} if by_lang else {})}
 
 
 def parse_args(argv=None):
@@ -364,6 +411,13 @@ def parse_args(argv=None):
                         help="with --llm: a file holding an [llm] table (base_url, model, timeout) "
                              "that replaces the one `vaultmem init` writes in each case's vault")
     parser.add_argument("--keep-vaults", type=Path, help="build the vaults here and keep them")
+    parser.add_argument("--jobs", type=int, default=1, help="cases built and probed at once (default 1)")
+    parser.add_argument("--lead", action="store_true",
+                        help="also ask each memory probe's `question` and score whether the context "
+                             "block leads with that memory (issue 33)")
+    parser.add_argument("--summary-only", action="store_true",
+                        help="print the tables and figures but no failure lines nor hygiene findings: "
+                             "for a held-out corpus whose content must stay unread")
     return parser.parse_args(argv)
 
 
@@ -382,10 +436,13 @@ def main(argv=None) -> int:
         for case in cases:
             if (workdir / case.name).exists():
                 raise SystemExit(f"{workdir / case.name} exists; every case needs a fresh vault")
-            case_outcomes, details[case.name] = run_case(case, workdir, llm)
+        with ThreadPoolExecutor(max(1, args.jobs)) as pool:  # each case is its own subprocesses
+            done = list(pool.map(lambda case: run_case(case, workdir, llm, args.lead), cases))
+        for case, (case_outcomes, case_details) in zip(cases, done):
+            details[case.name] = case_details
             outcomes += case_outcomes
-    print_report(outcomes, details)
-    figures = figures_of(outcomes, details)
+    print_report(outcomes, details, failures=not args.summary_only)
+    figures = figures_of(outcomes, details, {c.name: c.lang for c in cases})
     if args.json_out:
         report = {"cases": {c.name: str(c.path) for c in cases}, "figures": figures,
                   "commit": _commit(), "llm": args.llm,
