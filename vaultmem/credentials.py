@@ -272,7 +272,8 @@ def _name_kind(name: str) -> str:
 def credentials(text: str) -> Iterator[Span]:
     """Every keyword-named credential value in `text` (spans may overlap; the caller picks)."""
     masked = [m.span() for m in re.finditer(r"\$\{[^}\n]*\}|\$\([^)\n]*\)|`[^`\n]*\$[^`\n]*`", text)]
-    for kind, start, end in (*_code(text), *_prose(text), *_near_keyword(text)):
+    for kind, start, end in (*_code(text), *_prose(text), *_near_keyword(text), *_access_codes(text),
+                             *_security_answers(text)):
         if start < end and not any(s < end and start < e for s, e in masked):
             yield kind, start, end
 
@@ -375,3 +376,62 @@ def _near_keyword(text: str) -> Iterator[Span]:
             value = value.rstrip(".,;:)]}>'\"”’")
             if value and "[REDACTED" not in value and _looks_made_up(value, family):
                 yield kind, start + m.start("v") + lead, start + m.start("v") + lead + len(value)
+
+
+# ---- access codes said without the word "code", and security-question answers -------------------
+# "the garage keypad is 4471", "the gate is 4471#", "door at the office: 8812*", "bike lock is
+# 0729", 车库门禁 4471#: digits right after what they open. A year-shaped number (19xx, 20xx)
+# or a short one needs a code's own marks (#, *, "punch in", "disarm", "enter"), so "the
+# garage was built in 1994" and "locker 12" stay as they are.
+
+_OPENS = (r"(?:garage|gate|front door|back door|side door|door|keypad|alarm|lock\s?box|key\s?safe|key\s?box|safe|"
+          r"locker|padlock|bike lock|combination lock|lock|intercom|buzzer|entry|building|storage unit|shed|"
+          r"mailbox|gym locker|panel)")
+_ACCESS = re.compile(r"(?i)\b" + _OPENS + r"\b(?P<gap>(?:[ \t]+(?!(?:and|but|because|then)\b)[^\s.;!?,:=\d]+){0,5}?)"
+                     r"(?:\s*(?:[:=：]|is|'s|’s|uses|takes|opens with|was changed to|changed to|now)\s*|\s+)"
+                     r"(?:(?:now|still|just|the|same|new)\s+)*(?P<v>\d{3,10}[#*]?|[#*]\d{3,10}|\d{1,3}(?:-\d{1,3}){2,4})"
+                     r"(?![\d:./%]|\s*(?:m|km|ft|feet|meters?|metres?|minutes?|mins?|hours?|am|pm|people|years?|"
+                     r"kg|lbs?|sq|square|percent|dollars?|euros?|yuan|元|块)\b)")
+_ZH_OPENS = r"(?:车库|大门|门禁|单元门|楼下门|入户门|房门|家门|门锁|密码锁|指纹锁|保险柜|保险箱|储物柜|柜子|自行车锁|车锁|报警器|电子锁|快递柜|信箱|智能锁)"
+_ZH_ACCESS = re.compile(_ZH_OPENS + r"(?:的)?(?:密码|码|号码)?[^\n。！？；，,\d]{0,6}?(?:是|为|：|:|=|\s)*\s*"
+                        r"(?P<v>\d{3,10}[#*＃]?|[#*]\d{3,10})(?![\d:./%]|\s*(?:米|分钟|小时|点|号楼|楼|层|岁|年|元|块|个|人|平))")
+_CODE_MARKS = re.compile(r"(?i)[#*]|\b(?:punch|enter|type|key in|disarm|arm|unlock|open|code|combo|combination)\b|"
+                         r"输入|按|解锁|开门|密码")
+
+
+def _access_codes(text: str) -> Iterator[Span]:
+    for pattern in (_ACCESS, _ZH_ACCESS):
+        for m in pattern.finditer(text):
+            value = m.group("v")
+            digits = re.sub(r"\D", "", value)
+            year_like = bool(re.fullmatch(r"(?:19|20)\d\d", digits))
+            labelled = bool(re.search(r"[:=：]\s*[#*]?\d", m.group(0)))
+            if (year_like or len(digits) < 4) and not labelled \
+                    and not _CODE_MARKS.search(value + " " + text[max(0, m.start() - 40):m.end() + 40]):
+                continue
+            yield "password", m.start("v"), m.end("v")
+
+
+_SECURITY = re.compile(r"(?i)\b(?:security|secret|memorable|verification|challenge)\s+(?:question|answer|word|phrase)s?\b|"
+                       r"\bmother'?s maiden name\b|\bmaiden name\b|密保(?:问题|答案)?|安全问题|安全提示问题|验证问题|预留问题")
+_ANSWER = re.compile(r"(?i)(?:\b(?:it's|it is|is|was|answer(?:ed)?(?:\s+is)?|set (?:it )?to|put)\b|[:：=]|答案(?:是|为)?|是|填的是|填了|写的是|叫)\s*"
+                     r"(?P<v>[\"“‘'「]?[^\s\"“”‘’'「」.,;:：!?。，；！？][^\n.,;!?。，；！？\"”’'」]{0,40})")
+
+
+def _security_answers(text: str) -> Iterator[Span]:
+    """The answer to a security question, in the clause after the question is named: "my bank's
+    security question is my first school, it's Hillcrest Elementary", 密保问题的答案是旺财."""
+    for key in _SECURITY.finditer(text):
+        end = _CLAUSE_END.search(text, key.end())
+        window_end = end.start() if end else len(text)
+        answers = list(_ANSWER.finditer(text, key.end(), window_end))
+        if not answers:
+            continue
+        m = answers[-1]
+        value = m.group("v").strip(" \"“”‘’'「」")
+        value = re.split(r"(?i),?\s+(?:so|and|but|in case|just|if|which|because|lol|haha)\b|[，,]", value)[0].strip()
+        words = value.split()
+        if not value or len(words) > 5 or value.lower() in ("my", "the", "a", "what", "which", "who"):
+            continue
+        start = m.start("v") + m.group("v").find(value)
+        yield "secret-answer", start, start + len(value)
