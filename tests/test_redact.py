@@ -155,3 +155,36 @@ def test_a_clean_text_is_looked_at_once_and_a_text_with_a_secret_every_time(monk
     for n in range(10):
         redact(f"turn number {n} is clean")
     assert len(redact_module._clean) <= 3
+
+
+# Issue 32: access codes said without the word "code", and security-question answers.
+@pytest.mark.parametrize("text, secret", [
+    ("the garage keypad is 4471, just so you know", "4471"),
+    ("the gate is 4471# if you get there before me", "4471#"),
+    ("door at the office: 8812*", "8812*"),
+    ("bike lock is 0729", "0729"),
+    ("alarm: 1994 then the off button", "1994"),
+    ("the lockbox has 3390 in it", "3390"),
+    ("车库门禁是 5521#，记得按井号", "5521#"),
+    ("楼下单元门 6690，进来左转", "6690"),
+    ("my bank's security question is my first school, it's Hillcrest Elementary", "Hillcrest Elementary"),
+    ("for the security question, first pet's name, it's Mr Whiskers", "Mr Whiskers"),
+    ("my mother's maiden name is Okafor, if the bank asks", "Okafor"),
+    ("密保问题的答案是旺财", "旺财"),
+])
+def test_access_codes_and_security_answers_are_redacted(text, secret):
+    redacted, kinds = redact(text)
+    assert secret not in redacted and kinds, redacted
+
+
+@pytest.mark.parametrize("text", [
+    "the garage was built in 1994",
+    "my locker is 12",
+    "the gate opens at 7am",
+    "we live at 4471 Elm street",       # a street address is its own rule's, not an access code's
+    "I asked what the security question for my bank is",
+    "the door is 90 cm wide",
+])
+def test_numbers_near_doors_and_talk_of_security_questions_are_not_secrets(text):
+    redacted, kinds = redact(text)
+    assert "password" not in kinds and "secret-answer" not in kinds, (redacted, kinds)
