@@ -1,0 +1,589 @@
+"""Subject, attribute and value of a chat sentence, read from what it speaks of, not from how.
+
+A frame is one attribute a person has one value of at a time (where they live, who they
+work for, their title, their partner, a child's name, their editor, their diet, ...). It is
+read from two things a sentence holds whatever its wording: a **cue** that speaks of the
+attribute (live, moved, new place, flat, 搬, 住, 新家 for `home`) and a **value of the
+attribute's kind** near it (a place, an organisation, a person's name, a title, a tool of a
+kind). "ugh the commute from the new place in Oakland is brutal", "the Lisbon flat finally
+feels like home" and 「我们在厦门安顿下来了」 all read as `home` = the place they name.
+
+Around the cue, the **modality** says whether the value holds: `fact`, `plan` ("we're
+probably moving to Lisbon in spring", 打算搬去上海), `hypothetical` ("if we moved to
+Austin"), `negated` ("we're not moving to Austin after all", "I thought about Neovim but
+I'm sticking with VS Code" gives Neovim negated and VS Code a fact) and `other` (someone
+else's: "my friend Jake just moved to Seattle"). Only a `fact` about the speaker fills the
+speaker's slot; the write policy supersedes on it, and `context` groups memories of one
+slot at read time with the same reading (`read`, `question_frame`).
+
+    >>> read("ugh the commute from the new place in Oakland is brutal")
+    Reading(attribute='home', value='Oakland', modality='fact', subject='user')
+    >>> read("we're probably moving to Lisbon in spring").modality
+    'plan'
+    >>> read("我们上个月搬到了杭州").value
+    '杭州'
+    >>> question_frame("Where does the user live now?"), question_frame("用户在哪家公司上班？")
+    ('home', 'employer')
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from vaultmem.extract.rewrite import is_chinese
+from vaultmem.extract.zh_names import ORGANISATIONS, PLACES
+
+# --- values ------------------------------------------------------------------------------
+
+_CAP = r"[A-Z][\w'&.-]*"
+_JOINERS = r"(?:de|da|do|del|della|di|du|la|le|of|upon|on|am|an|im|sur|y|and)"
+_NAME_SPAN = rf"{_CAP}(?:(?:\s+{_JOINERS})?\s+{_CAP}){{0,3}}"
+_NOT_NAMES = frozenset("""I I'm I've I'd I'll The A An It It's This That These Those My Our We We're Their They He She
+His Her Its On In At To From For With And But So Or Also Just Now Then Here There What When Where Which Who Why How
+Yes No Ok Okay Oh Hey Hi Hello Thanks Thank Sorry Well Anyway Actually Honestly Still Btw Lol Ugh Wow Today Tomorrow
+Yesterday Tonight Next Last This Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March
+April May June July August September October November December Christmas Easter Thanksgiving New Year Big Good
+Great Bad Quick Update News Work Home Mom Mum Dad Family Everyone Everything Nothing Something Someone AI""".split())
+_ORG_WORDS = (r"Inc|Inc\.|LLC|Ltd|Labs?|Health|Healthcare|Bank|Studios?|Systems|Group|Capital|Partners|"
+              r"Technologies|Technology|Tech|Software|Solutions|Foods?|Freight|Logistics|Robotics|Motors|"
+              r"University|College|School|Hospital|Clinic|Institute|Consulting|Media|Games|Airlines?|"
+              r"Insurance|Pharma|Energy|Analytics|AI|Cloud|Networks|Corp|Corporation|Company|Co")
+_PLACE_AFTER = re.compile(rf"\b(?:in|to|into|from|near|outside|around)\s+(?:the\s+)?({_NAME_SPAN})")
+_AT_ORG = re.compile(rf"\b(?:at|for|with|from|by|joined|join|joining|left|quit|leaving)\s+(?:the\s+)?({_NAME_SPAN})")
+_ZH_PLACE_SUFFIX = re.compile(r"[\u4e00-\u9fff]{1,5}?(?:市|区|县|省|镇|州|岛|新区|街道)(?![\u4e00-\u9fff]*(?:公司|医院|大学))")
+_ZH_ORG = re.compile(r"([\u4e00-\u9fffA-Za-z0-9]{2,10}?)(公司|集团|科技|银行|医院|大学|学院|研究院|工作室|事务所|物流|"
+                     r"传媒|网络|软件|证券|基金|保险|汽车|游戏|咨询|律所|设计院)")
+
+
+def _clean_name(span: str) -> str | None:
+    words = span.split()
+    while words and (words[0] in _NOT_NAMES or words[0].lower() in _JOINERS_SET):
+        words = words[1:]
+    while words and (words[-1] in _NOT_NAMES or words[-1].lower() in _JOINERS_SET):
+        words = words[:-1]
+    name = " ".join(words).rstrip(".,'’").removesuffix("'s").removesuffix("’s")
+    return name if len(name) > 1 and not name.isupper() or name in _SHORT_OK else None
+
+
+_JOINERS_SET = frozenset(_JOINERS.strip("(?:)").split("|"))
+_SHORT_OK = frozenset({"NYC", "LA", "SF", "DC", "UK", "US", "USA", "HK"})
+
+
+def place_en(text: str) -> str | None:
+    """A capitalised place named after in/to/from ("moved to San Diego"), or before a home
+    noun ("the Lisbon flat")."""
+    for m in _PLACE_AFTER.finditer(text):
+        name = _clean_name(m.group(1))
+        if name and not _ORG_SUFFIX.search(name) and not _is_tool(name):
+            return name
+    m = re.search(rf"({_NAME_SPAN})\s+(?:flat|apartment|apt|place|house|condo|home|office)\b", text)
+    if m:
+        name = _clean_name(m.group(1))
+        if name and not _is_tool(name):
+            return name
+    return None
+
+
+_ORG_SUFFIX = re.compile(rf"\b(?:{_ORG_WORDS})$")
+
+
+def org_en(text: str) -> str | None:
+    for m in _AT_ORG.finditer(text):
+        name = _clean_name(m.group(1))
+        if name and not _is_tool(name) and name not in _KNOWN_PLACES_EN:
+            return name
+    m = re.search(rf"({_NAME_SPAN}\s+(?:{_ORG_WORDS}))\b", text)
+    return _clean_name(m.group(1)) if m else None
+
+
+_KNOWN_PLACES_EN = frozenset("""London Paris Berlin Tokyo Beijing Shanghai Denver Chicago Austin Boston Seattle Portland
+Lisbon Porto Madrid Barcelona Rome Milan Amsterdam Dublin Oakland Brooklyn Queens Manhattan Toronto Vancouver Montreal
+Sydney Melbourne Singapore Dubai Mumbai Delhi Bangalore Berkeley Atlanta Miami Houston Dallas Phoenix Raleigh
+Cleveland Pittsburgh Philadelphia Denver Oslo Stockholm Copenhagen Helsinki Vienna Prague Munich Zurich Geneva Hamburg
+Edinburgh Glasgow Manchester Bristol Leeds Cardiff Belfast Auckland Wellington Seoul Osaka Kyoto Taipei
+Shenzhen Hangzhou Chengdu Xiamen Nanjing Wuhan""".split())
+
+
+def place_zh(text: str) -> str | None:
+    listed = [(m.start(), m.group(0)) for m in _zh_listed_places().finditer(text)]
+    suffixed = []
+    for m in _ZH_PLACE_SUFFIX.finditer(text):
+        lead = re.match(r"[了到在去住搬从回往的是和跟我们你他她家个一这那]*", m.group(0)).end()
+        name = m.group(0)[lead:]
+        if len(name) >= 2 and not any(s <= m.start() + lead < s + len(n) for s, n in listed):
+            suffixed.append((m.start() + lead, name))
+    spans = sorted(listed + suffixed)
+    if not spans:
+        return None
+    start, name = spans[0]
+    # "上海徐汇区": a city and the district inside it are one place
+    end = start + len(name)
+    for s, other in spans[1:]:
+        if s == end:
+            name, end = name + other, s + len(other)
+        elif s < end and s + len(other) > end:
+            name, end = text[start:s + len(other)], s + len(other)
+    return re.sub(r"^(?:在|到|去|住|搬)+", "", name) or None
+
+
+@lru_cache(maxsize=1)
+def _zh_listed_places() -> re.Pattern:
+    return re.compile("|".join(map(re.escape, sorted(PLACES, key=len, reverse=True))))
+
+
+def org_zh(text: str) -> str | None:
+    for org in sorted(ORGANISATIONS, key=len, reverse=True):
+        if org in text:
+            return org
+    m = re.search(r"(?:入职(?:了)?|加入(?:了)?|跳槽(?:到|去)(?:了)?|去了|进了|在|到)([\u4e00-\u9fffA-Za-z0-9]{2,12}?)"
+                  r"(?:了)?(?:上班|工作|实习|做|当|入职|报到|$|[，。！])", text)
+    if m and not re.search(r"家|里|这|那|公司$|^一家|^了|再|找|先|想|要|去|回", m.group(1)):
+        name = m.group(1)
+        if place_zh(name) != name:
+            return re.sub(r"^[\u4e00-\u9fff]{1,4}的(?=[\u4e00-\u9fff]{2,})", "", name)
+    m = _ZH_ORG.search(text)
+    if m and not m.group(1).startswith(("一家", "这家", "那家", "那个", "这个")) \
+            and not re.search(r"[被把让给和跟的我你他她是在了]", m.group(1)):
+        return re.sub(r"^(?:在|去|到|进|入职|加入)+", "", m.group(1) + m.group(2))
+    return None
+
+
+# --- tools by kind --------------------------------------------------------------------------
+
+TOOL_KINDS = {
+    "editor": ("VS Code", "VSCode", "Visual Studio Code", "Vim", "Neovim", "nvim", "Emacs", "Sublime Text",
+               "Sublime", "PyCharm", "IntelliJ", "WebStorm", "Xcode", "Atom", "Zed", "Cursor", "Helix",
+               "Android Studio", "Eclipse", "Visual Studio", "Notepad++", "RStudio", "Windsurf"),
+    "language": ("Python", "Rust", "Go", "Golang", "JavaScript", "TypeScript", "Java", "Kotlin", "Swift",
+                 "Ruby", "C#", "C\\+\\+", "Scala", "Elixir", "Haskell", "PHP", "Dart", "Julia", "Clojure", "Zig"),
+    "framework": ("React", "Vue", "Angular", "Svelte", "Next.js", "Django", "Flask", "FastAPI", "Rails",
+                  "Spring", "Laravel", "Flutter", "React Native", "SwiftUI", "Express", "Nuxt", "SolidJS"),
+    "phone": ("iPhone", "Pixel", "Galaxy", "OnePlus", "Xiaomi", "Huawei", "华为", "小米", "苹果手机", "安卓"),
+    "os": ("macOS", "Windows", "Linux", "Ubuntu", "Fedora", "Arch", "Debian", "ChromeOS"),
+    "notes": ("Obsidian", "Notion", "Evernote", "Logseq", "Roam", "Bear", "OneNote", "Apple Notes", "飞书文档",
+              "语雀", "印象笔记"),
+    "browser": ("Chrome", "Firefox", "Safari", "Edge", "Arc", "Brave"),
+    "database": ("PostgreSQL", "Postgres", "MySQL", "SQLite", "MongoDB", "Redis", "DynamoDB", "Snowflake"),
+    "cloud": ("AWS", "GCP", "Azure", "阿里云", "腾讯云", "Vercel", "Heroku"),
+}
+_TOOL_OF = {t.replace("\\", "").lower(): kind for kind, tools in TOOL_KINDS.items() for t in tools}
+_TOOL_RE = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(sorted((t for tools in TOOL_KINDS.values() for t in tools),
+                                                               key=len, reverse=True)) + r")(?![A-Za-z0-9_])", re.I)
+
+
+def _is_tool(name: str) -> bool:
+    return name.lower() in _TOOL_OF
+
+
+def tools_in(text: str) -> list[tuple[str, str]]:
+    """(tool as written, its kind) in order: [("Vim", "editor"), ("Cursor", "editor")]."""
+    return [(m.group(1), _TOOL_OF[m.group(1).lower()]) for m in _TOOL_RE.finditer(text)
+            if m.group(1).lower() in _TOOL_OF and not (m.group(1) == "Go" and not re.search(r"\bGo\b", text))]
+
+
+# --- modality ------------------------------------------------------------------------------
+
+_PLAN = re.compile(r"\b(?:going to|gonna|plan(?:ning)? (?:to|on)|thinking (?:about|of)|considering|might|may|could|"
+                   r"probably|hoping to|hope to|want to|wanna|would like to|'d like to|looking (?:at|into)|maybe|"
+                   r"possibly|likely|about to|will|'ll|shall|soon|eventually|someday|next (?:week|month|year|spring|"
+                   r"summer|fall|autumn|winter)|in (?:the )?(?:spring|summer|fall|autumn|winter)|if all goes well|"
+                   r"fingers crossed|once|assuming)\b", re.I)
+_HYPOTHETICAL = re.compile(r"^(?:\w+\s+){0,3}?(?:if|what if|imagine|suppose|supposing|in case|unless|whether)\b|"
+                           r"\bwould (?:you|it|that|i)\b|\bshould (?:i|we)\b|\?\s*$", re.I)
+_NEGATED = re.compile(r"\b(?:not|never|no longer|don't|doesn't|didn't|won't|isn't|aren't|wasn't|weren't|"
+                      r"fell through|called off|cancell?ed|decided against|backed out|changed (?:my|our) minds?|"
+                      r"scrapped|off the table|not happening|nixed|gave up on)\b", re.I)
+_ZH_PLAN = re.compile(r"打算|准备|计划|考虑|可能|也许|大概|估计|应该会|想要?|将要|将会|要去|要搬|下(?:个)?月|明年|下周|年底|过段时间|以后|争取|看看能不能")
+_ZH_HYPOTHETICAL = re.compile(r"如果|要是|假如|万一|的话|假设|是不是应该|该不该|吗[？?。]?$|[？?]$")
+_ZH_NEGATED = re.compile(r"不|没|别|算了|黄了|取消|作罢|放弃")
+_OTHER_SUBJECT = re.compile(
+    r"^(?:(?:so|and|but|oh|also|btw|well)[,\s]+)*(?:my|our)\s+(?!(?:new|old|own|first|current)\b)([a-z]+(?:\s[a-z]+)?)"
+    r"(?:\s+([A-Z][a-z]+))?\s+(?:just\s+|finally\s+|recently\s+|also\s+)?"
+    r"(?:moved|lives?|is|got|works?|started|joined|left|quit|has|was|went|bought|switched)\b"
+    r"|^(?:(?:so|and|but|oh|also|btw|well)[,\s]+)*([A-Z][a-z]+)\s+(?:just\s+|finally\s+)?"
+    r"(?:moved|lives|works|started|joined|left|quit|got|switched|bought)\b")
+_ZH_OTHER = re.compile(r"^(?:[^，。]{0,4}[，,])?(?:我(?:的)?)?(老公|老婆|丈夫|妻子|男朋友|女朋友|对象|爸|妈|爸爸|妈妈|哥哥|姐姐|"
+                       r"弟弟|妹妹|儿子|女儿|朋友|同事|闺蜜|室友|邻居|他|她|他们|她们)")
+_SELF_RELATIONS = ("partner", "wife", "husband", "family", "kids", "boyfriend", "girlfriend", "fiance", "fiancee")
+
+
+def _modality(sentence: str, chinese: bool, value: str | None) -> str:
+    clause = _clause_of(sentence, value, chinese)
+    if chinese:
+        if _ZH_HYPOTHETICAL.search(clause):
+            return "hypothetical"
+        after = sentence[sentence.find(value) + len(value):] if value and value in sentence else ""
+        if re.search(r"没搬成|不搬了|没去成|不去了|黄了|取消了|算了|泡汤|作罢|没换成|不换了|没成", after):
+            return "negated"
+        head = clause[:clause.find(value)] if value and value in clause else clause
+        if re.search(r"不搬|没搬|不去|没去|不换|没换|不用|没用|不再|没有|取消|黄了|算了|放弃|不考虑", clause) \
+                and not re.search(r"不再用|不用了|不再喝|不吃了|戒了", head):
+            return "negated"
+        if _ZH_PLAN.search(head) and not re.search(r"了|已经|终于|总算|现在|目前", head):
+            return "plan"
+        return "fact"
+    if _HYPOTHETICAL.search(clause):
+        return "hypothetical"
+    head = clause[:clause.find(value)] if value and value in clause else clause
+    at = sentence.find(value) if value and value in sentence else -1
+    if (at >= 0 and re.search(r"\b(?:thought|was thinking|were thinking|considered|almost|nearly|tempted)\b", sentence[:at], re.I)
+            and re.search(r"\b(?:but|though|however|instead)\b", sentence[at:], re.I)) \
+            or re.search(r"\b(?:fell through|called off|cancell?ed|decided against|backed out|not (?:moving|going|taking|"
+                         r"switching|joining)|won't be|no longer (?:moving|going))\b|"
+                         r"\b(?:was|were) (?:going to|gonna|planning to|supposed to)\b", clause, re.I):
+        return "negated"
+    if _PLAN.search(head) and not re.search(r"\b(?:now|already|finally|officially|just)\b", head, re.I):
+        return "plan"
+    if re.search(r"\b(?:moving|relocating|starting|joining|switching|leaving|getting married|going)\b", head, re.I) \
+            and _FUTURE_TIME.search(clause):
+        return "plan"   # "we are moving to Denver next month"
+    return "fact"
+
+
+_FUTURE_TIME = re.compile(r"\b(?:next|this coming|in (?:a|two|three|a few|\d+) (?:weeks?|months?|years?)|tomorrow|"
+                          r"soon|later this|end of the (?:month|year)|in (?:the )?(?:spring|summer|fall|autumn|winter)|"
+                          r"(?:on|in) (?:January|February|March|April|May|June|July|August|September|October|"
+                          r"November|December))\b", re.I)
+
+
+def _clause_of(sentence: str, value: str | None, chinese: bool) -> str:
+    """The clause of `sentence` that holds `value` (the whole sentence without one)."""
+    parts = re.split(r"[，,；;]|\s+but\s+|\s+-\s+|\s+[–—]\s+" if not chinese else r"[，,；;]|但是|不过|可是", sentence)
+    if value:
+        for part in parts:
+            if value in part:
+                return part
+    return sentence
+
+
+# --- frames ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Reading:
+    attribute: str
+    value: str
+    modality: str = "fact"
+    subject: str = "user"
+
+
+_HOME_CUE = re.compile(
+    r"\b(?:live[sd]?|living|moved|move|moving|relocat\w*|settled|settling|based|resid\w+|unpack\w*|landlord|lease|"
+    r"(?:new|our|my|the)\s+(?:\w+\s+)?(?:place|flat|apartment|apt|house|home|condo|neighbou?rhood)|"
+    r"(?:flat|apartment|place|condo|house)\b(?=.{0,30}\bhome\b)|feels like home|here in)\b", re.I)
+_ZH_HOME_CUE = re.compile(r"住在|住到|住进|住下|搬到|搬去|搬家|搬来|搬回|搬进|定居|落户|安家|安顿|新家|我们家在|我家在|租了.{0,6}房|"
+                          r"买了.{0,6}房|房子在|常驻|base在|落脚")
+_WORK_CUE = re.compile(
+    r"\b(?:work(?:s|ing|ed)?\s+(?:at|for)|join(?:ed|ing)?|hired|(?:started|starting|start)\s+(?:at|with)|"
+    r"(?:new\s+)?job\s+(?:at|with)|offer\s+(?:from|at)|(?:first|second|third|last)\s+(?:day|week|month)\s+at|"
+    r"(?:I'm|I am|I'm now|now that I'm|now I'm|we're)\s+(?:now\s+)?(?:at|over at|with)|employer|company|"
+    r"left|quit|laid off|resigned from|leaving)\b", re.I)
+_ZH_WORK_CUE = re.compile(r"入职|跳槽|加入了|在.{2,12}(?:上班|工作|实习)|去.{2,12}(?:上班|工作)|新公司|offer|离职|辞职|被裁|东家|报到")
+_JOB_NOUNS = (r"engineer|developer|programmer|designer|manager|director|lead|head|analyst|scientist|researcher|"
+              r"architect|consultant|teacher|nurse|doctor|lawyer|accountant|writer|editor|product owner|"
+              r"vp|vice president|president|officer|specialist|coordinator|administrator|technician|"
+              r"supervisor|principal|partner|associate|intern|founder|cto|ceo|cfo|coo|chef|pharmacist|"
+              r"professor|lecturer|recruiter|strategist|producer|planner|advisor|adviser|counsel|paralegal|"
+              r"librarian|therapist|physician|surgeon|resident|fellow|owner|marketer|salesperson|rep|tester")
+_TITLE = re.compile(rf"\b((?:(?:senior|junior|staff|principal|chief|lead|head|associate|assistant|deputy|"
+                    rf"acting|interim|sr\.?|jr\.?|[A-Za-z-]+)\s+){{0,4}}(?:{_JOB_NOUNS})s?(?:\s+(?:of|for)\s+"
+                    rf"(?!now\b)[A-Za-z&-]+(?:\s+(?!now\b|at\b|in\b)[A-Za-z&-]+)?)?)\b", re.I)
+_TITLE_CUE = re.compile(r"\b(?:promot\w+|title|role|position|work(?:s|ing)?\s+as|I'm\s+(?:now\s+)?(?:a|an|the)?|"
+                        r"I am\s+(?:now\s+)?(?:a|an|the)?|became|become|becoming|now\s+(?:a|an|the)?|"
+                        r"new\s+(?:job|gig)\s+as|hired\s+as|as\s+(?:a|an|the))\b", re.I)
+_ZH_TITLE = re.compile(r"(?:升(?:职)?(?:为|成|到了?|做了?)|晋升为|升任|当上了?|转岗(?:成|为|做)|现在是|做|当|担任|任)"
+                       r"(?:了)?(?:一名|一个|个)?([\u4e00-\u9fffA-Za-z]{1,8}?(?:工程师|经理|总监|主管|总|负责人|设计师|"
+                       r"分析师|老师|医生|护士|律师|会计|策划|运营|产品|组长|主任|专员|顾问|架构师|研究员|店长|总裁|"
+                       r"总经理|副总|合伙人|科长|处长|部长|校长))")
+_MANAGER_EN = re.compile(rf"\b(?:my|our)\s+(?:new\s+)?(?:manager|boss|lead|supervisor|team lead|line manager)"
+                         rf"(?:\s+is|,|:|\s+-)?\s+(?:now\s+)?({_CAP}(?:\s+{_CAP})?)"
+                         rf"|\b({_CAP}(?:\s+{_CAP})?)\s+is\s+(?:now\s+)?my\s+(?:new\s+)?(?:manager|boss|lead|supervisor)"
+                         rf"|\breport(?:ing|s)?\s+to\s+({_CAP}(?:\s+{_CAP})?)\b")
+_ZH_MANAGER = re.compile(r"(?:新)?(?:领导|老板|经理|主管|上司|组长|leader)(?:换成了?|变成了?|是|叫|现在是)([\u4e00-\u9fffA-Za-z]{2,4}?)"
+                         r"(?=[，。！了,.!\s]|$)")
+_COMMUTE = re.compile(r"\b(?:drive|driving|drove|take the (?:train|bus|subway|tube|metro|ferry)|taking the (?:train|bus|subway|"
+                      r"tube|metro|ferry)|bike|biking|cycle|cycling|walk|walking|carpool\w*|scooter)\b"
+                      r"(?=.{0,40}\b(?:work|office|commute|job)\b)|\bcommut\w+\s+by\s+(\w+)", re.I)
+_ZH_COMMUTE = re.compile(r"(开车|坐地铁|坐公交|骑车|骑自行车|骑电动车|走路|打车|坐班车)(?:去|上班|通勤)")
+_LANGS_EN = ("Japanese", "Spanish", "French", "German", "Italian", "Korean", "Mandarin", "Chinese", "Portuguese",
+             "Russian", "Arabic", "Dutch", "Swedish", "Greek", "Turkish", "Hindi", "Vietnamese", "Thai", "English")
+_LEARN_EN = re.compile(rf"\b(?:learning|studying|taking|practi[cs]ing|started)\s+(?:\w+\s+)?({'|'.join(_LANGS_EN)})\b", re.I)
+_ZH_LANGS = "日语|西班牙语|法语|德语|意大利语|韩语|英语|葡萄牙语|俄语|阿拉伯语|粤语"
+_LEARN_ZH = re.compile(rf"(?:学|在学|学习|报了|开始学|改学|换成学)(?:了)?(?:一门)?({_ZH_LANGS})")
+_DIETS = ("keto", "vegan", "vegetarian", "pescatarian", "paleo", "Mediterranean", "low-carb", "gluten-free",
+          "plant-based", "carnivore", "whole30", "intermittent fasting", "low-fodmap", "dairy-free", "halal", "kosher")
+_DIET_EN = re.compile(rf"\b({'|'.join(map(re.escape, _DIETS))})\b", re.I)
+_ZH_DIET = re.compile(r"(生酮|素食|吃素|纯素|低碳水?|轻断食|地中海饮食|控糖|低脂|戒糖|断糖|无麸质)")
+_DIET_CUE = re.compile(r"\b(?:diet|eat(?:ing)?|went|gone|going|switched|started|stopped|quit|on|am|I'm|been|no longer|"
+                       r"back to|dropped)\b", re.I)
+
+
+def read(sentence: str, chinese: bool | None = None) -> Reading | None:
+    """The one slot a sentence (or clause) fills, with its modality; None for none."""
+    s = " ".join(str(sentence).split())
+    if not s:
+        return None
+    zh = is_chinese(s) if chinese is None else chinese
+    for frame in (_ZH_FRAMES if zh else _EN_FRAMES):
+        found = frame(s)
+        if found is not None:
+            return found
+    return None
+
+
+def _subject_en(s: str) -> str:
+    m = _OTHER_SUBJECT.match(s)
+    if not m:
+        return "user"
+    relation, name, named = m.group(1), m.group(2), m.group(3)
+    if relation and relation.split()[0] in _SELF_RELATIONS and re.search(r"\b(?:we|us|our)\b", s, re.I):
+        return "user"   # "my partner and I moved": the household
+    if named and named in _NOT_NAMES:
+        return "user"
+    return name or named or (relation or "someone")
+
+
+def _subject_zh(s: str) -> str:
+    m = _ZH_OTHER.match(s)
+    if not m or re.match(r"^(?:[^，。]{0,4}[，,])?我们", s) or re.search(rf"{m.group(1)}和我|我和{m.group(1)}", s):
+        return "user"
+    return m.group(1)
+
+
+def _reading(attribute: str, value: str | None, s: str, zh: bool) -> Reading | None:
+    if not value:
+        return None
+    subject = _subject_zh(s) if zh else _subject_en(s)
+    modality = _modality(s, zh, value)
+    return Reading(attribute, value.strip(), modality if subject == "user" else "other", subject)
+
+
+def _en_home(s: str) -> Reading | None:
+    if not _HOME_CUE.search(s):
+        return None
+    if re.search(r"\b(?:visit\w*|trip|vacation|holiday|travel\w*|flew|flying|conference|stay(?:ed|ing)? (?:at|in) a hotel)\b", s, re.I) \
+            and not re.search(r"\b(?:moved|live|living|settled|relocat)\b", s, re.I):
+        return None
+    moved = re.search(r"\bfrom\s+(?:the\s+)?" + _NAME_SPAN + r"\s+to\s+(?:the\s+)?(" + _NAME_SPAN + ")", s)
+    value = _clean_name(moved.group(1)) if moved else None
+    value = value or place_en(re.sub(r"\bfrom\s+(?:the\s+)?" + _NAME_SPAN, "", s) if re.search(r"\bto\b", s) else s)
+    if value and re.match(rf"\bfrom\s+(?:the\s+)?{re.escape(value)}", s[s.find(value) - 5:] if value in s else ""):
+        return None
+    return _reading("home", value, s, False)
+
+
+def _en_employer(s: str) -> Reading | None:
+    if not _WORK_CUE.search(s):
+        return None
+    value = org_en(s)
+    if value is None or re.search(rf"\b(?:in|to)\s+{re.escape(value)}\b", s) and not re.search(
+            rf"\b(?:at|for|joined|join)\s+{re.escape(value)}", s):
+        return None
+    reading = _reading("employer", value, s, False)
+    if reading and reading.modality == "fact" and re.search(r"\b(?:left|quit|laid off|resigned|fired)\b", s, re.I):
+        return Reading("employer", reading.value, "ended", reading.subject)
+    return reading
+
+
+def _en_job(s: str) -> Reading | None:
+    if not _TITLE_CUE.search(s):
+        return None
+    for m in _TITLE.finditer(s):
+        raw = m.group(1).strip()
+        cut = [w.end() for w in re.finditer(r"\b(?:to|as|is|am|are|was|be|been|being|now|the|a|an|my|our|new|got|get|"
+                                            r"promoted|became|become|becoming|officially|finally|m|I|title|role|"
+                                            r"position|job|work|works|working|everyone|that|it's|its)\b", raw, re.I)]
+        title = raw[max(cut):].strip() if cut else raw
+        if not title or not _TITLE.fullmatch(title):
+            continue
+        before = s[:m.start() + raw.find(title) if title in raw else m.start()]
+        if not title or re.search(r"\b(?:my|our|his|her|their|your)\s*$|(?<!\bI'm )(?<!\bis )(?<!\bas )\bthe\s*$",
+                                  before, re.I):
+            continue  # "my manager Dana": a person, not a title
+        if not re.search(r"(?:promot\w+\s+to|title|role|position|as|I'm|I am|became|become|now|is now)\s*(?:(?:a|an|the|now|officially|finally)\s+)*$",
+                         before, re.I) and not re.search(r"\bnow\b", s[m.end():m.end() + 8], re.I):
+            continue
+        return _reading("job", title, s, False)
+    return None
+
+
+def _en_manager(s: str) -> Reading | None:
+    m = _MANAGER_EN.search(s)
+    if not m:
+        return None
+    name = _clean_name(next(g for g in m.groups() if g))
+    return Reading("manager", name, _modality(s, False, name)) if name else None
+
+
+def _en_tool(s: str) -> Reading | None:
+    found = tools_in(s)
+    if not found or not re.search(r"(?<![\w'])(?:I|I'm|I've|my|me)(?![\w'])", s):
+        return None   # "we're on Python 3.12 for this service": a project's, not the person's
+    # the tool the sentence now uses: after "switched to", "moved to", "only", "use", "in"
+    m = re.search(r"\b(?:switched|switching|moved|moving|migrated|went back|gone back|changed)\s+(?:over\s+)?(?:from\s+\S+(?:\s\S+)?\s+)?to\s+(?:the\s+)?(\S+(?:\s\S+)?)"
+                  r"|\b(?:use|using|uses|prefer|code in|coding in|write (?:it )?in|writing in|do everything in|"
+                  r"everything (?:else )?(?:is )?in|living in|running|on)\s+(?:the\s+)?(\S+(?:\s\S+)?)", s, re.I)
+    if not m:
+        return None
+    target = (m.group(1) or m.group(2))
+    for tool, kind in found:
+        if target.lower().startswith(tool.lower()) or tool.lower() in target.lower():
+            modality = _modality(s, False, tool)
+            if re.search(rf"\b(?:only|just)\s+(?:use\s+)?{re.escape(tool)}\s+for\b", s, re.I):
+                continue  # "I only use Vim for commit messages": narrowed, not the main one
+            return Reading(f"tool:{kind}", tool, modality, _subject_en(s))
+    return None
+
+
+def _en_diet(s: str) -> Reading | None:
+    m = _DIET_EN.search(s)
+    if not m or not _DIET_CUE.search(s):
+        return None
+    if re.search(rf"\b(?:stopped|quit|dropped|no longer|gave up|off|not)\b[^.]*\b{re.escape(m.group(1))}", s, re.I):
+        return Reading("diet", m.group(1).lower(), "ended", _subject_en(s))
+    return _reading("diet", m.group(1).lower(), s, False)
+
+
+def _en_learning(s: str) -> Reading | None:
+    m = _LEARN_EN.search(s)
+    return _reading("learning", m.group(1).capitalize(), s, False) if m else None
+
+
+def _en_commute(s: str) -> Reading | None:
+    switched = re.search(r"\b(?:switched|changed|moved) (?:over )?to (?:the |a )?(train|bus|subway|tube|metro|ferry|bike|biking|"
+                         r"cycling|walking|driving|car|scooter|e-bike)\b", s, re.I)
+    if switched and re.search(r"\b(?:work|office|commut\w*|job)\b", s, re.I):
+        return _reading("commute", switched.group(1).lower().replace("biking", "bike").replace("cycling", "bike"), s, False)
+    found = list(_COMMUTE.finditer(s))
+    if not found:
+        return None
+    m = next((f for f in found if re.search(r"\b(?:switched to|now|started|these days|instead)\s*(?:the\s+)?$",
+                                              s[:f.start()], re.I)), found[0])
+    mode = (m.group(1) or m.group(0)).lower()
+    mode = re.sub(r"^(?:taking|take) the ", "", mode)
+    mode = {"driving": "drive", "drove": "drive", "biking": "bike", "cycling": "bike", "cycle": "bike",
+            "walking": "walk"}.get(mode, mode)
+    return _reading("commute", mode, s, False)
+
+
+_EN_FRAMES = (_en_manager, _en_home, _en_employer, _en_job, _en_tool, _en_diet, _en_learning, _en_commute)
+
+
+def _zh_home(s: str) -> Reading | None:
+    if not _ZH_HOME_CUE.search(s) or re.search(r"出差|旅游|旅行|玩几天|度假", s):
+        return None
+    tail = s[_ZH_HOME_CUE.search(s).start():]
+    place = place_zh(tail) or place_zh(s)
+    if place is None:
+        return None
+    moved = re.search(r"从([\u4e00-\u9fff]{2,8}?)搬", s)
+    if moved and moved.group(1).startswith(place):
+        place = place_zh(s[s.find("搬"):]) or None
+    return _reading("home", place, s, True)
+
+
+def _zh_employer(s: str) -> Reading | None:
+    if not _ZH_WORK_CUE.search(s):
+        return None
+    org = org_zh(s)
+    if not org:
+        return None
+    if re.search(r"离职|辞职|被裁|离开了", s) and not re.search(r"入职|加入|跳槽", s):
+        reading = _reading("employer", org, s, True)
+        return Reading("employer", org, "ended", reading.subject) if reading.modality == "fact" else reading
+    return _reading("employer", org, s, True)
+
+
+def _zh_job(s: str) -> Reading | None:
+    m = _ZH_TITLE.search(s)
+    return _reading("job", m.group(1), s, True) if m else None
+
+
+def _zh_manager(s: str) -> Reading | None:
+    m = _ZH_MANAGER.search(s)
+    return Reading("manager", m.group(1), _modality(s, True, m.group(1))) if m else None
+
+
+def _zh_tool(s: str) -> Reading | None:
+    found = tools_in(s)
+    if not found or not re.search(r"用|换|改|转|切|买了|入手", s) or not re.search(r"我(?!们)", s):
+        return None
+    m = re.search(r"(?:换成|换到|换了|改用|转用|切到|切换到|迁到|现在用|主要用|只用|都用|在用|买了|入手了?)(?:了)?\s*([A-Za-z][\w.+#-]*(?:\s[A-Z][\w]*)?|[\u4e00-\u9fff]{2,4})", s)
+    if not m:
+        return None
+    for tool, kind in found:
+        if m.group(1).lower().startswith(tool.lower()):
+            return _reading(f"tool:{kind}", tool, s, True)
+    return None
+
+
+def _zh_diet(s: str) -> Reading | None:
+    m = _ZH_DIET.search(s)
+    if not m:
+        return None
+    if re.search(rf"(?:不再|不|停了|放弃了?|结束了?)[^，。]{{0,4}}{m.group(1)}|{m.group(1)}[^，。]{{0,4}}(?:停了|不做了|放弃了|结束了|戒了)", s):
+        return Reading("diet", m.group(1), "ended", _subject_zh(s))
+    return _reading("diet", m.group(1), s, True)
+
+
+def _zh_learning(s: str) -> Reading | None:
+    m = _LEARN_ZH.search(s)
+    return _reading("learning", m.group(1), s, True) if m else None
+
+
+def _zh_commute(s: str) -> Reading | None:
+    m = _ZH_COMMUTE.search(s)
+    return _reading("commute", m.group(1), s, True) if m else None
+
+
+_ZH_FRAMES = (_zh_manager, _zh_home, _zh_employer, _zh_job, _zh_tool, _zh_diet, _zh_learning, _zh_commute)
+
+
+# --- questions --------------------------------------------------------------------------------
+
+_QUESTION_FRAMES = (
+    ("home", re.compile(r"\bwhere\b.*\b(?:live|living|based|reside|home|moved?)\b|\bwhich (?:city|town|country|neighbou?rhood)\b|"
+                        r"\bhome (?:city|town)\b|住在|住哪|哪个城市|哪座城市|在哪(?:里)?(?:住|生活|定居|安家)|搬到(?:了)?哪", re.I)),
+    ("employer", re.compile(r"\bwhere\b.*\bwork|\bwhich (?:company|firm|employer|organi[sz]ation)\b|\bwho\b.*\bwork(?:s|ing)? for\b|"
+                            r"\bemployer\b|哪家公司|什么公司|在哪(?:里)?(?:上班|工作)|哪个公司|东家", re.I)),
+    ("job", re.compile(r"\b(?:job|title|role|position)\b|\bwhat does the user do\b|什么职位|职位|头衔|做什么工作|什么岗位|职称", re.I)),
+    ("manager", re.compile(r"\b(?:manager|boss|supervisor|reports? to)\b|领导是|老板是|上司|经理是谁", re.I)),
+    ("tool:editor", re.compile(r"\b(?:editor|ide)\b|编辑器|用什么写代码", re.I)),
+    ("tool:language", re.compile(r"\bprogramming language\b|\bwhat language\b.*\b(?:code|program|write)\b|编程语言", re.I)),
+    ("tool:phone", re.compile(r"\bphone\b|手机", re.I)),
+    ("tool:notes", re.compile(r"\bnotes? app\b|\bnote-taking\b|笔记软件|记笔记", re.I)),
+    ("diet", re.compile(r"\bdiet\b|饮食|吃素|忌口", re.I)),
+    ("learning", re.compile(r"\blanguage\b.*\blearn|\blearn\w*\b.*\blanguage\b|学什么语|在学哪", re.I)),
+    ("commute", re.compile(r"\bcommute\b|\bget to work\b|通勤|怎么去上班", re.I)),
+)
+
+
+def question_frame(question: str) -> str | None:
+    """The attribute a question asks for, when it is one of the frames'."""
+    for attribute, pattern in _QUESTION_FRAMES:
+        if pattern.search(question):
+            return attribute
+    return None
+
+
+# --- for the offline extractor ------------------------------------------------------------------
+
+# A plan said with a hedge ("thinking about moving to Austin", 可能会搬去苏州) is not yet a
+# memory; a firm one ("we're moving to Denver next month") is an event.
+HEDGED = re.compile(r"\b(?:thinking (?:about|of)|considering|might|maybe|possibly|probably|hoping|hope to|"
+                    r"want to|wanna|would like to|'d like to|looking (?:at|into)|toying with|tempted|"
+                    r"not sure|someday|eventually)\b|考虑|可能|也许|大概|想|说不定|看看|犹豫", re.I)
+# The kinds (tags) a frame's reading gives, as the pattern detectors name them.
+FRAME_KINDS = {"home": "home", "employer": "job", "job": "job", "manager": "job", "diet": "diet",
+               "learning": "learning", "commute": "commute"}
+
+
+def frame_detection(reading: Reading):
+    """The reading as the pattern detectors' `Detection`, so the write policy supersedes on it."""
+    from vaultmem.extract.patterns import Detection
+
+    kind = FRAME_KINDS.get(reading.attribute) or reading.attribute.split(":", 1)[0]
+    named = reading.attribute in ("home", "employer", "manager") or reading.attribute.startswith("tool:")
+    value = reading.value if reading.modality != "ended" else f"not {reading.value}"
+    return Detection(kind, "fact", reading.attribute, value, 0.7, [reading.value] if named else [])
