@@ -171,6 +171,15 @@ def test_a_clean_text_is_looked_at_once_and_a_text_with_a_secret_every_time(monk
     ("for the security question, first pet's name, it's Mr Whiskers", "Mr Whiskers"),
     ("my mother's maiden name is Okafor, if the bank asks", "Okafor"),
     ("密保问题的答案是旺财", "旺财"),
+    ("also the after-hours entrance wants a code, 9931, and I keep typing my old one", "9931"),
+    ("the garage keypad came set to the default so I changed it to 90817. also a weird smell", "90817"),
+    ("储物柜是那种号码锁，我设了4082", "4082"),
+    ('the security question is "name of your first pet". the answer is Pickles. is that dumb', "Pickles"),
+    ("my insurance member ID for the intake form is XHM-4427-0091, where does that go", "XHM-4427-0091"),
+    ("他们要 Mango 的 microchip number 转档案，是 985112004567321 对吧", "985112004567321"),
+    ("confirmation code 是 K7QXRM，现在能选座吗", "K7QXRM"),
+    ("刚才 patient portal 发的 verification code 318846 又过期了", "318846"),
+    ("身份证号110105199203154421，事由：杭州客户调研", "110105199203154421"),
 ])
 def test_access_codes_and_security_answers_are_redacted(text, secret):
     redacted, kinds = redact(text)
@@ -184,6 +193,8 @@ def test_access_codes_and_security_answers_are_redacted(text, secret):
     "we live at 4471 Elm street",       # a street address is its own rule's, not an access code's
     "I asked what the security question for my bank is",
     "the door is 90 cm wide",
+    "my confirmation number is in the email",
+    "the booking reference is TODAY",
 ])
 def test_numbers_near_doors_and_talk_of_security_questions_are_not_secrets(text):
     redacted, kinds = redact(text)

@@ -273,7 +273,7 @@ def credentials(text: str) -> Iterator[Span]:
     """Every keyword-named credential value in `text` (spans may overlap; the caller picks)."""
     masked = [m.span() for m in re.finditer(r"\$\{[^}\n]*\}|\$\([^)\n]*\)|`[^`\n]*\$[^`\n]*`", text)]
     for kind, start, end in (*_code(text), *_prose(text), *_near_keyword(text), *_access_codes(text),
-                             *_security_answers(text)):
+                             *_security_answers(text), *_identifiers(text)):
         if start < end and not any(s < end and start < e for s, e in masked):
             yield kind, start, end
 
@@ -399,7 +399,31 @@ _CODE_MARKS = re.compile(r"(?i)[#*]|\b(?:punch|enter|type|key in|disarm|arm|unlo
                          r"输入|按|解锁|开门|密码")
 
 
+_ACCESS_OBJECT = re.compile(r"(?i)\b(?:garage|gate|door|keypad|alarm|lock\s?box|key\s?safe|safe|locker|padlock|lock|"
+                            r"intercom|buzzer|entrance|entry|bin store|storage|shed|mailbox|panel|building)\b|"
+                            r"车库|大门|门禁|单元门|门锁|密码锁|号码锁|指纹锁|电子锁|智能锁|保险柜|保险箱|储物柜|柜子|车锁|报警器|快递柜|信箱")
+_CODE_NUMBER = re.compile(r"(?<![A-Za-z0-9_.:/-])(?P<v>\d{4,10}[#*＃]?|[#*]\d{3,10})(?![\w.:/%-]|\s*(?:m|km|ft|feet|metres?|meters?|"
+                          r"minutes?|mins?|hours?|am|pm|people|years?|kg|lbs?|sq|percent|dollars?|euros?|yuan|"
+                          r"米|分钟|小时|点|号楼|楼|层|岁|年|元|块|个|人|平|月|日|号)\b)")
+_SENTENCE_END = re.compile(r"[.!?。！？\n](?=\s|$)|[。！？\n]")
+
+
 def _access_codes(text: str) -> Iterator[Span]:
+    """Also: an access object and, later in its sentence, a number shaped like a code that a
+    code's marks or words of setting one surround ("the after-hours entrance wants a code,
+    9931", "the garage keypad … so I changed it to 90817", 储物柜是那种号码锁，我设了4082)."""
+    for obj in _ACCESS_OBJECT.finditer(text):
+        end = _SENTENCE_END.search(text, obj.end())
+        window_end = end.start() if end else len(text)
+        window = text[obj.end():window_end]
+        if not re.search(r"(?i)\bcode\b|\bcombo\b|\bcombination\b|\bpin\b|changed (?:it )?to|set (?:it )?to|reset|"
+                         r"[#*]|密码|码|改成|设了|设成|设置", text[max(0, obj.start() - 30):window_end]):
+            continue
+        for m in _CODE_NUMBER.finditer(window):
+            digits = re.sub(r"\D", "", m.group("v"))
+            if re.fullmatch(r"(?:19|20)\d\d", digits) and not re.search(r"[#*]", m.group("v")):
+                continue
+            yield "password", obj.end() + m.start("v"), obj.end() + m.end("v")
     for pattern in (_ACCESS, _ZH_ACCESS):
         for m in pattern.finditer(text):
             value = m.group("v")
@@ -419,12 +443,27 @@ _ANSWER = re.compile(r"(?i)(?:\b(?:it's|it is|is|was|answer(?:ed)?(?:\s+is)?|set
 
 
 def _security_answers(text: str) -> Iterator[Span]:
-    """The answer to a security question, in the clause after the question is named: "my bank's
-    security question is my first school, it's Hillcrest Elementary", 密保问题的答案是旺财."""
+    """The answer to a security question, in the clause after the question is named, or in
+    the next sentence when it says "the answer is …": "my bank's security question is my first
+    school, it's Hillcrest Elementary", 密保问题的答案是旺财."""
     for key in _SECURITY.finditer(text):
-        end = _CLAUSE_END.search(text, key.end())
+        end = _SENTENCE_END.search(text, key.end())
         window_end = end.start() if end else len(text)
-        answers = list(_ANSWER.finditer(text, key.end(), window_end))
+        said = re.compile(r"(?i)\banswer(?:ed)?\s*(?:is|was|:|=)?\s*|答案(?:是|为|：|:)?\s*")
+        named = said.search(text, key.start(), window_end)
+        if named is None:
+            follows = re.match(r"[.!?。！？]?\s*[\"”']?[.!?。！？]?\s*(?:(?:and|so)\s+)?(?:the\s+)?(?=answer|答案)",
+                               text[window_end:], re.I)
+            if follows:   # … the security question is "name of your first pet". the answer is Pickles.
+                named = said.search(text, window_end + follows.end())
+                if named is not None:
+                    end = _SENTENCE_END.search(text, named.end())
+                    window_end = end.start() if end else len(text)
+        if named is not None:
+            m = re.compile(r"(?P<v>[^\s.,;!?。，；！？][^\n.,;!?。，；！？]{0,40})").match(text, named.end(), window_end)
+            answers = [m] if m else []
+        else:
+            answers = list(_ANSWER.finditer(text, key.end(), window_end))
         if not answers:
             continue
         m = answers[-1]
@@ -435,3 +474,36 @@ def _security_answers(text: str) -> Iterator[Span]:
             continue
         start = m.start("v") + m.group("v").find(value)
         yield "secret-answer", start, start + len(value)
+
+
+# ---- identifiers named by what they are --------------------------------------------------------
+# "member ID XGH448219077", "microchip number 985112004567321", "confirmation code K7QXRM",
+# "verification code 318846", 身份证号110105199203154421 (with or without a valid checksum):
+# whatever follows such a name, shaped like an identifier (digits, or letters with digits),
+# is the person's and stays out.
+
+_ID_NAME = re.compile(
+    r"(?i)\b(?:member(?:ship)?\s*(?:id|number|no\.?|#)|policy\s*(?:number|no\.?|#)|insurance\s+(?:id|number|card)|"
+    r"account\s*(?:number|no\.?|#)|(?:micro)?chip\s*(?:number|no\.?|id)?|confirmation\s*(?:code|number|#)|"
+    r"booking\s*(?:reference|ref|code|number)|reservation\s*(?:code|number)|pnr|record\s+locator|"
+    r"verification\s*code|one[- ]time\s*(?:code|password|passcode)|otp|2fa\s*code|security\s*code|"
+    r"passport\s*(?:number|no\.?)|license\s*(?:number|no\.?)|licence\s*(?:number|no\.?)|"
+    r"(?:nhs|ssn|sin|tax|patient|customer|student|employee|staff)\s*(?:id|number|no\.?))\b|"
+    r"身份证(?:号码|号)?|证件号(?:码)?|护照号(?:码)?|会员(?:号|卡号)|保单号|医保(?:卡)?号|社保(?:卡)?号|学号|工号|"
+    r"验证码|动态码|校验码|确认码|芯片号|驾驶证号")
+_ID_VALUE = re.compile(r"(?<![A-Za-z0-9_-])(?P<v>(?=[A-Za-z0-9-]*[0-9A-Z])[A-Za-z0-9][A-Za-z0-9-]{3,30}[A-Za-z0-9])(?![A-Za-z0-9_-])")
+
+
+def _identifiers(text: str) -> Iterator[Span]:
+    for key in _ID_NAME.finditer(text):
+        end = _SENTENCE_END.search(text, key.end())
+        window_end = min(end.start() if end else len(text), key.end() + 60)
+        m = _ID_VALUE.search(text, key.end(), window_end)
+        if m is None:
+            continue
+        value = m.group("v")
+        digits = sum(c.isdigit() for c in value)
+        code_like = len(value) >= 5 and digits >= 1 and not value.islower()
+        if not (digits >= 4 or code_like) or re.fullmatch(r"(?:19|20)\d\d(?:-\d{1,2}){0,2}", value):
+            continue   # a year or date, a word: not an identifier
+        yield "identifier", m.start("v"), m.end("v")
