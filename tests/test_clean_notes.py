@@ -71,15 +71,15 @@ def test_chat_that_is_not_memory_stays_in_the_session_note(text):
 def test_a_fact_after_a_reaction_is_kept():
     """The issue: "Jordan hates mushrooms" was rejected as filler because the turn opened
     with "good catch … lol"."""
-    assert contents("good catch lol, Jordan hates mushrooms") == ["According to the user, Jordan hates mushrooms."]
+    assert contents("good catch lol, Jordan hates mushrooms") == ["Jordan hates mushrooms."]
     assert contents("哈哈被你说中了，我女儿糖糖天天偷偷喂它零食。") == ["用户女儿糖糖天天偷偷喂它零食。"]
 
 
 def test_dated_news_about_someone_is_kept_and_chat_about_no_one_is_not():
     assert contents("ok good. Kabir lost his first tooth yesterday btw, he is extremely proud") \
-        == ["According to the user, on 2026-09-19, Kabir lost his first tooth, he is extremely proud."]
+        == ["On 2026-09-19, Kabir lost his first tooth, he is extremely proud."]
     assert contents("the kids start school on Monday.") \
-        == ["According to the user, on 2026-09-21, the kids start school."]
+        == ["On 2026-09-21, the kids start school."]
     assert contents("ah, someone reinstalled the app last week. that'll be it") == []
     assert contents("went four times this week.") == []
 
@@ -87,7 +87,7 @@ def test_dated_news_about_someone_is_kept_and_chat_about_no_one_is_not():
 def test_tiredness_with_news_after_a_but_is_news():
     assert contents("I'm exhausted after the race but proud I finished my first marathon.") \
         == ["The user is exhausted after the race but proud they finished their first marathon."]
-    assert contents("累死了，不过我终于跑完了第一个马拉松。") == ["累死了，不过用户终于跑完了第一个马拉松。"]
+    assert contents("累死了，不过我终于跑完了第一个马拉松。") == ["用户终于跑完了第一个马拉松。"]
 
 
 def test_the_fact_beside_the_chat_is_kept():

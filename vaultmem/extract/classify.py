@@ -17,11 +17,17 @@ _DISCOURSE = re.compile(
     r"uh+|hmm+|honestly|also|plus|anyway|btw|by the way|totally|sure|right|cool|great|nice|"
     r"awesome|thanks|thank you|aw+|oh man|omg|absolutely|definitely|true|congrats|lately|"
     r"(?:good|nice) (?:catch|call)|fair point|lmao|sounds (?:good|great)|got it|sorted|perfect|"
-    r"guess what|(?:big|bigger|biggest|good|great|bad|some|other|more|diet|job|work|house|family|quick) news|"
+    r"guess what|(?:(?:the|some|other|more|a|one)\s+)*(?:big|bigger|biggest|good|great|bad|some|other|more|diet|job|"
+    r"work|house|family|quick|happy|sad|exciting)\s+news|"
+    r"on the (?:bright|plus|other|flip) side|(?:an? )?important one|(?:the )?good part|turns out|"
+    r"(?:work|money|health|house|school|family|diet|food|fitness|career|sleep)-?wise|in other news|"
+    r"speaking of (?:which|that)|side note|real quick|just so you know|for context|for the record|"
     r"(?:quick |small |big )?update|(?:ok(?:ay)? )?confession(?: time)?|fun fact|"
     r"(?:un)?related|anyway|(?:one more|another|other|last|different|random) (?:thing|topic|question|one)|"
-    r"something (?:silly|fun|random|quick|different|else))\b[\s,!.:]*)+", re.I)
-_ZH_DISCOURSE = re.compile(r"^(?:(?:哈哈+|嗯+|哦+|啊+|好的|好吧|对了|那个|说实话|你好|嗨|早安|早上好|早|另外|还有|顺便说一下|顺便)"
+    r"something (?:silly|fun|random|quick|different|else))\b[\s,!.:;—–-]*)+", re.I)
+_ZH_DISCOURSE = re.compile(r"^(?:(?:哈哈+|嗯+|哦+|啊+|好的|好吧|对了|那个|说实话|你好|嗨|早安|早上好|早|另外|还有|顺便说一下|顺便|"
+                           r"(?:跟|和)?你说(?:个|件)?(?:事|事儿)?|告诉你(?:个|件)?(?:事|好消息|消息)?|说个事|有个(?:好)?消息|好消息是?|"
+                           r"坏消息是?|大消息|重要的是|其实吧|话说|对啊|是啊|没错|挺好的|还行|要的|不用了|算了)"
                            r"[，,！!。～~\s]*)+")
 _REACTION = re.compile(
     r"\b(?:thank(?:s| you)|appreciate (?:it|that|you|your)|proud of you|happy for you|"

@@ -44,7 +44,7 @@ _NOT_NAMES = frozenset("""I I'm I've I'd I'll The A An It It's This That These T
 His Her Its On In At To From For With And But So Or Also Just Now Then Here There What When Where Which Who Why How
 Yes No Ok Okay Oh Hey Hi Hello Thanks Thank Sorry Well Anyway Actually Honestly Still Btw Lol Ugh Wow Today Tomorrow
 Yesterday Tonight Next Last This Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March
-April May June July August September October November December Christmas Easter Thanksgiving New Year Big Good
+April May June July August September October November December Christmas Easter Thanksgiving Year Big Good
 Great Bad Quick Update News Work Home Mom Mum Dad Family Everyone Everything Nothing Something Someone AI""".split())
 _ORG_WORDS = (r"Inc|Inc\.|LLC|Ltd|Labs?|Health|Healthcare|Bank|Studios?|Systems|Group|Capital|Partners|"
               r"Technologies|Technology|Tech|Software|Solutions|Foods?|Freight|Logistics|Robotics|Motors|"
@@ -145,7 +145,7 @@ def org_zh(text: str) -> str | None:
             return re.sub(r"^[\u4e00-\u9fff]{1,4}的(?=[\u4e00-\u9fff]{2,})", "", name)
     m = _ZH_ORG.search(text)
     if m and not m.group(1).startswith(("一家", "这家", "那家", "那个", "这个")) \
-            and not re.search(r"[被把让给和跟的我你他她是在了]", m.group(1)):
+            and not re.search(r"[被把让给和跟的我你他她是在了]|那边|这边|有家|一家|哪家", m.group(1)):
         return re.sub(r"^(?:在|去|到|进|入职|加入)+", "", m.group(1) + m.group(2))
     return None
 
@@ -191,7 +191,8 @@ _PLAN = re.compile(r"\b(?:going to|gonna|plan(?:ning)? (?:to|on)|thinking (?:abo
                    r"summer|fall|autumn|winter)|in (?:the )?(?:spring|summer|fall|autumn|winter)|if all goes well|"
                    r"fingers crossed|once|assuming)\b", re.I)
 _HYPOTHETICAL = re.compile(r"^(?:\w+\s+){0,3}?(?:if|what if|imagine|suppose|supposing|in case|unless|whether)\b|"
-                           r"\bwould (?:you|it|that|i)\b|\bshould (?:i|we)\b|\?\s*$", re.I)
+                           r"\bwould (?:you|it|that|i|mean|have to)\b|\b(?:it|that|we|i)'d (?:mean|have to|need)\b|"
+                           r"\bshould (?:i|we)\b|\bcould (?:we|i) (?:afford|manage|do)\b|\?\s*$", re.I)
 _NEGATED = re.compile(r"\b(?:not|never|no longer|don't|doesn't|didn't|won't|isn't|aren't|wasn't|weren't|"
                       r"fell through|called off|cancell?ed|decided against|backed out|changed (?:my|our) minds?|"
                       r"scrapped|off the table|not happening|nixed|gave up on)\b", re.I)
@@ -199,7 +200,11 @@ _ZH_PLAN = re.compile(r"打算|准备|计划|考虑|可能|也许|大概|估计|
 _ZH_HYPOTHETICAL = re.compile(r"如果|要是|假如|万一|的话|假设|是不是应该|该不该|吗[？?。]?$|[？?]$")
 _ZH_NEGATED = re.compile(r"不|没|别|算了|黄了|取消|作罢|放弃")
 _OTHER_SUBJECT = re.compile(
-    r"^(?:(?:so|and|but|oh|also|btw|well)[,\s]+)*(?:my|our)\s+(?!(?:new|old|own|first|current)\b)([a-z]+(?:\s[a-z]+)?)"
+    r"^(?:(?:so|and|but|oh|also|btw|well)[,\s]+)*(?:my|our)\s+(?:(?:best|old|older|younger|little|big|new|ex|"
+    r"step|close)[\s-]+)?((?:friend|brother|sister|mom|mum|dad|mother|father|wife|husband|partner|boyfriend|"
+    r"girlfriend|son|daughter|kids?|cousin|colleague|coworker|co-worker|boss|manager|neighbou?r|roommate|flatmate|"
+    r"aunt|uncle|grandma|grandpa|grandmother|grandfather|niece|nephew|fianc[eé]e?|teammate|classmate|landlord|"
+    r"in-laws|parents|sister-in-law|brother-in-law|mother-in-law|father-in-law)s?)"
     r"(?:\s+([A-Z][a-z]+))?\s+(?:just\s+|finally\s+|recently\s+|also\s+)?"
     r"(?:moved|lives?|is|got|works?|started|joined|left|quit|has|was|went|bought|switched)\b"
     r"|^(?:(?:so|and|but|oh|also|btw|well)[,\s]+)*([A-Z][a-z]+)\s+(?:just\s+|finally\s+)?"
@@ -221,7 +226,7 @@ def _modality(sentence: str, chinese: bool, value: str | None) -> str:
         if re.search(r"不搬|没搬|不去|没去|不换|没换|不用|没用|不再|没有|取消|黄了|算了|放弃|不考虑", clause) \
                 and not re.search(r"不再用|不用了|不再喝|不吃了|戒了", head):
             return "negated"
-        if _ZH_PLAN.search(head) and not re.search(r"了|已经|终于|总算|现在|目前", head):
+        if _ZH_PLAN.search(clause) and not re.search(r"了|已经|终于|总算|现在|目前", head):
             return "plan"
         return "fact"
     if _HYPOTHETICAL.search(clause):
@@ -234,7 +239,7 @@ def _modality(sentence: str, chinese: bool, value: str | None) -> str:
                          r"switching|joining)|won't be|no longer (?:moving|going))\b|"
                          r"\b(?:was|were) (?:going to|gonna|planning to|supposed to)\b", clause, re.I):
         return "negated"
-    if _PLAN.search(head) and not re.search(r"\b(?:now|already|finally|officially|just)\b", head, re.I):
+    if _PLAN.search(clause) and not re.search(r"\b(?:now|already|finally|officially|just|have been|'ve been)\b", head, re.I):
         return "plan"
     if re.search(r"\b(?:moving|relocating|starting|joining|switching|leaving|getting married|going)\b", head, re.I) \
             and _FUTURE_TIME.search(clause):
@@ -271,15 +276,18 @@ class Reading:
 _HOME_CUE = re.compile(
     r"\b(?:live[sd]?|living|moved|move|moving|relocat\w*|settled|settling|based|resid\w+|unpack\w*|landlord|lease|"
     r"(?:new|our|my|the)\s+(?:\w+\s+)?(?:place|flat|apartment|apt|house|home|condo|neighbou?rhood)|"
-    r"(?:flat|apartment|place|condo|house)\b(?=.{0,30}\bhome\b)|feels like home|here in)\b", re.I)
-_ZH_HOME_CUE = re.compile(r"住在|住到|住进|住下|搬到|搬去|搬家|搬来|搬回|搬进|定居|落户|安家|安顿|新家|我们家在|我家在|租了.{0,6}房|"
+    r"(?:flat|apartment|place|condo|house)\b(?=.{0,30}\bhome\b)|feels like home|here in|"
+    r"(?:rental|renting|rent|lease)(?=.{0,25}\b(?:flat|apartment|apt|house|place|room|condo|townhouse)\b)|"
+    r"(?:flat|apartment|apt|house|place|condo|townhouse)\s+(?:rental|lease)|"
+    r"(?:have|'ve|has) been (?:in|living in)|(?:I'm|I am|we're|we are) (?:now )?in)\b", re.I)
+_ZH_HOME_CUE = re.compile(r"住在|住到|住进|住下|住了|住(?=[\u4e00-\u9fff]{2})|搬到|搬去|搬家|搬来|搬回|搬进|定居|落户|安家|安顿|新家|我们家在|我家在|租了.{0,6}房|"
                           r"买了.{0,6}房|房子在|常驻|base在|落脚")
 _WORK_CUE = re.compile(
     r"\b(?:work(?:s|ing|ed)?\s+(?:at|for)|join(?:ed|ing)?|hired|(?:started|starting|start)\s+(?:at|with)|"
     r"(?:new\s+)?job\s+(?:at|with)|offer\s+(?:from|at)|(?:first|second|third|last)\s+(?:day|week|month)\s+at|"
     r"(?:I'm|I am|I'm now|now that I'm|now I'm|we're)\s+(?:now\s+)?(?:at|over at|with)|employer|company|"
     r"left|quit|laid off|resigned from|leaving)\b", re.I)
-_ZH_WORK_CUE = re.compile(r"入职|跳槽|加入了|在.{2,12}(?:上班|工作|实习)|去.{2,12}(?:上班|工作)|新公司|offer|离职|辞职|被裁|东家|报到")
+_ZH_WORK_CUE = re.compile(r"入职|跳槽|加入了|在.{2,12}(?:上班|工作|实习)|去.{2,12}(?:上班|工作)|新公司|离职|辞职|被裁|东家|报到")
 _JOB_NOUNS = (r"engineer|developer|programmer|designer|manager|director|lead|head|analyst|scientist|researcher|"
               r"architect|consultant|teacher|nurse|doctor|lawyer|accountant|writer|editor|product owner|"
               r"vp|vice president|president|officer|specialist|coordinator|administrator|technician|"
@@ -362,7 +370,8 @@ def _reading(attribute: str, value: str | None, s: str, zh: bool) -> Reading | N
 def _en_home(s: str) -> Reading | None:
     if not _HOME_CUE.search(s):
         return None
-    if re.search(r"\b(?:visit\w*|trip|vacation|holiday|travel\w*|flew|flying|conference|stay(?:ed|ing)? (?:at|in) a hotel)\b", s, re.I) \
+    if re.search(r"\b(?:visit\w*|trip|vacation|holiday|travel\w*|flew|flying|conference|stay(?:ed|ing)? (?:at|in) a hotel|"
+                 r"cabin|cottage|airbnb|hotel|resort|campsite|getaway|thanksgiving|christmas|for the (?:week|weekend))\b", s, re.I) \
             and not re.search(r"\b(?:moved|live|living|settled|relocat)\b", s, re.I):
         return None
     moved = re.search(r"\bfrom\s+(?:the\s+)?" + _NAME_SPAN + r"\s+to\s+(?:the\s+)?(" + _NAME_SPAN + ")", s)
@@ -473,14 +482,27 @@ _EN_FRAMES = (_en_manager, _en_home, _en_employer, _en_job, _en_tool, _en_diet, 
 def _zh_home(s: str) -> Reading | None:
     if not _ZH_HOME_CUE.search(s) or re.search(r"出差|旅游|旅行|玩几天|度假", s):
         return None
-    tail = s[_ZH_HOME_CUE.search(s).start():]
-    place = place_zh(tail) or place_zh(s)
+    cue = _ZH_HOME_CUE.search(s)
+    tail = s[cue.start():]
+    clause_end = re.search(r"[，。！？；,;!?]", tail)
+    clause = tail[:clause_end.start()] if clause_end else tail
+    place = place_zh(clause)
+    named = re.match(r"(?:住在|住到|住进|搬到|搬去|搬回|搬进|住)(?:了)?([\u4e00-\u9fff]{2,6}?)(?=[了的在，。！？,.!?\s]|$)", clause)
+    if named and not _ZH_NOT_PLACE.search(named.group(1)) and (place is None or named.group(1).startswith(place)):
+        place = named.group(1)   # "住上海闵行": a district no list holds, right after the cue
+    if place is None:   # "广州，天河，住了六年了": the place said just before
+        before = s[max(0, cue.start() - 10):cue.start()]
+        place = place_zh(before) if re.search(r"住了|住(?:着|过)", s[cue.start():cue.start() + 3]) else None
     if place is None:
         return None
     moved = re.search(r"从([\u4e00-\u9fff]{2,8}?)搬", s)
     if moved and moved.group(1).startswith(place):
         place = place_zh(s[s.find("搬"):]) or None
     return _reading("home", place, s, True)
+
+
+_ZH_NOT_PLACE = re.compile(r"这|那|哪|附近|家里|公司|宿舍|学校|年|月|天|久|一起|过去|过来|回来|回去|进去|出去|下来|不|没|得|多|好|很|挺|"
+                           r"一个|两个|房子|小区|楼|层|套|间|屋")
 
 
 def _zh_employer(s: str) -> Reading | None:
@@ -587,3 +609,47 @@ def frame_detection(reading: Reading):
     named = reading.attribute in ("home", "employer", "manager") or reading.attribute.startswith("tool:")
     value = reading.value if reading.modality != "ended" else f"not {reading.value}"
     return Detection(kind, "fact", reading.attribute, value, 0.7, [reading.value] if named else [])
+
+
+# --- what a memory speaks of, for the read-time net -------------------------------------------------
+
+_SPEAKS = {
+    "home": (_HOME_CUE, _ZH_HOME_CUE),
+    "employer": (_WORK_CUE, _ZH_WORK_CUE),
+    "job": (re.compile(rf"\b(?:promot\w+|title|role|position|job)\b|{_TITLE.pattern}", re.I),
+            re.compile(r"升职|晋升|职位|岗位|转岗|工程师|经理|总监|主管|设计师|分析师|老师|医生|护士")),
+    "manager": (re.compile(r"\b(?:manager|boss|supervisor|team lead|reports? to)\b", re.I),
+                re.compile(r"领导|老板|经理|主管|上司|组长|leader")),
+    "diet": (re.compile(r"\b(?:diet|vegan|vegetarian|keto|pescatarian|paleo|meat|dairy|gluten)\b", re.I),
+             re.compile(r"饮食|吃素|素食|生酮|控糖|低脂|戒糖|断糖|吃肉")),
+    "commute": (re.compile(r"\b(?:commut\w*|drive|driving|train|bus|subway|metro|bike|cycling|ferry|walk)\b", re.I),
+                re.compile(r"通勤|开车|地铁|公交|骑车|电动车|单车|打车|班车|走路")),
+    "learning": (re.compile(r"\b(?:learning|studying|lessons?|class(?:es)?|course)\b", re.I),
+                 re.compile(r"学|课|班")),
+}
+
+
+def speaks_of(attribute: str, text: str) -> bool:
+    """Whether a memory's statement speaks of `attribute` at all (a cue word; no value needed)."""
+    family = attribute.split(":", 1)[0]
+    if family == "tool":
+        kind = attribute.split(":", 1)[1] if ":" in attribute else ""
+        return any(k == kind for _t, k in tools_in(text))
+    cues = _SPEAKS.get(family)
+    return bool(cues and (cues[1] if is_chinese(text) else cues[0]).search(text))
+
+
+def named_values(text: str) -> set[str]:
+    """What a statement names that could be a slot's value: capitalised names, places and
+    organisations, tools, numbers (lower-cased); for comparing two memories of one slot."""
+    found = {m.group(0).rstrip(".,'’").lower() for m in re.finditer(rf"{_NAME_SPAN}", text)
+             if m.group(0).split()[0] not in _NOT_NAMES and m.group(0) not in ("The user", "User")}
+    found |= {t.lower() for t, _k in tools_in(text)}
+    found |= set(re.findall(r"\d+(?:[.:]\d+)?", text))
+    if is_chinese(text):
+        found |= {m.group(0) for m in _zh_listed_places().finditer(text)}
+        found |= {m.group(0) for m in _ZH_PLACE_SUFFIX.finditer(text)}
+        m = _ZH_ORG.search(text)
+        if m:
+            found.add(m.group(0))
+    return {v for v in found if v not in ("the user", "user", "i")}

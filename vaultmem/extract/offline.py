@@ -27,6 +27,9 @@ from vaultmem.extract.classify import (
     sentence_kind, shared_images, split_sentences, strip_discourse)
 from vaultmem.extract.corrections import find_correction
 from vaultmem.extract.dates import find_date
+from vaultmem.extract.frames import FRAME_KINDS, HEDGED, frame_detection
+from vaultmem.extract.statements import frame_statement
+from vaultmem.extract.frames import read as read_frame
 from vaultmem.extract.howto import find_howto, howto_text
 from vaultmem.extract.kinds import STANDING, content_words, plain_kind
 from vaultmem.extract.names import entities_of, known_names, names_someone, resolve_pronoun, the_one_named
@@ -161,6 +164,36 @@ def _vocatives(turns) -> set[str]:
 _WANTS = re.compile(r"(?:I|we)(?:'d| would| really| just|\s)*\s*(?:want|need|like|am looking for|are looking for)\s+"
                     r"(?:a|an|some|the|to find|to get|to make|to write|help)\b|(?:I|we)'d like\b"
                     r"|我(?:们)?(?:想|需要|要)(?!念|吃)(?!.*(?:今年|明年|以后|将来|一直|打算|这辈子))", re.I)
+# An untyped statement with these marks is chat of the moment, not a fact to keep: feelings
+# and exclamations, laughter, asking for help, exaggeration (English and Chinese).
+_CHAT_MARKS = re.compile(
+    r"哈哈|呵呵|嘿嘿|hhh|😂|🤣|😭|😅|累死|累成狗|哭成狗|崩溃|头都大了|头大|丢人|尴尬|无语|烦死|好烦|"
+    r"气死|要疯了|受不了|怀疑人生|丑哭|难受|好闷|眼睛要瞎|手都.{0,3}麻|落汤鸡|躺平|摸鱼|心疼一下|"
+    r"\bI need (?:coffee|lunch|sleep|a nap)\b|"
+    r"\b(?:so|really|super) (?:tired|annoyed|stressed|bored|nervous|anxious)\b|\bcan(?:'t| not) wait\b|"
+    r"\bjust needed to\b", re.I)
+
+
+_INTERJECTIONS = re.compile(r"(?i)(?:^|(?<=\s))(?:ugh+|argh+|omg|lol|lmao|haha+|hehe|yikes|oof|sigh|ffs)\b[,.!]*\s*")
+
+
+def without_chat(sentence: str, chinese: bool) -> str:
+    """The sentence without its clauses of chat of the moment ("白天上班晚上看书，累成狗" ->
+    "白天上班晚上看书") and its interjections ("ugh", "lol"): a feeling, laughter or an
+    exaggeration is not part of the fact."""
+    sentence = _INTERJECTIONS.sub("", sentence).strip(" ,")
+    if not _CHAT_MARKS.search(sentence):
+        return sentence
+    parts = re.split(r"([，,；;。！!？?]|\s+[-–—]\s+)", sentence)
+    kept = "".join(part for i, part in enumerate(parts)
+                   if not (i % 2 == 0 and _CHAT_MARKS.search(part))
+                   and not (i % 2 == 1 and i + 1 < len(parts) and _CHAT_MARKS.search(parts[i + 1])))
+    kept = kept.strip(" ，,；;").strip()
+    if kept != sentence.strip():   # "累死了，不过我终于跑完了…": the "but" led away from what went
+        kept = re.sub(r"^(?:不过|但是|可是|但|而且|所以|(?:but|though|so|and)\b[,\s]*)", "", kept, flags=re.I).strip()
+    return kept if len(re.sub(r"\W", "", kept)) >= (6 if chinese else 12) else ""
+
+
 _KIN = "|".join(_RELATIONS + _PETS)
 _NAMED_IN_PASSING = re.compile(rf"\b([A-Z][a-z]+),? (?:my|our) ({_KIN})\b|\b(?:my|our) ({_KIN}),? ([A-Z][a-z]+)\b")
 _HOUSEHOLD = re.compile(r"^(.*\b(?:live|lives|living|moved|based|settled)\s+(?:in|to)\s+(?:the\s+)?"
@@ -235,6 +268,9 @@ def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives
         raw = strip_lead_in(raw, chinese)
         if chatter(raw, chinese) and not detect(strip_discourse(raw, chinese), chinese):
             continue
+        raw = without_chat(raw, chinese)
+        if not raw:
+            continue
         raw = resolve_pronoun(raw, antecedent, chinese)
         antecedent = the_one_named(raw, chinese, vocatives) or antecedent
         name, subject = display_name(speaker, names, chinese)
@@ -290,7 +326,8 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
     if remember and not has_first_person(sentence):
         procedure = instructions and (procedure or chinese
                                       or not re.match(r"(?i)(?:the|a|an|\w+'s)\b", sentence))
-    detection = None
+    detection = framed = None
+    planned = False
     if not procedure:
         sentence = strip_discourse(sentence, chinese)
         if not remember and is_request(sentence, chinese):
@@ -301,6 +338,23 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
                 return None
             sentence = f"my {named.group(2) or named.group(3)} is called {named.group(1) or named.group(4)}"
         detection = detect(sentence, chinese)
+        reading = read_frame(sentence, chinese)
+        if reading is not None and reading.subject == "user" and not remember:
+            if reading.modality in ("negated", "hypothetical") or (
+                    reading.modality == "plan" and HEDGED.search(sentence) and reading.attribute != "learning"):
+                # talk of a change that did not (or may not) happen: not a memory of what holds;
+                # it stays in the session note, where search still finds it
+                return None
+            if reading.modality == "plan" and not _dated_ahead(sentence, anchor):
+                detection = None   # a firm plan without a day is an event, not yet the new value
+            elif reading.modality == "plan":
+                # "下周一入职云帆物流": the new value holds from the day it names (`valid_from`)
+                detection, framed = detection or frame_detection(reading), None if detection else reading
+                planned = True
+            elif detection is None or detection.attribute in (None, "location") or (
+                    detection.kind in FRAME_KINDS and detection.attribute != reading.attribute
+                    and reading.attribute not in ("job", "employer")):
+                detection, framed = frame_detection(reading), reading
         attributed = not remember and not first_person_statement(sentence, chinese)
         if detection and attributed:
             # The pattern knows it is the speaker's own ("11月2号入职明帆物流"): say whose it is
@@ -323,6 +377,14 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
         sentence = f'I said: "{capitalise(sentence.rstrip(".!"))}."'
     match = find_date(sentence, anchor) if anchor else None
     text, valid_from, valid_to = with_date(sentence, match, name, chinese, procedure)
+    frame_title = ""
+    if framed is not None:  # the slot says it all: one clean statement, not the chat around it
+        said = (anchor.date() if hasattr(anchor, "date") else anchor) if anchor else None
+        if match is not None and said is not None and match.date > said and not planned:
+            # "I'm in Minneapolis, our lease runs out March 31": the day is the lease's, not
+            # the day the value began; the memory is dated by when it was said
+            match, valid_from, valid_to = None, None, None
+        text, frame_title = frame_statement(framed, name, chinese, match.date if match else None)
     bare = lower_first(to_third_person(text, name)) if procedure else text
     if procedure:
         text = instruction_text(text, name, chinese)
@@ -353,7 +415,7 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
         importance = 0.9
     elif correction and detection:
         importance = max(importance, 0.8)
-    title = make_title(text.split("：" if chinese else ": ", 1)[-1]) if procedure else ""
+    title = make_title(text.split("：" if chinese else ": ", 1)[-1]) if procedure else frame_title
     return {"text": limit_words(text, chinese), "type": kind, "title": title, "importance": importance,
             "detection": detection, "subject": subject, "valid_from": valid_from,
             "valid_to": valid_to, "tags": tags, "correction": bool(correction and detection),
@@ -362,6 +424,15 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
             "standalone": ((not attributed or informative or remember or procedure)
                            and (bool(detection or procedure or remember)
                                 or not leans_on_context(sentence, chinese)))}
+
+
+def _dated_ahead(sentence: str, anchor) -> bool:
+    """The sentence names the day (or month) a change takes effect, on or after it was said."""
+    if not anchor:
+        return False
+    match = find_date(sentence, anchor)
+    said = anchor.date() if hasattr(anchor, "date") else anchor
+    return match is not None and match.date >= said and match.granularity in ("day", "month", "weekend")
 
 
 def _merge(pieces: list[dict]) -> list[list[dict]]:
@@ -392,7 +463,9 @@ def _candidate(group: list[dict], turn_id: str, speaker: str) -> Candidate:
     head = group[0]
     chinese = is_chinese(head["text"])
     content = ("" if chinese else " ").join(p["text"] for p in group)
-    if head["attributed"]:  # someone else's news, told by the speaker: say who told it
+    if head["attributed"] and head["subject"] != "user":  # news told by a named speaker: say who
+        # (in an assistant chat the user told it: the source link says so; "According to the
+        # user, …" is not how a person writes a memory down)
         content = (f"{head['name']}说：{content}" if chinese
                    else capitalise(f"according to {head['name']}, {lower_first(content)}"))
         content = limit_words(content, chinese)

@@ -328,7 +328,7 @@ def _zh_name(s: str) -> Detection | None:
 
 
 def _zh_job(s: str) -> Detection | None:
-    m = re.search(r"(?:入职(?:了)?|跳槽到(?:了)?|加入(?:了)?|去了?)([\u4e00-\u9fffA-Za-z]{2,12}?)(?:公司)?(?=[，。！,.!；]|$|做|当|上班|工作)", s)
+    m = re.search(r"(?:入职(?:了)?|跳槽到(?:了)?|加入(?:了)?|去了?)([\u4e00-\u9fffA-Za-z]{2,12}?)(?:公司)?(?:了)?(?=[，。！,.!；]|$|做|当|上班|工作)", s)
     if m and re.search(r"入职|跳槽|加入|上班|工作", s):
         org = m.group(1)
         return Detection("job", "fact", "employer", org, 0.7, [org])
