@@ -192,6 +192,7 @@ class Memory:
         'Cutting back on coffee'
         """
         hits = self._search_hits(query, k, type, tag, user, since, as_of, all, scope=scope)
+        self._mark_current(hits, query)
         result = {"query": query, "hits": [h.to_dict() for h in hits]}
         if hits.warning:
             result["warning"] = hits.warning
@@ -218,6 +219,7 @@ class Memory:
             vector = None
         hits = self._search_hits(question, k=k, user=user, as_of=as_of, all=all, vector=vector,
                                  scope=scope)
+        self._mark_current(hits, question)
         pinned = [] if hits.warning or scope == "notes" else self.searcher.search(
             question, k=PINNED_MAX, tag=PINNED_TAG, user=user or self.user, as_of=as_of, all=all,
             min_score=0.0, vector=vector, scope="memories")
@@ -236,6 +238,15 @@ class Memory:
         if hits.warning:
             result["warning"] = hits.warning
         return result
+
+    def _mark_current(self, hits, question: str) -> None:
+        """Of two active memories among `hits` that give one slot two values, the one said
+        last is current and the other is shown as earlier (`current.mark_current`)."""
+        from vaultmem.current import mark_current
+        from vaultmem.note import read_head
+
+        if hits.warning is None:
+            mark_current(hits, question, lambda rel: read_head(self.vault.abs(rel)))
 
     def _superseded_by(self, rel: str) -> list[str]:
         """The `superseded_by` links of the note at `rel`, as written ([] when unreadable):

@@ -87,13 +87,23 @@ def contradictions(vault, notes, index: ChunkIndex | None, resolver=None) -> lis
             found.append({"paths": list(key), "reason": reason})
 
     by_subject: dict = {}
+    read_from_text: dict = {}   # slots read from statements (`current.slot_of`): their values
     for rel, note in active.items():
         subject, attribute = as_text(note.meta.get("subject")), as_text(note.meta.get("attribute"))
         if subject and attribute:
             key = (as_text(note.meta.get("user")), subject, attribute)
             by_subject.setdefault(key, []).append(rel)
+        else:
+            slot = _read_slot(note)
+            if slot is not None:
+                key = (as_text(note.meta.get("user")), *slot[:2])
+                by_subject.setdefault(key, []).append(rel)
+                read_from_text[rel] = slot[2]
     for (_, subject, attribute), rels in by_subject.items():
         for other in rels[1:]:
+            values = {read_from_text.get(r) for r in (rels[0], other)}
+            if None not in values and len(values) == 1:
+                continue   # the same value said twice, both read from their statements
             add(rels[0], other, f"both active for {subject} / {attribute}")
     resolver = resolver or LinkResolver(vault.root)
     for rel, note in active.items():
@@ -105,6 +115,16 @@ def contradictions(vault, notes, index: ChunkIndex | None, resolver=None) -> lis
     if index is not None:
         _similar_pairs(index, add)
     return found
+
+
+def _read_slot(note) -> tuple[str, str, str] | None:
+    """(subject, attribute, value) of a memory note without slot properties, read from its
+    statement as `context` reads it (`current.slot_of`)."""
+    from types import SimpleNamespace
+
+    from vaultmem.current import slot_of
+
+    return slot_of(SimpleNamespace(text=note.statement() if hasattr(note, "statement") else note.body or ""))
 
 
 def _similar_pairs(index: ChunkIndex, add) -> None:

@@ -1,0 +1,99 @@
+"""Issue 32's read-time net (`vaultmem.current`): when the memories a question finds give one
+slot two values and neither supersedes the other (a wording the write policy did not read,
+a note written by hand), `context` and `search` show the one said last as current and the
+other as earlier, until the day the later one was said; `doctor` lists the pair.
+
+Real vault, real git, real index and the bundled model; the notes are written as a person
+(or another tool) would write them, without the slot properties the extractor sets."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+
+from vaultmem import api
+from vaultmem.memories import write_memory
+from tests.helpers.clock import clock_at
+
+NOW = "2026-11-30T12:00:00"
+
+
+def memory(vault, text, said, type="fact", **extra):
+    return write_memory(vault, text=text, type=type, user="default", valid_from=said,
+                        now=datetime(2026, 11, 1, 9, 0), extra=extra or None)
+
+
+@pytest.fixture
+def vault(tmp_path, embedder, git_identity):
+    with clock_at(NOW):
+        api.init(tmp_path / "v", model="all-MiniLM-L6-v2")
+        mem = api.Memory(tmp_path / "v", embedder=embedder)
+        v = mem.vault
+        # said on different days, each in its own words: no rule of the write policy saw them
+        memory(v, "The user lives in Chicago, in a small flat near the lake.", date(2026, 8, 2))
+        memory(v, "The user's new place in Denver finally feels like home.", date(2026, 10, 12))
+        memory(v, "The user's friend Jake lives in Seattle.", date(2026, 11, 2))
+        memory(v, "The user loves deep-dish pizza.", date(2026, 9, 1), type="preference")
+        mem.reindex()
+        yield mem
+
+
+def memory_lines(text):
+    return [line for line in text.splitlines() if line.startswith("- [fact") or line.startswith("- [pref")]
+
+
+def test_context_shows_the_value_said_last_first_and_the_earlier_one_as_earlier(vault):
+    with clock_at(NOW):
+        block = vault.context("Where does the user live?", budget=400)["text"]
+    lines = memory_lines(block)
+    assert "Denver" in lines[0], block
+    chicago = [line for line in lines if "Chicago" in line]
+    assert chicago and all("until 2026-10-12" in line for line in chicago), block
+    # another person's home is not the user's: it is neither earlier nor current of that slot
+    assert all("until" not in line for line in lines if "Jake" in line), block
+
+
+def test_search_marks_the_earlier_value_and_ranks_the_later_first(vault):
+    with clock_at(NOW):
+        hits = vault.search("Where does the user live?", k=5)["hits"]
+    facts = [h for h in hits if h["type"] == "fact" and ("Denver" in h["text"] or "Chicago" in h["text"])]
+    assert "Denver" in facts[0]["text"]
+    assert [h["valid_to"] for h in facts if "Chicago" in h["text"]] == ["2026-10-12"]
+
+
+def test_values_of_one_slot_from_the_notes_own_properties_are_grouped_too(tmp_path, embedder, git_identity):
+    with clock_at(NOW):
+        api.init(tmp_path / "v", model="all-MiniLM-L6-v2")
+        mem = api.Memory(tmp_path / "v", embedder=embedder)
+        memory(mem.vault, "The user's editor is Sublime Text.", date(2026, 7, 14),
+               subject="user", attribute="editor", value="Sublime Text")
+        memory(mem.vault, "The user codes in PyCharm these days.", date(2026, 9, 20),
+               subject="user", attribute="editor", value="PyCharm")
+        mem.reindex()
+        block = mem.context("Which code editor does the user use?", budget=400)["text"]
+    lines = memory_lines(block)
+    assert "PyCharm" in lines[0] and any("Sublime" in line and "until 2026-09-20" in line for line in lines), block
+
+
+def test_one_value_alone_is_left_as_it_is(tmp_path, embedder, git_identity):
+    with clock_at(NOW):
+        api.init(tmp_path / "v", model="all-MiniLM-L6-v2")
+        mem = api.Memory(tmp_path / "v", embedder=embedder)
+        memory(mem.vault, "The user lives in Porto.", date(2026, 8, 2))
+        memory(mem.vault, "The user's flat in Porto has a balcony.", date(2026, 10, 2))
+        mem.reindex()
+        block = mem.context("Where does the user live?", budget=400)["text"]
+    assert "until" not in block and "Porto" in memory_lines(block)[0], block
+
+
+def test_doctor_lists_the_pair_read_from_the_statements(vault):
+    from vaultmem.doctor import doctor
+
+    found = doctor(vault.vault)["contradictions"]
+    slot_pairs = [(sorted(c["paths"]), c["reason"]) for c in found if c["reason"].startswith("both active for")]
+    assert [reason for paths, reason in slot_pairs
+            if any("Chicago" in x for x in paths) and any("Denver" in x for x in paths)] == \
+        ["both active for user / home"], found
+    # Jake's home is another subject's slot: never paired with the user's
+    assert not [paths for paths, _ in slot_pairs if any("Jake" in x for x in paths)], found

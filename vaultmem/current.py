@@ -1,0 +1,202 @@
+"""Which of the memories a question found still hold: the read-time net under the write policy.
+
+The write policy supersedes a memory when a later statement fills the same slot (subject
+and attribute) with another value. Where it missed one (a wording its rules did not read,
+a note edited by hand, two devices that each learnt a value), the hits of a question may
+hold two active memories of one slot with different values. Read again here, each memory's
+slot comes from its note's `subject`/`attribute`/`value` or, failing that, from its
+statement (`extract.frames`); of two values of one slot, the one said last is current and
+the other is shown as earlier, until the day the later one was said (`Hit.valid_to`, which
+`context` prints as `until YYYY-MM-DD`). The current one takes the best score of its group,
+so it comes first; and where the question asks for that very attribute ("Where does the
+user live?"), it leads the block.
+
+    >>> mark_current(hits, "Where does the user live?", vault)   # doctest: +SKIP
+    [('Memory/Facts/Lives in Denver.md', ['Memory/Facts/Lives in Chicago.md'])]
+
+`doctor` lists the pairs (`slot_pairs`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from vaultmem.layout import STATEMENT_TYPES
+
+# A memory the question asks for directly leads the block by this margin over the best hit.
+LEAD_MARGIN = 0.01
+
+
+def slot_of(hit, props: dict | None = None) -> tuple[str, str, str] | None:
+    """(subject, attribute, value) of a memory hit, lower-cased; None when it fills no slot."""
+    from vaultmem.extract.frames import read
+
+    props = props or {}
+    subject, attribute, value = (str(props.get(k) or "").strip() for k in ("subject", "attribute", "value"))
+    if subject and attribute and value:
+        return subject.lower(), attribute.lower(), value.lower()
+    reading = read(_bare(hit.text))
+    if reading is None or reading.modality not in ("fact", "ended"):
+        return None
+    value = reading.value if reading.modality == "fact" else f"not {reading.value}"
+    return reading.subject.lower(), reading.attribute.lower(), value.lower()
+
+
+def _bare(text: str) -> str:
+    """A memory's statement as the frames read chat: links shown as their text, and the
+    user back in the first person ("The user's friend Jake" -> "my friend Jake", 用户的 -> 我的),
+    so someone else's news is not read as the user's."""
+    text = re.sub(r"\[\[(?:[^\]|]*\|)?([^\]]*)\]\]", r"\1", text or "")
+    text = re.sub(r"\b[Tt]he user['’]s\b", "my", text)
+    text = re.sub(r"\b[Tt]he user\b", "I", text)
+    return text.replace("用户", "我")
+
+
+def said_day(hit) -> str:
+    return (hit.valid_from or hit.created or hit.updated or "")[:10]
+
+
+def mark_current(hits, question: str, props_of) -> list[tuple[str, list[str]]]:
+    """Mark earlier values among `hits` in place (their `valid_to`, their rank) and return
+    `[(current path, [earlier paths])]`. `props_of(path) -> dict` reads a note's properties."""
+    from vaultmem.extract.frames import question_frame
+
+    groups: dict[tuple[str, str], list] = {}
+    slots: dict[int, tuple[str, str, str]] = {}
+    for hit in hits:
+        if hit.type not in STATEMENT_TYPES or hit.status != "active" or hit.valid_to:
+            continue
+        slot = slot_of(hit, props_of(hit.path))
+        if slot is not None:
+            slots[id(hit)] = slot
+            groups.setdefault(slot[:2], []).append(hit)
+    asked = question_frame(question)
+    pairs = []
+    best = max((h.score for h in hits), default=0.0)
+    if asked:
+        pairs += _asked_slot(hits, asked, slots, best)
+    elif single_valued(question):
+        pairs += _asked_slot(hits, None, slots, best, anchors=anchor_words(question))
+    for (subject, attribute), members in groups.items():
+        values = {slots[id(h)][2] for h in members}
+        latest = max(members, key=lambda h: (said_day(h), h.created or ""))
+        if len(values) > 1:
+            earlier = [h for h in members
+                       if slots[id(h)][2] != slots[id(latest)][2] and said_day(h) <= said_day(latest)]
+            for hit in earlier:
+                hit.valid_to = said_day(latest) or hit.valid_to
+            if earlier:
+                latest.score = max(latest.score, max(h.score for h in earlier) + LEAD_MARGIN)
+                pairs.append((latest.path, [h.path for h in earlier]))
+        if asked and (attribute == asked or attribute.split(":", 1)[0] == asked) and subject == "user":
+            latest.score = max(latest.score, best + LEAD_MARGIN)
+    hits.sort(key=lambda h: -h.score)
+    return pairs
+
+
+def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None) -> list[tuple[str, list[str]]]:
+    """The question asks for one attribute of the user ("Where does the user live?"): the
+    active memories that speak of it compete, whatever their wording; the one said last
+    leads the block, and an earlier one that names something it does not ("… in Chicago"
+    against "… in Denver") is shown as earlier, until the later one was said. A memory about
+    someone else (its slot's subject) does not compete."""
+    from vaultmem.extract.frames import named_values, speaks_of
+
+    family = asked.split(":", 1)[0] if asked else None
+    competing = []
+    for hit in hits:
+        if hit.type not in STATEMENT_TYPES or hit.status != "active" or hit.valid_to:
+            continue
+        slot = slots.get(id(hit))
+        if asked is None:   # no frame: the question's own words say which memories answer it
+            if anchors and _anchored(hit.text, anchors) and not _about_someone_else(hit.text):
+                competing.append(hit)
+            continue
+        if slot is not None:
+            if slot[0] == "user" and slot[1].split(":", 1)[0] == family:
+                competing.append(hit)
+        elif speaks_of(asked, _bare(hit.text)) and not _about_someone_else(hit.text):
+            competing.append(hit)
+    if len(competing) < 2:
+        return []
+    latest = max(competing, key=lambda h: (said_day(h), h.created or ""))
+    named = named_values(_bare(latest.text))
+    earlier = []
+    for hit in competing:
+        if hit is latest or said_day(hit) >= said_day(latest):
+            continue
+        own = named_values(_bare(hit.text))
+        if own and not own <= named:
+            hit.valid_to = said_day(latest)
+            earlier.append(hit)
+    latest.score = max(latest.score, best + LEAD_MARGIN)
+    return [(latest.path, [h.path for h in earlier])] if earlier else []
+
+
+_SOMEONE_ELSE = re.compile(r"^(?:The user's|用户的?)\s*(?:friend|brother|sister|mom|mum|dad|mother|father|cousin|"
+                           r"colleague|coworker|neighbou?r|boss|manager|朋友|同事|哥哥|姐姐|弟弟|妹妹|爸|妈|表姐|表哥|邻居|闺蜜)"
+                           r"|^(?!The user\b)[A-Z][a-z]+ (?:lives|moved|works|got|is)\b")
+
+
+def _about_someone_else(text: str) -> bool:
+    return bool(_SOMEONE_ELSE.search(text.strip()))
+
+
+# A question that asks for one value: where, which <thing>, who, when, how many, what <thing> (not
+# a plural: "what pets does the user have?" may have several answers), 哪/谁/几/多少/什么时候.
+_SINGLE = re.compile(r"^(?:where|who|whom|whose|when|which\s+\w+(?:(?<!s)|(?<=ss))\b|what(?:'s| is| was)|"
+                     r"what\s+(?!kinds?\b|sorts?\b|types?\b)\w+(?:(?<!s)|(?<=ss))\s+(?:does|do|is|did|has)\b|"
+                     r"how (?:many|much|often|long|does|do|is)|is the user|"
+                     r"does the user|has the user|did the user)\b", re.I)
+_ZH_SINGLE = re.compile(r"哪|谁|几|多少|什么时候|叫什么|是什么|什么(?!都)|怎么|吗[？?]?$|有没有|是不是")
+
+
+def single_valued(question: str) -> bool:
+    q = question.strip()
+    from vaultmem.extract.rewrite import is_chinese
+
+    return bool(_ZH_SINGLE.search(q) if is_chinese(q) else _SINGLE.search(q))
+
+
+_QUESTION_WORDS = frozenset("""where who whom whose when which what how many much often long does do did is was are
+were has have had the a an of to in on at for with about user user's users currently current now still these days
+most main usually kind sort type name named called like likes love loves enjoy enjoys feel feels think
+thinks use uses using have has get gets make makes take takes go goes want wants need needs prefer prefers
+right anymore any""".split())
+_ZH_QUESTION_CHARS = set("用户的现在目前是在了吗呢吧什么哪里哪个哪家谁几多少怎么样有没一个里边那这会要想最主要平时一般还")
+
+
+def anchor_words(question: str) -> set[str]:
+    """The words a memory must share with a question to answer it: its content words
+    (English, lightly stemmed), or its characters other than question words (Chinese)."""
+    from vaultmem.extract.rewrite import is_chinese
+    from vaultmem.search import STOP_WORDS
+
+    if is_chinese(question):
+        chars = {c for c in question if "\u4e00" <= c <= "\u9fff" and c not in _ZH_QUESTION_CHARS}
+        latin = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9-]+", question)}
+        return chars | {_stem(w) for w in latin}
+    words = re.findall(r"[A-Za-z][A-Za-z'-]+", question)
+    return {_stem(w.lower()) for w in words if w.lower() not in STOP_WORDS and w.lower() not in _QUESTION_WORDS}
+
+
+def _stem(word: str) -> str:
+    word = word.lower().removesuffix("'s")
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def _anchored(text: str, anchors: set[str]) -> bool:
+    """The memory holds at least half of the question's anchor words (one at least)."""
+    from vaultmem.extract.rewrite import is_chinese
+
+    if not anchors:
+        return False
+    if is_chinese(text) or any("\u4e00" <= a <= "\u9fff" for a in anchors):
+        have = {c for c in text} | {_stem(w) for w in re.findall(r"[A-Za-z][A-Za-z0-9-]+", text)}
+    else:
+        have = {_stem(w) for w in re.findall(r"[A-Za-z][A-Za-z'-]+", text)}
+    shared = len(anchors & have)
+    return shared >= max(1, (len(anchors) + 1) // 2)
