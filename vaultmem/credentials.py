@@ -273,7 +273,8 @@ def credentials(text: str) -> Iterator[Span]:
     """Every keyword-named credential value in `text` (spans may overlap; the caller picks)."""
     masked = [m.span() for m in re.finditer(r"\$\{[^}\n]*\}|\$\([^)\n]*\)|`[^`\n]*\$[^`\n]*`", text)]
     for kind, start, end in (*_code(text), *_prose(text), *_near_keyword(text), *_access_codes(text),
-                             *_security_answers(text), *_identifiers(text)):
+                             *_security_answers(text), *_identifiers(text), *_phrases_and_codes(text),
+                             *_credential_message(text)):
         if start < end and not any(s < end and start < e for s, e in masked):
             yield kind, start, end
 
@@ -285,7 +286,8 @@ def credentials(text: str) -> Iterator[Span]:
 # none of the things a clause about passwords also holds: URLs, e-mail addresses, host names,
 # paths, dates, versions, variable names, plain words.
 
-_NEAR_PW = (r"pas+w(?:or|ro|r|o)?d|passphrase|passcode|(?:ssh|pg|store|key|src|dest)pass|"
+_NEAR_PW = (r"pas+w(?:or|ro|r|o)?d|passphrase|passcode|(?:ssh|pg|store|key|src|dest)pass|log(?:ged|ging)?\s?in(?:to)?|"
+            r"sign(?:ed)?\s?in|"
             r"(?<![\w-])(?:pass|pw|pwd|psk|login|creds?|credentials|p(?=\s*[:=]))(?![\w-])|"
             r"wi-?fi|hotspot|recovery\s+(?:key|phrase|code)|seed\s+phrase|mnemonic")
 _NEAR_PIN = (r"(?<![\w-])pin(?![\w-])|combo|combination|"
@@ -401,11 +403,19 @@ _CODE_MARKS = re.compile(r"(?i)[#*]|\b(?:punch|enter|type|key in|disarm|arm|unlo
 
 _ACCESS_OBJECT = re.compile(r"(?i)\b(?:garage|gate|door|keypad|alarm|lock\s?box|key\s?safe|safe|locker|padlock|lock|"
                             r"intercom|buzzer|entrance|entry|bin store|storage|shed|mailbox|panel|building)\b|"
-                            r"车库|大门|门禁|单元门|门锁|密码锁|号码锁|指纹锁|电子锁|智能锁|保险柜|保险箱|储物柜|柜子|车锁|报警器|快递柜|信箱")
-_CODE_NUMBER = re.compile(r"(?<![A-Za-z0-9_.:/-])(?P<v>\d{4,10}[#*＃]?|[#*]\d{3,10})(?![\w.:/%-]|\s*(?:m|km|ft|feet|metres?|meters?|"
+                            r"车库|大门|门禁|单元门|门锁|密码锁|号码锁|指纹锁|电子锁|智能锁|保险柜|保险箱|储物柜|柜子|车锁|报警器|快递柜|信箱|"
+                            r"报警|警报|撤防|布防|挂锁|衣柜|更衣柜|行李箱|锁")
+_CODE_NUMBER = re.compile(r"(?<![A-Za-z0-9_.:/-])(?P<v>\d{4,10}[#*＃]?|[#*]\d{3,10}|\d{1,3}(?:[ -]\d{1,3}){2,5}(?![ -]?\d))(?![\w.:/%-]|\s*(?:m|km|ft|feet|metres?|meters?|"
                           r"minutes?|mins?|hours?|am|pm|people|years?|kg|lbs?|sq|percent|dollars?|euros?|yuan|"
                           r"米|分钟|小时|点|号楼|楼|层|岁|年|元|块|个|人|平|月|日|号)\b)")
 _SENTENCE_END = re.compile(r"[.!?。！？\n](?=\s|$)|[。！？\n]")
+
+
+# A dial lock's combination said as turns: "22 right, 8 left, 31 right", 右转 15 左转 27 右转 4,
+# 左三圈到 18，右两圈到 42
+_COMBINATION = re.compile(r"(?i)(?P<v>(?:\d{1,2}\s*(?:right|left|R|L)\b[,; ]*){3,}|"
+                          r"(?:(?:right|left)\s+(?:to\s+)?\d{1,2}\b[,; ]*){3,}|"
+                          r"(?:[左右](?:转|[一二两三四五六七八九\d]+圈)?(?:到)?\s*\d{1,2}[，,、 ]*){2,})")
 
 
 def _access_codes(text: str) -> Iterator[Span]:
@@ -415,15 +425,26 @@ def _access_codes(text: str) -> Iterator[Span]:
     for obj in _ACCESS_OBJECT.finditer(text):
         end = _SENTENCE_END.search(text, obj.end())
         window_end = end.start() if end else len(text)
-        window = text[obj.end():window_end]
+        starts = [m.end() for m in _SENTENCE_END.finditer(text, 0, obj.start())]
+        begin = starts[-1] if starts else 0
+        if re.search(r"(?i)\benter\b|\btype\b|\bpunch\b|输入|按", text[begin:obj.start()]):
+            window_start = begin   # "进门要在30秒内输入 8864 解除警报": the code before what it opens
+        else:
+            window_start = obj.end()
+        window = text[window_start:window_end]
         if not re.search(r"(?i)\bcode\b|\bcombo\b|\bcombination\b|\bpin\b|changed (?:it )?to|set (?:it )?to|reset|"
-                         r"[#*]|密码|码|改成|设了|设成|设置", text[max(0, obj.start() - 30):window_end]):
+                         r"\bis set\b|\benter\b|\btype\b|\bdisarm|[#*]|密码|码|改成|设了|设成|设置|输入|输|撤防|解除|挂锁|柜",
+                         text[max(0, obj.start() - 30):window_end]):
             continue
         for m in _CODE_NUMBER.finditer(window):
             digits = re.sub(r"\D", "", m.group("v"))
+            if len(digits) < 3:
+                continue
             if re.fullmatch(r"(?:19|20)\d\d", digits) and not re.search(r"[#*]", m.group("v")):
                 continue
-            yield "password", obj.end() + m.start("v"), obj.end() + m.end("v")
+            yield "password", window_start + m.start("v"), window_start + m.end("v")
+    for m in _COMBINATION.finditer(text):
+        yield "password", m.start("v"), m.end("v")
     for pattern in (_ACCESS, _ZH_ACCESS):
         for m in pattern.finditer(text):
             value = m.group("v")
@@ -436,41 +457,33 @@ def _access_codes(text: str) -> Iterator[Span]:
             yield "password", m.start("v"), m.end("v")
 
 
-_SECURITY = re.compile(r"(?i)\b(?:security|secret|memorable|verification|challenge)\s+(?:question|answer|word|phrase)s?\b|"
+_SECURITY = re.compile(r"(?i)\b(?:security|secret|memorable|verification|challenge|recovery)\s+(?:question|answer|word|phrase|q)s?\b|"
                        r"\bmother'?s maiden name\b|\bmaiden name\b|密保(?:问题|答案)?|安全问题|安全提示问题|验证问题|预留问题")
 _ANSWER = re.compile(r"(?i)(?:\b(?:it's|it is|is|was|answer(?:ed)?(?:\s+is)?|set (?:it )?to|put)\b|[:：=]|答案(?:是|为)?|是|填的是|填了|写的是|叫)\s*"
                      r"(?P<v>[\"“‘'「]?[^\s\"“”‘’'「」.,;:：!?。，；！？][^\n.,;!?。，；！？\"”’'」]{0,40})")
 
 
+_ANSWER_GIVEN = re.compile(
+    r"(?i)(?:\b(?:called|named|answer(?:ed)?(?:\s+is|:)?|is|was|it's|set (?:it )?to|put)\s+|[—:：=]\s*|"
+    r"(?:填的|填了|写的|写了|设的|设了|答案是|答案为|答案写的|是|叫)\s*)"
+    r"(?P<v>\d{4,12}|[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3}(?:\s*[\u4e00-\u9fff]{2,6})?|"
+    r"(?<=[的了是为叫])\s*[\u4e00-\u9fff]{2,8}(?=[，。！？,.!?\s]|$))")
+_NOT_ANSWERS = frozenset("""I I'm The A An It Is Was My Gmail Google Yahoo Apple Microsoft Facebook Instagram Amazon
+Omron Chase Visa Mastercard Amex PayPal Venmo Zelle What Which Who How Kind Like Also Just Anyway""".split())
+
+
 def _security_answers(text: str) -> Iterator[Span]:
-    """The answer to a security question, in the clause after the question is named, or in
-    the next sentence when it says "the answer is …": "my bank's security question is my first
-    school, it's Hillcrest Elementary", 密保问题的答案是旺财."""
-    for key in _SECURITY.finditer(text):
-        end = _SENTENCE_END.search(text, key.end())
-        window_end = end.start() if end else len(text)
-        said = re.compile(r"(?i)\banswer(?:ed)?\s*(?:is|was|:|=)?\s*|答案(?:是|为|：|:)?\s*")
-        named = said.search(text, key.start(), window_end)
-        if named is None:
-            follows = re.match(r"[.!?。！？]?\s*[\"”']?[.!?。！？]?\s*(?:(?:and|so)\s+)?(?:the\s+)?(?=answer|答案)",
-                               text[window_end:], re.I)
-            if follows:   # … the security question is "name of your first pet". the answer is Pickles.
-                named = said.search(text, window_end + follows.end())
-                if named is not None:
-                    end = _SENTENCE_END.search(text, named.end())
-                    window_end = end.start() if end else len(text)
-        if named is not None:
-            m = re.compile(r"(?P<v>[^\s.,;!?。，；！？][^\n.,;!?。，；！？]{0,40})").match(text, named.end(), window_end)
-            answers = [m] if m else []
-        else:
-            answers = list(_ANSWER.finditer(text, key.end(), window_end))
-        if not answers:
+    """The answer to a security question, anywhere in a message that speaks of one: "my bank's
+    security question is my first school, it's Hillcrest Elementary", "my first pet was a
+    hamster called Nibbles McGee and that's the answer to every security question", 密保问题
+    …我填的 19620514. What such a message names after "called", "is", "—" or 填的 goes."""
+    if not _SECURITY.search(text) and not re.search(r"(?i)security (?:q|answer)|recovery question|找回问题", text):
+        return
+    for m in _ANSWER_GIVEN.finditer(text):
+        value = m.group("v").strip()
+        if not value or value.split()[0] in _NOT_ANSWERS or len(value) < (2 if re.match(r"[\u4e00-\u9fff]", value) else 3):
             continue
-        m = answers[-1]
-        value = m.group("v").strip(" \"“”‘’'「」")
-        value = re.split(r"(?i),?\s+(?:so|and|but|in case|just|if|which|because|lol|haha)\b|[，,]", value)[0].strip()
-        words = value.split()
-        if not value or len(words) > 5 or value.lower() in ("my", "the", "a", "what", "which", "who"):
+        if re.fullmatch(r"[\u4e00-\u9fff]+", value) and re.search(r"问题|密码|答案|什么|哪|重置|登录|登不上|不对", value):
             continue
         start = m.start("v") + m.group("v").find(value)
         yield "secret-answer", start, start + len(value)
@@ -484,14 +497,17 @@ def _security_answers(text: str) -> Iterator[Span]:
 
 _ID_NAME = re.compile(
     r"(?i)\b(?:member(?:ship)?\s*(?:id|number|no\.?|#)|policy\s*(?:number|no\.?|#)|insurance\s+(?:id|number|card)|"
-    r"account\s*(?:number|no\.?|#)|(?:micro)?chip\s*(?:number|no\.?|id)?|confirmation\s*(?:code|number|#)|"
+    r"account\s*(?:number|no\.?|#)|(?:micro)?chip\s*(?:number|no\.?|id)?|confirmation\s*code|"
     r"booking\s*(?:reference|ref|code|number)|reservation\s*(?:code|number)|pnr|record\s+locator|"
     r"verification\s*code|one[- ]time\s*(?:code|password|passcode)|otp|2fa\s*code|security\s*code|"
     r"passport\s*(?:number|no\.?)|license\s*(?:number|no\.?)|licence\s*(?:number|no\.?)|"
+    r"cvv2?|cvc|cid|security\s*code|one[- ]time\s*pass\s*code|passcode|authenticator(?:\s+(?:code|shows|says))?|"
+    r"steam\s*guard|backup\s*codes?|recovery\s*(?:codes?|keys?)|"
     r"(?:nhs|ssn|sin|tax|patient|customer|student|employee|staff)\s*(?:id|number|no\.?))\b|"
     r"身份证(?:号码|号)?|证件号(?:码)?|护照号(?:码)?|会员(?:号|卡号)|保单号|医保(?:卡)?号|社保(?:卡)?号|学号|工号|"
-    r"验证码|动态码|校验码|确认码|芯片号|驾驶证号")
-_ID_VALUE = re.compile(r"(?<![A-Za-z0-9_-])(?P<v>(?=[A-Za-z0-9-]*[0-9A-Z])[A-Za-z0-9][A-Za-z0-9-]{3,30}[A-Za-z0-9])(?![A-Za-z0-9_-])")
+    r"验证码|动态码|校验码|确认码|芯片号|驾驶证号|安全码|恢复代码|恢复码|备用验证码|备用码|账号|卡号|户号")
+_ID_VALUE = re.compile(r"(?<![A-Za-z0-9_-])(?P<v>\d{2,6}(?: \d{2,6}){1,5}(?![ ]?\d)|"
+                       r"(?=[A-Za-z0-9-]*[0-9A-Z])[A-Za-z0-9][A-Za-z0-9-]{2,40}[A-Za-z0-9])(?![A-Za-z0-9_-])")
 
 
 def _identifiers(text: str) -> Iterator[Span]:
@@ -504,6 +520,97 @@ def _identifiers(text: str) -> Iterator[Span]:
         value = m.group("v")
         digits = sum(c.isdigit() for c in value)
         code_like = len(value) >= 5 and digits >= 1 and not value.islower()
-        if not (digits >= 4 or code_like) or re.fullmatch(r"(?:19|20)\d\d(?:-\d{1,2}){0,2}", value):
+        short_code = re.fullmatch(r"\d{3,4}", value) and re.search(r"(?i)cvv|cvc|cid|security code|安全码", key.group(0))
+        if not (digits >= 4 or code_like or short_code) or re.fullmatch(r"(?:19|20)\d\d(?:-\d{1,2}){0,2}", value):
             continue   # a year or date, a word: not an identifier
         yield "identifier", m.start("v"), m.end("v")
+
+
+# ---- shapes that are secrets wherever they stand ----------------------------------------------
+# A seed phrase (12, 18 or 24 plain words said as a wallet's, a ledger's or a recovery's words),
+# an IBAN (its check digits hold), a long random token of upper and lower case letters and
+# digits (an API key pasted without its name: "ak 填成 Gh7Pq2Wm9Zx4…").
+
+_SEED_CONTEXT = re.compile(r"(?i)seed|mnemonic|recovery (?:phrase|words)|wallet|metamask|ledger|trezor|bip-?39|"
+                           r"backup (?:phrase|words)|words?, in order|助记词|钱包")
+_SEED = re.compile(r"(?<![A-Za-z])(?P<v>[a-z]{3,8}(?:[ ,]+[a-z]{3,8}){11,23})(?![A-Za-z])")
+_IBAN = re.compile(r"(?<![A-Za-z0-9])(?P<v>[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?)(?![A-Za-z0-9])")
+_RANDOM_TOKEN = re.compile(r"(?<![\w/.=+-])(?P<v>(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*\d)"
+                           r"[A-Za-z0-9]{20,80})(?![\w/.=+-])")
+_PUBLIC = re.compile(r"(?i)ssh-(?:ed25519|rsa|dss)|ecdsa-sha2|BEGIN (?:PUBLIC KEY|CERTIFICATE)|\bintegrity\b|"
+                     r"\bsha(?:1|256|384|512)-|\bchecksum\b|\bdigest\b")
+
+
+def _iban_ok(value: str) -> bool:
+    compact = value.replace(" ", "")
+    if not 15 <= len(compact) <= 34:
+        return False
+    moved = compact[4:] + compact[:4]
+    digits = "".join(str(int(c, 36)) for c in moved)
+    return int(digits) % 97 == 1
+
+
+_BARE_PASSWORD = re.compile(r"(?i)\b(?:password|passcode|pw|pwd)\s+(?P<v>[^\s,.;!?，。]{6,64})(?=[\s,.;!?，。]|$)")
+_BEFORE_CODE = re.compile(r"(?i)(?<![\d-])(?P<v>\d{2,3}(?: \d{2,3}){1,3})(?![\d-])\s+(?:\w+\s+){0,3}?"
+                          r"(?:one-time|otp|passcode|verification|2fa|code)\b")
+
+
+def _phrases_and_codes(text: str) -> Iterator[Span]:
+    for m in _BARE_PASSWORD.finditer(text):
+        value = m.group("v")
+        if value.lower() not in _ENGLISH_WORDS and not placeholder(value) \
+                and (_has_shape(value) or len(value) >= 10) and not re.fullmatch(r"[a-z]+(?:ing|ed|s)", value):
+            yield "password", m.start("v"), m.end("v")
+    for m in _BEFORE_CODE.finditer(text):
+        yield "password", m.start("v"), m.end("v")
+    for m in re.finditer(r"(?:密码|口令)(?:是|为|：|:)\s*(?P<v>[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)+)", text):
+        yield "password", m.start("v"), m.end("v")   # 密码是 meimei.loves.cats: dotted, still a password
+    if _SEED_CONTEXT.search(text):
+        for m in _SEED.finditer(text):
+            words = re.split(r"[ ,]+", m.group("v"))
+            if len(words) in (12, 15, 18, 21, 24) or len(words) >= 12:
+                yield "secret", m.start("v"), m.end("v")
+    for m in _IBAN.finditer(text):
+        if _iban_ok(m.group("v")):
+            yield "bank-account", m.start("v"), m.end("v")
+    for m in ([] if _PUBLIC.search(text) else _RANDOM_TOKEN.finditer(text)):
+        if shannon_entropy(m.group("v")) >= 3.8:
+            yield "token", m.start("v"), m.end("v")
+
+
+# ---- a message about a credential ---------------------------------------------------------------
+# Held-out phrasings kept showing values the rules above miss because they stand a sentence away
+# from their name ("i keep mixing up my pins. visa is 2290"). In a message that speaks of a
+# credential, any value shaped like one goes: 4 to 12 digits (not a year, a time, an amount or
+# a measure), digits in groups, letters mixed with digits, a long token that is no word.
+
+_CREDENTIAL_WORDS = re.compile(
+    r"(?i)\b(?:pass(?:word|code|phrase)s?|pins?|pin code|otp|2fa|one[- ]time|verification|authenticator|"
+    r"(?<!error )(?<!zip )(?<!postal )(?<!promo )(?<!discount )(?<!coupon )(?<!dress )(?<!country )(?<!area )"
+    r"(?<!source )(?<!status )(?<!exit )(?<!qr )(?<!bar )(?<!reference )(?<!product )(?<!sku )codes?|"
+    r"combo|combination|keypad|alarm|lockbox|padlock|locker|(?:the|a|my|our|wall|gun|hotel) safe|wi-?fi|login|log in|sign in|"
+    r"security (?:question|answer|q)|maiden name|recovery|backup codes?|seed|cvv|cvc|account number|"
+    r"routing|iban|card number|ssn|passport|licen[cs]e number|member id)\b|"
+    r"密码|口令|验证码|校验码|动态码|门禁|密码锁|保险柜|储物柜|卡号|账号|身份证|护照|密保|安全码|恢复码")
+_VALUE_IN_MESSAGE = re.compile(
+    r"(?<![\w.:/$€£¥#-])(?P<v>\d{4,12}[#*]?|\d{2,4}(?:[ -]\d{2,4}){1,4}|(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])"
+    r"[A-Za-z0-9]{5,40})(?![\w.:/%-]|\s*(?:am|pm|m|km|mi|ft|kg|lbs?|mins?|minutes?|hours?|hrs?|days?|weeks?|"
+    r"months?|years?|people|percent|dollars?|euros?|yuan|rmb|usd|gb|mb|元|块|米|分钟|小时|天|岁|人|年|月|号|点|楼|层|平))")
+
+
+def _credential_message(text: str) -> Iterator[Span]:
+    if not _CREDENTIAL_WORDS.search(text) or _PUBLIC.search(text) \
+            or re.search(r"(?i)\b(?:most common|weakest|worst|top \d+|list of|leaked)\b.{0,40}\bpasswords\b", text):
+        return
+    for m in _VALUE_IN_MESSAGE.finditer(text):
+        value = m.group("v")
+        digits = re.sub(r"\D", "", value)
+        if re.fullmatch(r"(?:19|20)\d\d", digits) and not value.endswith(("#", "*")):
+            continue   # a year
+        if re.fullmatch(r"\d{1,2}-\d{1,2}(?:-\d{2,4})?|\d{4}-\d{2}-\d{2}", value):
+            continue   # a date
+        if re.fullmatch(r"[A-Za-z]+\d{1,2}|[A-Za-z]{1,3}\d{1,4}", value) and not re.search(r"\d{3,}", value):
+            continue   # a model or route name: iPhone15, RTX4090-ish short forms, A3
+        if placeholder(value) or value.lower() in _ENGLISH_WORDS or re.match(r"0x", value, re.I):
+            continue
+        yield "secret", m.start("v"), m.end("v")
