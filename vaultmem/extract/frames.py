@@ -139,7 +139,7 @@ def org_zh(text: str) -> str | None:
             return org
     m = re.search(r"(?:入职(?:了)?|加入(?:了)?|跳槽(?:到|去)(?:了)?|去了|进了|在|到)([\u4e00-\u9fffA-Za-z0-9]{2,12}?)"
                   r"(?:了)?(?:上班|工作|实习|做|当|入职|报到|$|[，。！])", text)
-    if m and not re.search(r"家|里|这|那|公司$|^一家|^了|再|找|先|想|要|去|回", m.group(1)):
+    if m and not re.search(r"家|里|这|那|公司$|^一家|^了|再|找|先|想|要|去|回|证明|手续|流程|职|岗|期", m.group(1)):
         name = m.group(1)
         if place_zh(name) != name:
             return re.sub(r"^[\u4e00-\u9fff]{1,4}的(?=[\u4e00-\u9fff]{2,})", "", name)
@@ -200,13 +200,13 @@ _ZH_PLAN = re.compile(r"打算|准备|计划|考虑|可能|也许|大概|估计|
 _ZH_HYPOTHETICAL = re.compile(r"如果|要是|假如|万一|的话|假设|是不是应该|该不该|吗[？?。]?$|[？?]$")
 _ZH_NEGATED = re.compile(r"不|没|别|算了|黄了|取消|作罢|放弃")
 _OTHER_SUBJECT = re.compile(
-    r"^(?:(?:so|and|but|oh|also|btw|well)[,\s]+)*(?:my|our)\s+(?:(?:best|old|older|younger|little|big|new|ex|"
+    r"^(?i:(?:so|and|but|oh|also|btw|well)[,\s]+)*(?i:my|our)\s+(?:(?:best|old|older|younger|little|big|new|ex|"
     r"step|close)[\s-]+)?((?:friend|brother|sister|mom|mum|dad|mother|father|wife|husband|partner|boyfriend|"
     r"girlfriend|son|daughter|kids?|cousin|colleague|coworker|co-worker|boss|manager|neighbou?r|roommate|flatmate|"
     r"aunt|uncle|grandma|grandpa|grandmother|grandfather|niece|nephew|fianc[eé]e?|teammate|classmate|landlord|"
     r"in-laws|parents|sister-in-law|brother-in-law|mother-in-law|father-in-law)s?)"
-    r"(?:\s+([A-Z][a-z]+))?\s+(?:just\s+|finally\s+|recently\s+|also\s+)?"
-    r"(?:moved|lives?|is|got|works?|started|joined|left|quit|has|was|went|bought|switched)\b"
+    r"(?:\s+([A-Z][a-z]+))?\s+(?!and\b|&)(?:just\s+|finally\s+|recently\s+|also\s+|keeps\s+|always\s+)?"
+    r"[a-z]+(?:s|ed)?\b"
     r"|^(?:(?:so|and|but|oh|also|btw|well)[,\s]+)*([A-Z][a-z]+)\s+(?:just\s+|finally\s+)?"
     r"(?:moved|lives|works|started|joined|left|quit|got|switched|bought)\b")
 _ZH_OTHER = re.compile(r"^(?:[^，。]{0,4}[，,])?(?:我(?:的)?)?(老公|老婆|丈夫|妻子|男朋友|女朋友|对象|爸|妈|爸爸|妈妈|哥哥|姐姐|"
@@ -313,7 +313,7 @@ _ZH_MANAGER = re.compile(r"(?:新)?(?:领导|老板|经理|主管|上司|组长|
 _COMMUTE = re.compile(r"\b(?:drive|driving|drove|take the (?:train|bus|subway|tube|metro|ferry)|taking the (?:train|bus|subway|"
                       r"tube|metro|ferry)|bike|biking|cycle|cycling|walk|walking|carpool\w*|scooter)\b"
                       r"(?=.{0,40}\b(?:work|office|commute|job)\b)|\bcommut\w+\s+by\s+(\w+)", re.I)
-_ZH_COMMUTE = re.compile(r"(开车|坐地铁|坐公交|骑车|骑自行车|骑电动车|走路|打车|坐班车)(?:去|上班|通勤)")
+_ZH_COMMUTE = re.compile(r"(开车|坐地铁|坐公交|骑车|骑自行车|骑电动车|走路|打车|坐班车)(?:去|到)?(?:上班|通勤|公司)")
 _LANGS_EN = ("Japanese", "Spanish", "French", "German", "Italian", "Korean", "Mandarin", "Chinese", "Portuguese",
              "Russian", "Arabic", "Dutch", "Swedish", "Greek", "Turkish", "Hindi", "Vietnamese", "Thai", "English")
 _LEARN_EN = re.compile(rf"\b(?:learning|studying|taking|practi[cs]ing|started)\s+(?:\w+\s+)?({'|'.join(_LANGS_EN)})\b", re.I)
@@ -342,8 +342,9 @@ def read(sentence: str, chinese: bool | None = None) -> Reading | None:
 
 def _subject_en(s: str) -> str:
     m = _OTHER_SUBJECT.match(s)
-    if not m:
-        return "user"
+    if not m or re.search(r"\b(?:telling|tells|told|says|said|thinks|knows|keeps saying)\b(?:\s+\w+){0,2}\s+(?:that\s+)?"
+                          r"(?:I'm|I am|I've|I have|I got|I\b)", s):
+        return "user"   # "my mum keeps telling everyone I'm the head of design now": news of the user
     relation, name, named = m.group(1), m.group(2), m.group(3)
     if relation and relation.split()[0] in _SELF_RELATIONS and re.search(r"\b(?:we|us|our)\b", s, re.I):
         return "user"   # "my partner and I moved": the household
@@ -374,6 +375,9 @@ def _en_home(s: str) -> Reading | None:
                  r"cabin|cottage|airbnb|hotel|resort|campsite|getaway|thanksgiving|christmas|for the (?:week|weekend))\b", s, re.I) \
             and not re.search(r"\b(?:moved|live|living|settled|relocat)\b", s, re.I):
         return None
+    if re.search(r"\b(?:moved|moving|move)\s+(?:my|our|the|all|his|her|their)\s+(?!family\b|stuff\b|things\b)\w+", s, re.I) \
+            and not re.search(r"\b(?:live|living|lives|settled|flat|apartment|house|home|rental)\b", s, re.I):
+        return None   # "moved my editing to Capture One": a thing moved, not the person
     moved = re.search(r"\bfrom\s+(?:the\s+)?" + _NAME_SPAN + r"\s+to\s+(?:the\s+)?(" + _NAME_SPAN + ")", s)
     value = _clean_name(moved.group(1)) if moved else None
     value = value or place_en(re.sub(r"\bfrom\s+(?:the\s+)?" + _NAME_SPAN, "", s) if re.search(r"\bto\b", s) else s)
@@ -476,7 +480,53 @@ def _en_commute(s: str) -> Reading | None:
     return _reading("commute", mode, s, False)
 
 
-_EN_FRAMES = (_en_manager, _en_home, _en_employer, _en_job, _en_tool, _en_diet, _en_learning, _en_commute)
+# "my GP is Dr. Anderson", "Mia's teacher is now Mr Dawson", "our vet is Bayview Vet": whose thing,
+# which thing, and its value, whatever the thing is (the attribute is the thing's name).
+_POSSESSIVE_IS = re.compile(
+    rf"\b(?:(?P<mine>my|our)|(?P<owner>{_CAP})['’]s)\s+(?:new\s+|current\s+|main\s+)?"
+    r"(?P<thing>(?!(?:name|names|birthday|favou?rite|life|day|week|job|head|heart|mind|back|bad|fault|guess|"
+    r"point|plan|turn|problem|thing|issue|question|answer|advice|idea)\b)[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)\s+"
+    rf"(?:is|are|'s)\s+(?:now\s+|actually\s+|officially\s+)?(?:called\s+|named\s+)?"
+    rf"(?P<value>(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?{_CAP}(?:\s+{_CAP}){{0,3}}|\d[\w./:-]*)")
+_ZH_POSSESSIVE_IS = re.compile(
+    r"(?:(?P<mine>我(?:的|们的|家)?)|(?P<owner>[\u4e00-\u9fff]{1,3})的|(?P<bare>^|[，,。！!]\s*))(?:新)?"
+    r"(?P<thing>班主任|老师|医生|主治医生|兽医|学校|幼儿园|班|专业|导师|教练|房东|领导|上司|对象|男朋友|女朋友|老公|老婆|"
+    r"未婚夫|未婚妻|手机|电脑|车|车子|宠物医院|医院|健身房|套餐|英文名|名字)"
+    r"(?:现在|已经|终于)?(?:换成了?|改成了?|变成了?|是|叫|在)\s*"
+    r"(?P<value>(?:Mr|Mrs|Ms|Dr)\.?\s+[A-Z][A-Za-z-]+|[A-Z][A-Za-z-]*(?:\s+[A-Z][A-Za-z-]*)*|[\u4e00-\u9fffA-Za-z0-9.]{1,12}?)"
+    r"(?=[，。！？,.!?；;\s]|$|了)")
+
+
+def _en_possessive(s: str) -> Reading | None:
+    m = _POSSESSIVE_IS.search(s)
+    if not m:
+        return None
+    value = m.group("value").rstrip(".,")
+    if value in _NOT_NAMES or value.split()[0] in _NOT_NAMES:
+        return None
+    subject = "user" if m.group("mine") else m.group("owner")
+    thing = m.group("thing").lower()
+    if value[:1].isdigit() and thing in _RELATION_NOUNS:
+        thing += " age"   # "my daughter is 4 now"
+    return Reading(thing, value, _modality(s, False, value), subject)
+
+
+_RELATION_NOUNS = frozenset("""son daughter kid kids child children baby boy girl brother sister mom mum dad mother father
+wife husband partner boyfriend girlfriend dog cat puppy kitten""".split())
+
+
+def _zh_possessive(s: str) -> Reading | None:
+    m = _ZH_POSSESSIVE_IS.search(s)
+    if not m or re.match(r"(?:谁|什么|哪|多少|几)", m.group("value")):
+        return None
+    subject = "user" if m.group("mine") is not None or m.group("bare") is not None else m.group("owner")
+    if subject in ("他", "她", "你", "谁"):
+        return None
+    return Reading(m.group("thing"), m.group("value").strip(), _modality(s, True, m.group("value")), subject)
+
+
+_EN_FRAMES = (_en_manager, _en_possessive, _en_home, _en_employer, _en_job, _en_tool, _en_diet, _en_learning,
+              _en_commute)
 
 
 def _zh_home(s: str) -> Reading | None:
@@ -559,7 +609,8 @@ def _zh_commute(s: str) -> Reading | None:
     return _reading("commute", m.group(1), s, True) if m else None
 
 
-_ZH_FRAMES = (_zh_manager, _zh_home, _zh_employer, _zh_job, _zh_tool, _zh_diet, _zh_learning, _zh_commute)
+_ZH_FRAMES = (_zh_manager, _zh_possessive, _zh_home, _zh_employer, _zh_job, _zh_tool, _zh_diet, _zh_learning,
+              _zh_commute)
 
 
 # --- questions --------------------------------------------------------------------------------

@@ -167,14 +167,42 @@ _WANTS = re.compile(r"(?:I|we)(?:'d| would| really| just|\s)*\s*(?:want|need|lik
 # An untyped statement with these marks is chat of the moment, not a fact to keep: feelings
 # and exclamations, laughter, asking for help, exaggeration (English and Chinese).
 _CHAT_MARKS = re.compile(
-    r"哈哈|呵呵|嘿嘿|hhh|😂|🤣|😭|😅|累死|累成狗|哭成狗|崩溃|头都大了|头大|丢人|尴尬|无语|烦死|好烦|"
+    r"哈哈|呵呵|嘿嘿|hhh|累死|累成狗|哭成狗|崩溃|头都大了|头大|丢人|尴尬|无语|烦死|好烦|"
     r"气死|要疯了|受不了|怀疑人生|丑哭|难受|好闷|眼睛要瞎|手都.{0,3}麻|落汤鸡|躺平|摸鱼|心疼一下|"
     r"\bI need (?:coffee|lunch|sleep|a nap)\b|"
     r"\b(?:so|really|super) (?:tired|annoyed|stressed|bored|nervous|anxious)\b|\bcan(?:'t| not) wait\b|"
     r"\bjust needed to\b", re.I)
 
 
-_INTERJECTIONS = re.compile(r"(?i)(?:^|(?<=\s))(?:ugh+|argh+|omg|lol|lmao|haha+|hehe|yikes|oof|sigh|ffs)\b[,.!]*\s*")
+_FILLER_WORDS = frozenset("""i i'm im me my we we're our the a an is are was were be been am to of in on at for with and
+but so it it's that this just really now finally officially like um uh ok okay yeah yes oh also still then there here
+got get new place moved move moving live living lives home flat apartment work working works job start started
+joined first week day month at as for real honestly totally""".split())
+
+
+def says_little_else(sentence: str, value: str, chinese: bool) -> bool:
+    """Whether a sentence is little more than its slot ("ugh the commute from the new place
+    in Oakland is brutal" is; "每天开车上班，从望京到国贸" is not: it names two places more)."""
+    rest = sentence.replace(value, " ")
+    if chinese:
+        return len(re.sub(r"[^\u4e00-\u9fffA-Za-z0-9]", "", rest)) <= 12 and not re.search(r"[A-Z][a-z]+|\d", rest)
+    words = [w for w in re.findall(r"[A-Za-z0-9'’&-]+", rest) if w.lower() not in _FILLER_WORDS]
+    return len(words) <= 4 and not any(w[:1].isupper() or w[:1].isdigit() for w in words)
+
+
+def without_clause(sentence: str, value: str, chinese: bool) -> str:
+    """The sentence without the clause that holds `value` ("" when nothing worth a memory is left)."""
+    parts = re.split(r"([，,；;]|\s+but\s+|\s+[-–—]\s+)", sentence)
+    kept = "".join(p for i, p in enumerate(parts) if not (i % 2 == 0 and value in p)
+                   and not (i % 2 == 1 and i + 1 < len(parts) and value in parts[i + 1]))
+    kept = re.sub(r"^(?:[，,；;\s]|but\s|and\s)+", "", kept.strip(), flags=re.I).strip()
+    if kept == sentence.strip() or len(re.sub(r"\W", "", kept)) < (6 if chinese else 15):
+        return ""
+    return kept
+
+
+_INTERJECTIONS = re.compile(r"(?i)(?:^|(?<=\s))(?:ugh+|argh+|omg|lol|lmao|haha+|hehe|yikes|oof|sigh|ffs)\b[,.!]*\s*"
+                            r"|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*")
 
 
 def without_chat(sentence: str, chinese: bool) -> str:
@@ -184,7 +212,7 @@ def without_chat(sentence: str, chinese: bool) -> str:
     sentence = _INTERJECTIONS.sub("", sentence).strip(" ,")
     if not _CHAT_MARKS.search(sentence):
         return sentence
-    parts = re.split(r"([，,；;。！!？?]|\s+[-–—]\s+)", sentence)
+    parts = re.split(r"([，,；;。！!？?]|\s+[-–—]\s+|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff]))", sentence)
     kept = "".join(part for i, part in enumerate(parts)
                    if not (i % 2 == 0 and _CHAT_MARKS.search(part))
                    and not (i % 2 == 1 and i + 1 < len(parts) and _CHAT_MARKS.search(parts[i + 1])))
@@ -269,7 +297,7 @@ def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives
         if chatter(raw, chinese) and not detect(strip_discourse(raw, chinese), chinese):
             continue
         raw = without_chat(raw, chinese)
-        if not raw:
+        if not raw or "[REDACTED:" in raw:   # talk around a secret is no memory of its own
             continue
         raw = resolve_pronoun(raw, antecedent, chinese)
         antecedent = the_one_named(raw, chinese, vocatives) or antecedent
@@ -340,11 +368,16 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
         detection = detect(sentence, chinese)
         reading = read_frame(sentence, chinese)
         if reading is not None and reading.subject == "user" and not remember:
-            if reading.modality in ("negated", "hypothetical") or (
-                    reading.modality == "plan" and HEDGED.search(sentence) and reading.attribute != "learning"):
+            if instructions and (reading.modality in ("negated", "hypothetical") or (
+                    reading.modality == "plan" and HEDGED.search(sentence) and reading.attribute != "learning")):
+                # (told to an assistant; between friends, plans and maybes are what they talk about)
                 # talk of a change that did not (or may not) happen: not a memory of what holds;
-                # it stays in the session note, where search still finds it
-                return None
+                # it stays in the session note, where search still finds it; the rest of the
+                # sentence ("…, my wife Dana matched into a residency there") may still be news
+                rest = without_clause(sentence, reading.value, chinese)
+                if not rest:
+                    return None
+                return _piece(rest, name, subject, chinese, anchor, correction, context, instructions, vocatives)
             if reading.modality == "plan" and not _dated_ahead(sentence, anchor):
                 detection = None   # a firm plan without a day is an event, not yet the new value
             elif reading.modality == "plan":
@@ -378,13 +411,18 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
     match = find_date(sentence, anchor) if anchor else None
     text, valid_from, valid_to = with_date(sentence, match, name, chinese, procedure)
     frame_title = ""
-    if framed is not None:  # the slot says it all: one clean statement, not the chat around it
+    if framed is not None and instructions:  # the slot says it all: one clean statement, not the chat
+        # around it (told to an assistant; between friends the sentence keeps who said what to whom)
         said = (anchor.date() if hasattr(anchor, "date") else anchor) if anchor else None
         if match is not None and said is not None and match.date > said and not planned:
             # "I'm in Minneapolis, our lease runs out March 31": the day is the lease's, not
             # the day the value began; the memory is dated by when it was said
             match, valid_from, valid_to = None, None, None
-        text, frame_title = frame_statement(framed, name, chinese, match.date if match else None)
+        statement, frame_title = frame_statement(framed, name, chinese, match.date if match else None)
+        if statement and says_little_else(sentence, framed.value, chinese):
+            text = statement   # else the sentence stays: it carries more than the slot (望京, 国贸)
+        else:
+            frame_title = ""
     bare = lower_first(to_third_person(text, name)) if procedure else text
     if procedure:
         text = instruction_text(text, name, chinese)
