@@ -180,6 +180,12 @@ def test_a_clean_text_is_looked_at_once_and_a_text_with_a_secret_every_time(monk
     ("confirmation code 是 K7QXRM，现在能选座吗", "K7QXRM"),
     ("刚才 patient portal 发的 verification code 318846 又过期了", "318846"),
     ("身份证号110105199203154421，事由：杭州客户调研", "110105199203154421"),
+    ("school locker: 22 right, 8 left, 31 right. my kid keeps writing it on his hand", "22 right, 8 left, 31 right"),
+    ("my wallet seed phrase is orbit valley crisp tunnel mango abstract fever lottery ribbon shallow velvet ankle",
+     "orbit valley crisp tunnel mango abstract fever lottery ribbon shallow velvet ankle"),
+    ("send the invoice to iban DE89 3704 0044 0532 0130 00 please", "DE89 3704 0044 0532 0130 00"),
+    ("我把地图的 ak 填成 Gh7Pq2Wm9Zx4Lr8Tv3Bn6Yc5 了，还是不显示", "Gh7Pq2Wm9Zx4Lr8Tv3Bn6Yc5"),
+    ("i keep mixing up my pins. visa is 2290 and the other one is something else", "2290"),
 ])
 def test_access_codes_and_security_answers_are_redacted(text, secret):
     redacted, kinds = redact(text)
@@ -195,6 +201,9 @@ def test_access_codes_and_security_answers_are_redacted(text, secret):
     "the door is 90 cm wide",
     "my confirmation number is in the email",
     "the booking reference is TODAY",
+    "error code 0x80070005 again when I update",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHq8YcL2mN0vT5wR7pK3sD9fG1hJ4kL6zX8cV2bN5mQ1 dana@laptop",
+    "123456 and qwerty still top the list of most common passwords",
 ])
 def test_numbers_near_doors_and_talk_of_security_questions_are_not_secrets(text):
     redacted, kinds = redact(text)
