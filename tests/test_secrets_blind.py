@@ -1,8 +1,9 @@
 """Issue 32: secrets in phrasings written by a helper who never read the detector
 (benchmarks/data/blind/secrets1/: 240 messages with a secret, 120 look-alikes, EN, ZH and
 mixed, split by a hash of each into a half tuned on and a half never read). The figures are
-floors at what the detector reached when these were written (README, issue 32's note), so a
-change that loses ground fails here; the goal stays every secret kept out."""
+floors at what the detector reached when these were written (tune 123 of 126, held-out 91 of
+114; issue 32's note), so a change that loses ground fails here; the goal stays every secret
+kept out."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 from vaultmem.redact import redact
 
 DATA = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "blind" / "secrets1"
-FLOORS = {"tune": 0.97, "heldout": 0.80}
+FLOORS = {"tune": 0.97, "heldout": 0.79}
 
 
 def rows(name: str) -> list[dict]:

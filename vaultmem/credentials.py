@@ -531,8 +531,11 @@ def _identifiers(text: str) -> Iterator[Span]:
 # an IBAN (its check digits hold), a long random token of upper and lower case letters and
 # digits (an API key pasted without its name: "ak 填成 Gh7Pq2Wm9Zx4…").
 
-_SEED_CONTEXT = re.compile(r"(?i)seed|mnemonic|recovery (?:phrase|words)|wallet|metamask|ledger|trezor|bip-?39|"
-                           r"backup (?:phrase|words)|words?, in order|助记词|钱包")
+_SEED_CONTEXT = re.compile(r"(?i)seed (?:phrase|words)|mnemonic|recovery (?:phrase|words)|bip-?39|backup (?:phrase|words)|"
+                           r"(?:wallet|metamask|ledger|trezor)\b.{0,40}\b(?:words|phrase|backup)|"
+                           r"(?:words|phrase|backup)\b.{0,40}\b(?:wallet|metamask|ledger|trezor)|words?, in order|助记词")
+# words a seed phrase never holds (BIP-39's list has none of them): a sentence is not a seed phrase
+_NOT_SEED_WORDS = frozenset("the and then that this with from have there their they them what when which".split())
 _SEED = re.compile(r"(?<![A-Za-z])(?P<v>[a-z]{3,8}(?:[ ,]+[a-z]{3,8}){11,23})(?![A-Za-z])")
 _IBAN = re.compile(r"(?<![A-Za-z0-9])(?P<v>[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?)(?![A-Za-z0-9])")
 _RANDOM_TOKEN = re.compile(r"(?<![\w/.=+-])(?P<v>(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*\d)"
@@ -568,7 +571,7 @@ def _phrases_and_codes(text: str) -> Iterator[Span]:
     if _SEED_CONTEXT.search(text):
         for m in _SEED.finditer(text):
             words = re.split(r"[ ,]+", m.group("v"))
-            if len(words) in (12, 15, 18, 21, 24) or len(words) >= 12:
+            if len(words) >= 12 and not _NOT_SEED_WORDS.intersection(words):
                 yield "secret", m.start("v"), m.end("v")
     for m in _IBAN.finditer(text):
         if _iban_ok(m.group("v")):

@@ -375,6 +375,9 @@ def _en_home(s: str) -> Reading | None:
                  r"cabin|cottage|airbnb|hotel|resort|campsite|getaway|thanksgiving|christmas|for the (?:week|weekend))\b", s, re.I) \
             and not re.search(r"\b(?:moved|live|living|settled|relocat)\b", s, re.I):
         return None
+    if re.search(r"\b(?:until|till|for the (?:week|weekend|month)|for (?:a|two|three|\d+) (?:days|nights|weeks))\b",
+                 s, re.I) and not re.search(r"\b(?:moved|live|living|lives|settled|relocat\w*)\b", s, re.I):
+        return None   # "I'm in Tokyo until Friday": a stay, not a home
     if re.search(r"\b(?:moved|moving|move)\s+(?:my|our|the|all|his|her|their)\s+(?!family\b|stuff\b|things\b)\w+", s, re.I) \
             and not re.search(r"\b(?:live|living|lives|settled|flat|apartment|house|home|rental)\b", s, re.I):
         return None   # "moved my editing to Capture One": a thing moved, not the person

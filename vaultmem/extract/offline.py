@@ -414,13 +414,14 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
     if framed is not None and instructions:  # the slot says it all: one clean statement, not the chat
         # around it (told to an assistant; between friends the sentence keeps who said what to whom)
         said = (anchor.date() if hasattr(anchor, "date") else anchor) if anchor else None
-        if match is not None and said is not None and match.date > said and not planned:
-            # "I'm in Minneapolis, our lease runs out March 31": the day is the lease's, not
-            # the day the value began; the memory is dated by when it was said
-            match, valid_from, valid_to = None, None, None
-        statement, frame_title = frame_statement(framed, name, chinese, match.date if match else None)
+        ahead = match is not None and said is not None and match.date > said and not planned
+        statement, frame_title = frame_statement(framed, name, chinese, None if ahead or not match else match.date)
         if statement and says_little_else(sentence, framed.value, chinese):
             text = statement   # else the sentence stays: it carries more than the slot (望京, 国贸)
+            if ahead:
+                # "I'm in Minneapolis, our lease runs out March 31": the day is the lease's, not
+                # the day the value began; the memory is dated by when it was said
+                match, valid_from, valid_to = None, None, None
         else:
             frame_title = ""
     bare = lower_first(to_third_person(text, name)) if procedure else text
