@@ -193,12 +193,8 @@ _PLAN = re.compile(r"\b(?:going to|gonna|plan(?:ning)? (?:to|on)|thinking (?:abo
 _HYPOTHETICAL = re.compile(r"^(?:\w+\s+){0,3}?(?:if|what if|imagine|suppose|supposing|in case|unless|whether)\b|"
                            r"\bwould (?:you|it|that|i|mean|have to)\b|\b(?:it|that|we|i)'d (?:mean|have to|need)\b|"
                            r"\bshould (?:i|we)\b|\bcould (?:we|i) (?:afford|manage|do)\b|\?\s*$", re.I)
-_NEGATED = re.compile(r"\b(?:not|never|no longer|don't|doesn't|didn't|won't|isn't|aren't|wasn't|weren't|"
-                      r"fell through|called off|cancell?ed|decided against|backed out|changed (?:my|our) minds?|"
-                      r"scrapped|off the table|not happening|nixed|gave up on)\b", re.I)
 _ZH_PLAN = re.compile(r"打算|准备|计划|考虑|可能|也许|大概|估计|应该会|想要?|将要|将会|要去|要搬|下(?:个)?月|明年|下周|年底|过段时间|以后|争取|看看能不能")
 _ZH_HYPOTHETICAL = re.compile(r"如果|要是|假如|万一|的话|假设|是不是应该|该不该|吗[？?。]?$|[？?]$")
-_ZH_NEGATED = re.compile(r"不|没|别|算了|黄了|取消|作罢|放弃")
 _OTHER_SUBJECT = re.compile(
     r"^(?i:(?:so|and|but|oh|also|btw|well)[,\s]+)*(?i:my|our)\s+(?:(?:best|old|older|younger|little|big|new|ex|"
     r"step|close)[\s-]+)?((?:friend|brother|sister|mom|mum|dad|mother|father|wife|husband|partner|boyfriend|"
