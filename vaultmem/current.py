@@ -90,6 +90,7 @@ def mark_current(hits, question: str, props_of) -> list[tuple[str, list[str]]]:
                 pairs.append((latest.path, [h.path for h in earlier]))
         if asked and (attribute == asked or attribute.split(":", 1)[0] == asked) and subject == "user":
             latest.score = max(latest.score, best + LEAD_MARGIN)
+    _below(pairs, hits)
     hits.sort(key=lambda h: -h.score)
     return pairs
 
@@ -131,6 +132,15 @@ def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None)
             earlier.append(hit)
     latest.score = max(latest.score, best + LEAD_MARGIN)
     return [(latest.path, [h.path for h in earlier])] if earlier else []
+
+
+def _below(pairs, hits) -> None:
+    """An earlier value never outranks the value said after it."""
+    by_path = {h.path: h for h in hits}
+    for current, earlier in pairs:
+        for path in earlier:
+            if by_path[path].score >= by_path[current].score:
+                by_path[path].score = by_path[current].score - LEAD_MARGIN
 
 
 _SOMEONE_ELSE = re.compile(r"^(?:The user's|用户的?)\s*(?:friend|brother|sister|mom|mum|dad|mother|father|cousin|"

@@ -283,7 +283,8 @@ _WORK_CUE = re.compile(
     r"(?:new\s+)?job\s+(?:at|with)|offer\s+(?:from|at)|(?:first|second|third|last)\s+(?:day|week|month)\s+at|"
     r"(?:I'm|I am|I'm now|now that I'm|now I'm|we're)\s+(?:now\s+)?(?:at|over at|with)|employer|company|"
     r"left|quit|laid off|resigned from|leaving)\b", re.I)
-_ZH_WORK_CUE = re.compile(r"入职|跳槽|加入了|在.{2,12}(?:上班|工作|实习)|去.{2,12}(?:上班|工作)|新公司|离职|辞职|被裁|东家|报到")
+_ZH_WORK_CUE = re.compile(r"入职|跳槽|加入了|在.{2,12}(?:上班|工作|实习)|去.{2,12}(?:上班|工作)|新公司|离职|辞职|被裁|东家|报到|"
+                          r"公司(?:正式)?(?:改名|更名)|在[\u4e00-\u9fffA-Za-z]{2,8}做")
 _JOB_NOUNS = (r"engineer|developer|programmer|designer|manager|director|lead|head|analyst|scientist|researcher|"
               r"architect|consultant|teacher|nurse|doctor|lawyer|accountant|writer|editor|product owner|"
               r"vp|vice president|president|officer|specialist|coordinator|administrator|technician|"
@@ -618,8 +619,8 @@ _QUESTION_FRAMES = (
     ("home", re.compile(r"\bwhere\b.*\b(?:live|living|based|reside|home|moved?)\b|\bwhich (?:city|town|country|neighbou?rhood)\b|"
                         r"\bhome (?:city|town)\b|住在|住哪|哪个城市|哪座城市|在哪(?:里)?(?:住|生活|定居|安家)|搬到(?:了)?哪", re.I)),
     ("employer", re.compile(r"\bwhere\b.*\bwork|\bwhich (?:company|firm|employer|organi[sz]ation)\b|\bwho\b.*\bwork(?:s|ing)? for\b|"
-                            r"\bemployer\b|哪家公司|什么公司|在哪(?:里)?(?:上班|工作)|哪个公司|东家", re.I)),
-    ("job", re.compile(r"\b(?:job|title|role|position)\b|\bwhat does the user do\b|什么职位|职位|头衔|做什么工作|什么岗位|职称", re.I)),
+                            r"\bemployer\b|哪家公司|什么公司|公司叫什么|公司名|在哪(?:里)?(?:上班|工作)|哪个公司|东家", re.I)),
+    ("job", re.compile(r"\b(?:job|title|role|position)\b|\bwhat does the user do\b|什么职位|职位|头衔|做什么工作|什么岗位|岗位|职称", re.I)),
     ("manager", re.compile(r"\b(?:manager|boss|supervisor|reports? to)\b|领导是|老板是|上司|经理是谁", re.I)),
     ("tool:editor", re.compile(r"\b(?:editor|ide)\b|编辑器|用什么写代码", re.I)),
     ("tool:language", re.compile(r"\bprogramming language\b|\bwhat language\b.*\b(?:code|program|write)\b|编程语言", re.I)),
@@ -697,6 +698,10 @@ def named_values(text: str) -> set[str]:
     found |= {t.lower() for t, _k in tools_in(text)}
     found |= set(re.findall(r"\d+(?:[.:]\d+)?", text))
     if is_chinese(text):
+        # what stands where a value stands: after 在/叫/是/做/当/住/用/学/养/到 ("在星河互娱做游戏策划")
+        found |= {m.group(1) for m in re.finditer(r"(?:住在|住|在|叫|是|做|当|用|学|养|到|去|换成|改成|转岗做|升为)"
+                                                   r"([\u4e00-\u9fff]{2,6}?)(?=[，。！？、,.!?；\s]|做|当|上班|工作|了|的|$)", text)
+                  if not re.search(r"这|那|哪|什么|一个|不|没|很|太|也|都|还|就|在|了", m.group(1))}
         found |= {m.group(0) for m in _zh_listed_places().finditer(text)}
         found |= {m.group(0) for m in _ZH_PLACE_SUFFIX.finditer(text)}
         m = _ZH_ORG.search(text)
