@@ -218,10 +218,10 @@ def leads_with(block: str, expect: list[str], every: bool = False) -> bool:
     """The block's first entry (after its heading) is a memory line holding an `expect`
     string (all of them with `every`)."""
     entries = [line for line in block.splitlines() if line.startswith("- [")]
-    if not entries or entries[0] not in {e.split("\n", 1)[0] for e in memory_entries(block)}:
+    memories = {e.split("\n", 1)[0]: e for e in memory_entries(block)}
+    if not entries or entries[0] not in memories:
         return False
-    first = next(e for e in memory_entries(block) if e.split("\n", 1)[0] == entries[0])
-    held = _holds(first, expect)
+    held = _holds(memories[entries[0]], expect)
     return len(held) == len(expect) if every else bool(held)
 
 

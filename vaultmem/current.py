@@ -14,7 +14,7 @@ user live?"), it leads the block.
     >>> mark_current(hits, "Where does the user live?", vault)   # doctest: +SKIP
     [('Memory/Facts/Lives in Denver.md', ['Memory/Facts/Lives in Chicago.md'])]
 
-`doctor` lists the pairs (`slot_pairs`).
+`doctor` lists such pairs among all active memories (`doctor.contradictions`).
 """
 
 from __future__ import annotations
@@ -27,15 +27,16 @@ from vaultmem.layout import STATEMENT_TYPES
 LEAD_MARGIN = 0.01
 
 
-def slot_of(hit, props: dict | None = None) -> tuple[str, str, str] | None:
-    """(subject, attribute, value) of a memory hit, lower-cased; None when it fills no slot."""
+def slot_of(text: str, props: dict | None = None) -> tuple[str, str, str] | None:
+    """(subject, attribute, value) of a memory, lower-cased, from its note's properties or else
+    its statement `text`; None when it fills no slot."""
     from vaultmem.extract.frames import read
 
     props = props or {}
     subject, attribute, value = (str(props.get(k) or "").strip() for k in ("subject", "attribute", "value"))
     if subject and attribute and value:
         return subject.lower(), attribute.lower(), value.lower()
-    reading = read(_bare(hit.text))
+    reading = read(_bare(text))
     if reading is None or reading.modality not in ("fact", "ended"):
         return None
     value = reading.value if reading.modality == "fact" else f"not {reading.value}"
@@ -66,7 +67,7 @@ def mark_current(hits, question: str, props_of) -> list[tuple[str, list[str]]]:
     for hit in hits:
         if hit.type not in STATEMENT_TYPES or hit.status != "active" or hit.valid_to:
             continue
-        slot = slot_of(hit, props_of(hit.path))
+        slot = slot_of(hit.text, props_of(hit.path))
         if slot is not None:
             slots[id(hit)] = slot
             groups.setdefault(slot[:2], []).append(hit)
@@ -162,9 +163,9 @@ _ZH_SINGLE = re.compile(r"哪|谁|几|多少|什么时候|叫什么|是什么|�
 
 
 def single_valued(question: str) -> bool:
-    q = question.strip()
     from vaultmem.extract.rewrite import is_chinese
 
+    q = question.strip()
     return bool(_ZH_SINGLE.search(q) if is_chinese(q) else _SINGLE.search(q))
 
 

@@ -75,6 +75,8 @@ def contradictions(vault, notes, index: ChunkIndex | None, resolver=None) -> lis
     and vectors closer than CONTRADICTION_SIMILARITY (similarity alone is not a subject:
     an English model puts any two Chinese sentences close together).
     """
+    from vaultmem.current import slot_of
+
     active = {rel: note for rel, (_, note) in notes.items()
               if as_text(note.meta.get("type")) not in ("session", "entity", "")
               and as_text(note.meta.get("status")) in ("active", "")}
@@ -94,7 +96,7 @@ def contradictions(vault, notes, index: ChunkIndex | None, resolver=None) -> lis
             key = (as_text(note.meta.get("user")), subject, attribute)
             by_subject.setdefault(key, []).append(rel)
         else:
-            slot = _read_slot(note)
+            slot = slot_of(note.statement())   # read from the statement, as `context` reads it
             if slot is not None:
                 key = (as_text(note.meta.get("user")), *slot[:2])
                 by_subject.setdefault(key, []).append(rel)
@@ -115,16 +117,6 @@ def contradictions(vault, notes, index: ChunkIndex | None, resolver=None) -> lis
     if index is not None:
         _similar_pairs(index, add)
     return found
-
-
-def _read_slot(note) -> tuple[str, str, str] | None:
-    """(subject, attribute, value) of a memory note without slot properties, read from its
-    statement as `context` reads it (`current.slot_of`)."""
-    from types import SimpleNamespace
-
-    from vaultmem.current import slot_of
-
-    return slot_of(SimpleNamespace(text=note.statement() if hasattr(note, "statement") else note.body or ""))
 
 
 def _similar_pairs(index: ChunkIndex, add) -> None:

@@ -12,7 +12,11 @@ rewrite turns "!" into "." or "I" into "the user"). English and Chinese.
 - questions without a question mark ("how long is the drive from Raleigh to Boone");
 - talk about the conversation itself ("since I'll probably be bugging you a lot");
 - a sentence that leans on one before it: a bare "that"/"this" for its object ("I'll try
-  that", "我把这个发给我爸") or a pronoun for its subject ("She's 68 and still…").
+  that", "我把这个发给我爸") or a pronoun for its subject ("She's 68 and still…");
+- inside a sentence that is news: clauses of chat of the moment (a feeling, laughter, an
+  exaggeration: "白天上班晚上看书，累成狗") and interjections ("ugh", "lol", emoji), which
+  `without_chat` takes out, as `without_clause` takes out the clause of a change that did not
+  happen.
 """
 
 from __future__ import annotations
@@ -160,3 +164,50 @@ def leans_on_context(sentence: str, chinese: bool) -> bool:
     if chinese:
         return bool(_ZH_BARE_OBJECT.search(s) or _ZH_PRONOUN_LED.match(s))
     return bool(_BARE_OBJECT.search(s) or _VAGUE_OBJECT.search(s) or _PRONOUN_LED.match(s))
+
+
+# ---- chat inside a sentence that is news ------------------------------------------------------
+
+# An untyped clause with these marks is chat of the moment, not a fact to keep: feelings,
+# laughter, exaggeration (English and Chinese).
+_CHAT_MARKS = re.compile(
+    r"哈哈|呵呵|嘿嘿|hhh|累死|累成狗|哭成狗|崩溃|头都大了|头大|丢人|尴尬|无语|烦死|好烦|"
+    r"气死|要疯了|受不了|怀疑人生|丑哭|难受|好闷|眼睛要瞎|手都.{0,3}麻|落汤鸡|躺平|摸鱼|心疼一下|"
+    r"\bI need (?:coffee|lunch|sleep|a nap)\b|"
+    r"\b(?:so|really|super) (?:tired|annoyed|stressed|bored|nervous|anxious)\b|\bcan(?:'t| not) wait\b|"
+    r"\bjust needed to\b", re.I)
+_INTERJECTIONS = re.compile(r"(?i)(?:^|(?<=\s))(?:ugh+|argh+|omg|lol|lmao|haha+|hehe|yikes|oof|sigh|ffs)\b[,.!]*\s*"
+                            r"|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*")
+
+
+def _drop_clauses(sentence: str, separators: str, drop) -> str:
+    """The sentence without the clauses `drop(clause)` is true of (each with the separator
+    before it)."""
+    parts = re.split(f"({separators})", sentence)
+    return "".join(part for i, part in enumerate(parts)
+                   if not (i % 2 == 0 and drop(part))
+                   and not (i % 2 == 1 and i + 1 < len(parts) and drop(parts[i + 1])))
+
+
+def without_chat(sentence: str, chinese: bool) -> str:
+    """The sentence without its clauses of chat of the moment ("白天上班晚上看书，累成狗" ->
+    "白天上班晚上看书") and its interjections ("ugh", "lol"): a feeling, laughter or an
+    exaggeration is not part of the fact."""
+    sentence = _INTERJECTIONS.sub("", sentence).strip(" ,")
+    if not _CHAT_MARKS.search(sentence):
+        return sentence
+    kept = _drop_clauses(sentence, r"[，,；;。！!？?]|\s+[-–—]\s+|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])",
+                         _CHAT_MARKS.search)
+    kept = kept.strip(" ，,；;").strip()
+    if kept != sentence.strip():   # "累死了，不过我终于跑完了…": the "but" led away from what went
+        kept = re.sub(r"^(?:不过|但是|可是|但|而且|所以|(?:but|though|so|and)\b[,\s]*)", "", kept, flags=re.I).strip()
+    return kept if len(re.sub(r"\W", "", kept)) >= (6 if chinese else 12) else ""
+
+
+def without_clause(sentence: str, value: str, chinese: bool) -> str:
+    """The sentence without the clause that holds `value` ("" when nothing worth a memory is left)."""
+    kept = _drop_clauses(sentence, r"[，,；;]|\s+but\s+|\s+[-–—]\s+", lambda clause: value in clause)
+    kept = re.sub(r"^(?:[，,；;\s]|but\s|and\s)+", "", kept.strip(), flags=re.I).strip()
+    if kept == sentence.strip() or len(re.sub(r"\W", "", kept)) < (6 if chinese else 15):
+        return ""
+    return kept

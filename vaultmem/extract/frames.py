@@ -30,158 +30,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from vaultmem.extract.rewrite import is_chinese
-from vaultmem.extract.zh_names import ORGANISATIONS, PLACES
-
-# --- values ------------------------------------------------------------------------------
-
-_CAP = r"[A-Z][\w'&.-]*"
-_JOINERS = r"(?:de|da|do|del|della|di|du|la|le|of|upon|on|am|an|im|sur|y|and)"
-_NAME_SPAN = rf"{_CAP}(?:(?:\s+{_JOINERS})?\s+{_CAP}){{0,3}}"
-_NOT_NAMES = frozenset("""I I'm I've I'd I'll The A An It It's This That These Those My Our We We're Their They He She
-His Her Its On In At To From For With And But So Or Also Just Now Then Here There What When Where Which Who Why How
-Yes No Ok Okay Oh Hey Hi Hello Thanks Thank Sorry Well Anyway Actually Honestly Still Btw Lol Ugh Wow Today Tomorrow
-Yesterday Tonight Next Last This Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March
-April May June July August September October November December Christmas Easter Thanksgiving Year Big Good
-Great Bad Quick Update News Work Home Mom Mum Dad Family Everyone Everything Nothing Something Someone AI""".split())
-_ORG_WORDS = (r"Inc|Inc\.|LLC|Ltd|Labs?|Health|Healthcare|Bank|Studios?|Systems|Group|Capital|Partners|"
-              r"Technologies|Technology|Tech|Software|Solutions|Foods?|Freight|Logistics|Robotics|Motors|"
-              r"University|College|School|Hospital|Clinic|Institute|Consulting|Media|Games|Airlines?|"
-              r"Insurance|Pharma|Energy|Analytics|AI|Cloud|Networks|Corp|Corporation|Company|Co")
-_PLACE_AFTER = re.compile(rf"\b(?:in|to|into|from|near|outside|around)\s+(?:the\s+)?({_NAME_SPAN})")
-_AT_ORG = re.compile(rf"\b(?:at|for|with|from|by|joined|join|joining|left|quit|leaving)\s+(?:the\s+)?({_NAME_SPAN})")
-_ZH_PLACE_SUFFIX = re.compile(r"[\u4e00-\u9fff]{1,5}?(?:市|区|县|省|镇|州|岛|新区|街道)(?![\u4e00-\u9fff]*(?:公司|医院|大学))")
-_ZH_ORG = re.compile(r"([\u4e00-\u9fffA-Za-z0-9]{2,10}?)(公司|集团|科技|银行|医院|大学|学院|研究院|工作室|事务所|物流|"
-                     r"传媒|网络|软件|证券|基金|保险|汽车|游戏|咨询|律所|设计院)")
-
-
-def _clean_name(span: str) -> str | None:
-    words = span.split()
-    while words and (words[0] in _NOT_NAMES or words[0].lower() in _JOINERS_SET):
-        words = words[1:]
-    while words and (words[-1] in _NOT_NAMES or words[-1].lower() in _JOINERS_SET):
-        words = words[:-1]
-    name = " ".join(words).rstrip(".,'’").removesuffix("'s").removesuffix("’s")
-    return name if len(name) > 1 and not name.isupper() or name in _SHORT_OK else None
-
-
-_JOINERS_SET = frozenset(_JOINERS.strip("(?:)").split("|"))
-_SHORT_OK = frozenset({"NYC", "LA", "SF", "DC", "UK", "US", "USA", "HK"})
-
-
-def place_en(text: str) -> str | None:
-    """A capitalised place named after in/to/from ("moved to San Diego"), or before a home
-    noun ("the Lisbon flat")."""
-    for m in _PLACE_AFTER.finditer(text):
-        name = _clean_name(m.group(1))
-        if name and not _ORG_SUFFIX.search(name) and not _is_tool(name):
-            return name
-    m = re.search(rf"({_NAME_SPAN})\s+(?:flat|apartment|apt|place|house|condo|home|office)\b", text)
-    if m:
-        name = _clean_name(m.group(1))
-        if name and not _is_tool(name):
-            return name
-    return None
-
-
-_ORG_SUFFIX = re.compile(rf"\b(?:{_ORG_WORDS})$")
-
-
-def org_en(text: str) -> str | None:
-    for m in _AT_ORG.finditer(text):
-        name = _clean_name(m.group(1))
-        if name and not _is_tool(name) and name not in _KNOWN_PLACES_EN:
-            return name
-    m = re.search(rf"({_NAME_SPAN}\s+(?:{_ORG_WORDS}))\b", text)
-    return _clean_name(m.group(1)) if m else None
-
-
-_KNOWN_PLACES_EN = frozenset("""London Paris Berlin Tokyo Beijing Shanghai Denver Chicago Austin Boston Seattle Portland
-Lisbon Porto Madrid Barcelona Rome Milan Amsterdam Dublin Oakland Brooklyn Queens Manhattan Toronto Vancouver Montreal
-Sydney Melbourne Singapore Dubai Mumbai Delhi Bangalore Berkeley Atlanta Miami Houston Dallas Phoenix Raleigh
-Cleveland Pittsburgh Philadelphia Denver Oslo Stockholm Copenhagen Helsinki Vienna Prague Munich Zurich Geneva Hamburg
-Edinburgh Glasgow Manchester Bristol Leeds Cardiff Belfast Auckland Wellington Seoul Osaka Kyoto Taipei
-Shenzhen Hangzhou Chengdu Xiamen Nanjing Wuhan""".split())
-
-
-def place_zh(text: str) -> str | None:
-    listed = [(m.start(), m.group(0)) for m in _zh_listed_places().finditer(text)]
-    suffixed = []
-    for m in _ZH_PLACE_SUFFIX.finditer(text):
-        lead = re.match(r"[了到在去住搬从回往的是和跟我们你他她家个一这那]*", m.group(0)).end()
-        name = m.group(0)[lead:]
-        if len(name) >= 2 and not any(s <= m.start() + lead < s + len(n) for s, n in listed):
-            suffixed.append((m.start() + lead, name))
-    spans = sorted(listed + suffixed)
-    if not spans:
-        return None
-    start, name = spans[0]
-    # "上海徐汇区": a city and the district inside it are one place
-    end = start + len(name)
-    for s, other in spans[1:]:
-        if s == end:
-            name, end = name + other, s + len(other)
-        elif s < end and s + len(other) > end:
-            name, end = text[start:s + len(other)], s + len(other)
-    return re.sub(r"^(?:在|到|去|住|搬)+", "", name) or None
-
-
-@lru_cache(maxsize=1)
-def _zh_listed_places() -> re.Pattern:
-    return re.compile("|".join(map(re.escape, sorted(PLACES, key=len, reverse=True))))
-
-
-def org_zh(text: str) -> str | None:
-    for org in sorted(ORGANISATIONS, key=len, reverse=True):
-        if org in text:
-            return org
-    m = re.search(r"(?:入职(?:了)?|加入(?:了)?|跳槽(?:到|去)(?:了)?|去了|进了|在|到)([\u4e00-\u9fffA-Za-z0-9]{2,12}?)"
-                  r"(?:了)?(?:上班|工作|实习|做|当|入职|报到|$|[，。！])", text)
-    if m and not re.search(r"家|里|这|那|公司$|^一家|^了|再|找|先|想|要|去|回|证明|手续|流程|职|岗|期", m.group(1)):
-        name = m.group(1)
-        if place_zh(name) != name:
-            return re.sub(r"^[\u4e00-\u9fff]{1,4}的(?=[\u4e00-\u9fff]{2,})", "", name)
-    m = _ZH_ORG.search(text)
-    if m and not m.group(1).startswith(("一家", "这家", "那家", "那个", "这个")) \
-            and not re.search(r"[被把让给和跟的我你他她是在了]|那边|这边|有家|一家|哪家", m.group(1)):
-        return re.sub(r"^(?:在|去|到|进|入职|加入)+", "", m.group(1) + m.group(2))
-    return None
-
-
-# --- tools by kind --------------------------------------------------------------------------
-
-TOOL_KINDS = {
-    "editor": ("VS Code", "VSCode", "Visual Studio Code", "Vim", "Neovim", "nvim", "Emacs", "Sublime Text",
-               "Sublime", "PyCharm", "IntelliJ", "WebStorm", "Xcode", "Atom", "Zed", "Cursor", "Helix",
-               "Android Studio", "Eclipse", "Visual Studio", "Notepad++", "RStudio", "Windsurf"),
-    "language": ("Python", "Rust", "Go", "Golang", "JavaScript", "TypeScript", "Java", "Kotlin", "Swift",
-                 "Ruby", "C#", "C\\+\\+", "Scala", "Elixir", "Haskell", "PHP", "Dart", "Julia", "Clojure", "Zig"),
-    "framework": ("React", "Vue", "Angular", "Svelte", "Next.js", "Django", "Flask", "FastAPI", "Rails",
-                  "Spring", "Laravel", "Flutter", "React Native", "SwiftUI", "Express", "Nuxt", "SolidJS"),
-    "phone": ("iPhone", "Pixel", "Galaxy", "OnePlus", "Xiaomi", "Huawei", "华为", "小米", "苹果手机", "安卓"),
-    "os": ("macOS", "Windows", "Linux", "Ubuntu", "Fedora", "Arch", "Debian", "ChromeOS"),
-    "notes": ("Obsidian", "Notion", "Evernote", "Logseq", "Roam", "Bear", "OneNote", "Apple Notes", "飞书文档",
-              "语雀", "印象笔记"),
-    "browser": ("Chrome", "Firefox", "Safari", "Edge", "Arc", "Brave"),
-    "database": ("PostgreSQL", "Postgres", "MySQL", "SQLite", "MongoDB", "Redis", "DynamoDB", "Snowflake"),
-    "cloud": ("AWS", "GCP", "Azure", "阿里云", "腾讯云", "Vercel", "Heroku"),
-}
-_TOOL_OF = {t.replace("\\", "").lower(): kind for kind, tools in TOOL_KINDS.items() for t in tools}
-_TOOL_RE = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(sorted((t for tools in TOOL_KINDS.values() for t in tools),
-                                                               key=len, reverse=True)) + r")(?![A-Za-z0-9_])", re.I)
-
-
-def _is_tool(name: str) -> bool:
-    return name.lower() in _TOOL_OF
-
-
-def tools_in(text: str) -> list[tuple[str, str]]:
-    """(tool as written, its kind) in order: [("Vim", "editor"), ("Cursor", "editor")]."""
-    return [(m.group(1), _TOOL_OF[m.group(1).lower()]) for m in _TOOL_RE.finditer(text)
-            if m.group(1).lower() in _TOOL_OF and not (m.group(1) == "Go" and not re.search(r"\bGo\b", text))]
-
+from vaultmem.extract.values import (CAP, NAME_SPAN, NOT_NAMES, ZH_ORG, ZH_PLACE_SUFFIX, clean_name, org_en, org_zh,
+                                     place_en, place_zh, tools_in, zh_listed_places)
 
 # --- modality ------------------------------------------------------------------------------
 
@@ -302,9 +154,9 @@ _ZH_TITLE = re.compile(r"(?:升(?:职)?(?:为|成|到了?|做了?)|晋升为|升
                        r"分析师|老师|医生|护士|律师|会计|策划|运营|产品|组长|主任|专员|顾问|架构师|研究员|店长|总裁|"
                        r"总经理|副总|合伙人|科长|处长|部长|校长))")
 _MANAGER_EN = re.compile(rf"\b(?:my|our)\s+(?:new\s+)?(?:manager|boss|lead|supervisor|team lead|line manager)"
-                         rf"(?:\s+is|,|:|\s+-)?\s+(?:now\s+)?({_CAP}(?:\s+{_CAP})?)"
-                         rf"|\b({_CAP}(?:\s+{_CAP})?)\s+is\s+(?:now\s+)?my\s+(?:new\s+)?(?:manager|boss|lead|supervisor)"
-                         rf"|\breport(?:ing|s)?\s+to\s+({_CAP}(?:\s+{_CAP})?)\b")
+                         rf"(?:\s+is|,|:|\s+-)?\s+(?:now\s+)?({CAP}(?:\s+{CAP})?)"
+                         rf"|\b({CAP}(?:\s+{CAP})?)\s+is\s+(?:now\s+)?my\s+(?:new\s+)?(?:manager|boss|lead|supervisor)"
+                         rf"|\breport(?:ing|s)?\s+to\s+({CAP}(?:\s+{CAP})?)\b")
 _ZH_MANAGER = re.compile(r"(?:新)?(?:领导|老板|经理|主管|上司|组长|leader)(?:换成了?|变成了?|是|叫|现在是)([\u4e00-\u9fffA-Za-z]{2,4}?)"
                          r"(?=[，。！了,.!\s]|$)")
 _COMMUTE = re.compile(r"\b(?:drive|driving|drove|take the (?:train|bus|subway|tube|metro|ferry)|taking the (?:train|bus|subway|"
@@ -345,7 +197,7 @@ def _subject_en(s: str) -> str:
     relation, name, named = m.group(1), m.group(2), m.group(3)
     if relation and relation.split()[0] in _SELF_RELATIONS and re.search(r"\b(?:we|us|our)\b", s, re.I):
         return "user"   # "my partner and I moved": the household
-    if named and named in _NOT_NAMES:
+    if named and named in NOT_NAMES:
         return "user"
     return name or named or (relation or "someone")
 
@@ -378,9 +230,9 @@ def _en_home(s: str) -> Reading | None:
     if re.search(r"\b(?:moved|moving|move)\s+(?:my|our|the|all|his|her|their)\s+(?!family\b|stuff\b|things\b)\w+", s, re.I) \
             and not re.search(r"\b(?:live|living|lives|settled|flat|apartment|house|home|rental)\b", s, re.I):
         return None   # "moved my editing to Capture One": a thing moved, not the person
-    moved = re.search(r"\bfrom\s+(?:the\s+)?" + _NAME_SPAN + r"\s+to\s+(?:the\s+)?(" + _NAME_SPAN + ")", s)
-    value = _clean_name(moved.group(1)) if moved else None
-    value = value or place_en(re.sub(r"\bfrom\s+(?:the\s+)?" + _NAME_SPAN, "", s) if re.search(r"\bto\b", s) else s)
+    moved = re.search(r"\bfrom\s+(?:the\s+)?" + NAME_SPAN + r"\s+to\s+(?:the\s+)?(" + NAME_SPAN + ")", s)
+    value = clean_name(moved.group(1)) if moved else None
+    value = value or place_en(re.sub(r"\bfrom\s+(?:the\s+)?" + NAME_SPAN, "", s) if re.search(r"\bto\b", s) else s)
     if value and re.match(rf"\bfrom\s+(?:the\s+)?{re.escape(value)}", s[s.find(value) - 5:] if value in s else ""):
         return None
     return _reading("home", value, s, False)
@@ -425,7 +277,7 @@ def _en_manager(s: str) -> Reading | None:
     m = _MANAGER_EN.search(s)
     if not m:
         return None
-    name = _clean_name(next(g for g in m.groups() if g))
+    name = clean_name(next(g for g in m.groups() if g))
     return Reading("manager", name, _modality(s, False, name)) if name else None
 
 
@@ -483,11 +335,11 @@ def _en_commute(s: str) -> Reading | None:
 # "my GP is Dr. Anderson", "Mia's teacher is now Mr Dawson", "our vet is Bayview Vet": whose thing,
 # which thing, and its value, whatever the thing is (the attribute is the thing's name).
 _POSSESSIVE_IS = re.compile(
-    rf"\b(?:(?P<mine>my|our)|(?P<owner>{_CAP})['’]s)\s+(?:new\s+|current\s+|main\s+)?"
+    rf"\b(?:(?P<mine>my|our)|(?P<owner>{CAP})['’]s)\s+(?:new\s+|current\s+|main\s+)?"
     r"(?P<thing>(?!(?:name|names|birthday|favou?rite|life|day|week|job|head|heart|mind|back|bad|fault|guess|"
     r"point|plan|turn|problem|thing|issue|question|answer|advice|idea)\b)[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)\s+"
     rf"(?:is|are|'s)\s+(?:now\s+|actually\s+|officially\s+)?(?:called\s+|named\s+)?"
-    rf"(?P<value>(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?{_CAP}(?:\s+{_CAP}){{0,3}}|\d[\w./:-]*)")
+    rf"(?P<value>(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?{CAP}(?:\s+{CAP}){{0,3}}|\d[\w./:-]*)")
 _ZH_POSSESSIVE_IS = re.compile(
     r"(?:(?P<mine>我(?:的|们的|家)?)|(?P<owner>[\u4e00-\u9fff]{1,3})的|(?P<bare>^|[，,。！!]\s*))(?:新)?"
     r"(?P<thing>班主任|老师|医生|主治医生|兽医|学校|幼儿园|班|专业|导师|教练|房东|领导|上司|对象|男朋友|女朋友|老公|老婆|"
@@ -502,7 +354,7 @@ def _en_possessive(s: str) -> Reading | None:
     if not m:
         return None
     value = m.group("value").rstrip(".,")
-    if value in _NOT_NAMES or value.split()[0] in _NOT_NAMES:
+    if value in NOT_NAMES or value.split()[0] in NOT_NAMES:
         return None
     subject = "user" if m.group("mine") else m.group("owner")
     thing = m.group("thing").lower()
@@ -693,8 +545,8 @@ def speaks_of(attribute: str, text: str) -> bool:
 def named_values(text: str) -> set[str]:
     """What a statement names that could be a slot's value: capitalised names, places and
     organisations, tools, numbers (lower-cased); for comparing two memories of one slot."""
-    found = {m.group(0).rstrip(".,'’").lower() for m in re.finditer(rf"{_NAME_SPAN}", text)
-             if m.group(0).split()[0] not in _NOT_NAMES and m.group(0) not in ("The user", "User")}
+    found = {m.group(0).rstrip(".,'’").lower() for m in re.finditer(rf"{NAME_SPAN}", text)
+             if m.group(0).split()[0] not in NOT_NAMES and m.group(0) not in ("The user", "User")}
     found |= {t.lower() for t, _k in tools_in(text)}
     found |= set(re.findall(r"\d+(?:[.:]\d+)?", text))
     if is_chinese(text):
@@ -702,9 +554,9 @@ def named_values(text: str) -> set[str]:
         found |= {m.group(1) for m in re.finditer(r"(?:住在|住|在|叫|是|做|当|用|学|养|到|去|换成|改成|转岗做|升为)"
                                                    r"([\u4e00-\u9fff]{2,6}?)(?=[，。！？、,.!?；\s]|做|当|上班|工作|了|的|$)", text)
                   if not re.search(r"这|那|哪|什么|一个|不|没|很|太|也|都|还|就|在|了", m.group(1))}
-        found |= {m.group(0) for m in _zh_listed_places().finditer(text)}
-        found |= {m.group(0) for m in _ZH_PLACE_SUFFIX.finditer(text)}
-        m = _ZH_ORG.search(text)
+        found |= {m.group(0) for m in zh_listed_places().finditer(text)}
+        found |= {m.group(0) for m in ZH_PLACE_SUFFIX.finditer(text)}
+        m = ZH_ORG.search(text)
         if m:
             found.add(m.group(0))
     return {v for v in found if v not in ("the user", "user", "i")}

@@ -20,7 +20,8 @@ from dataclasses import replace
 from datetime import datetime
 
 from vaultmem.extract.candidate import Candidate, make_title
-from vaultmem.extract.chatter import chatter, is_venting_sentence, leans_on_context, strip_lead_in
+from vaultmem.extract.chatter import (chatter, is_venting_sentence, leans_on_context, strip_lead_in,
+                                      without_chat, without_clause)
 from vaultmem.extract.classify import (
     assistant_statements, classify_text, clean_text, correction_prefix, first_person_statement,
     is_context_statement, is_informative, is_reaction, procedure_prefix, remember_prefix,
@@ -28,13 +29,13 @@ from vaultmem.extract.classify import (
 from vaultmem.extract.corrections import find_correction
 from vaultmem.extract.dates import find_date
 from vaultmem.extract.frames import FRAME_KINDS, HEDGED, frame_detection
-from vaultmem.extract.statements import frame_statement
 from vaultmem.extract.frames import read as read_frame
 from vaultmem.extract.howto import find_howto, howto_text
 from vaultmem.extract.kinds import STANDING, content_words, plain_kind
 from vaultmem.extract.names import entities_of, known_names, names_someone, resolve_pronoun, the_one_named
 from vaultmem.extract.patterns import _PETS, _RELATIONS, HEALTH, JOBS, Detection, detect
 from vaultmem.extract.rewrite import capitalise, has_first_person, is_chinese, to_third_person
+from vaultmem.extract.statements import frame_statement, says_little_else
 from vaultmem.extract.wording import MAX_WORDS, finish, instruction_text, limit_words, lower_first, with_date
 from vaultmem.policy import is_request
 
@@ -164,64 +165,6 @@ def _vocatives(turns) -> set[str]:
 _WANTS = re.compile(r"(?:I|we)(?:'d| would| really| just|\s)*\s*(?:want|need|like|am looking for|are looking for)\s+"
                     r"(?:a|an|some|the|to find|to get|to make|to write|help)\b|(?:I|we)'d like\b"
                     r"|我(?:们)?(?:想|需要|要)(?!念|吃)(?!.*(?:今年|明年|以后|将来|一直|打算|这辈子))", re.I)
-# An untyped statement with these marks is chat of the moment, not a fact to keep: feelings
-# and exclamations, laughter, asking for help, exaggeration (English and Chinese).
-_CHAT_MARKS = re.compile(
-    r"哈哈|呵呵|嘿嘿|hhh|累死|累成狗|哭成狗|崩溃|头都大了|头大|丢人|尴尬|无语|烦死|好烦|"
-    r"气死|要疯了|受不了|怀疑人生|丑哭|难受|好闷|眼睛要瞎|手都.{0,3}麻|落汤鸡|躺平|摸鱼|心疼一下|"
-    r"\bI need (?:coffee|lunch|sleep|a nap)\b|"
-    r"\b(?:so|really|super) (?:tired|annoyed|stressed|bored|nervous|anxious)\b|\bcan(?:'t| not) wait\b|"
-    r"\bjust needed to\b", re.I)
-
-
-_FILLER_WORDS = frozenset("""i i'm im me my we we're our the a an is are was were be been am to of in on at for with and
-but so it it's that this just really now finally officially like um uh ok okay yeah yes oh also still then there here
-got get new place moved move moving live living lives home flat apartment work working works job start started
-joined first week day month at as for real honestly totally""".split())
-
-
-def says_little_else(sentence: str, value: str, chinese: bool) -> bool:
-    """Whether a sentence is little more than its slot ("ugh the commute from the new place
-    in Oakland is brutal" is; "每天开车上班，从望京到国贸" is not: it names two places more)."""
-    rest = sentence.replace(value, " ")
-    if chinese:
-        return len(re.sub(r"[^\u4e00-\u9fffA-Za-z0-9]", "", rest)) <= 12 and not re.search(r"[A-Z][a-z]+|\d", rest)
-    words = [w for w in re.findall(r"[A-Za-z0-9'’&-]+", rest) if w.lower() not in _FILLER_WORDS]
-    return len(words) <= 4 and not any(w[:1].isupper() or w[:1].isdigit() for w in words)
-
-
-def without_clause(sentence: str, value: str, chinese: bool) -> str:
-    """The sentence without the clause that holds `value` ("" when nothing worth a memory is left)."""
-    parts = re.split(r"([，,；;]|\s+but\s+|\s+[-–—]\s+)", sentence)
-    kept = "".join(p for i, p in enumerate(parts) if not (i % 2 == 0 and value in p)
-                   and not (i % 2 == 1 and i + 1 < len(parts) and value in parts[i + 1]))
-    kept = re.sub(r"^(?:[，,；;\s]|but\s|and\s)+", "", kept.strip(), flags=re.I).strip()
-    if kept == sentence.strip() or len(re.sub(r"\W", "", kept)) < (6 if chinese else 15):
-        return ""
-    return kept
-
-
-_INTERJECTIONS = re.compile(r"(?i)(?:^|(?<=\s))(?:ugh+|argh+|omg|lol|lmao|haha+|hehe|yikes|oof|sigh|ffs)\b[,.!]*\s*"
-                            r"|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*")
-
-
-def without_chat(sentence: str, chinese: bool) -> str:
-    """The sentence without its clauses of chat of the moment ("白天上班晚上看书，累成狗" ->
-    "白天上班晚上看书") and its interjections ("ugh", "lol"): a feeling, laughter or an
-    exaggeration is not part of the fact."""
-    sentence = _INTERJECTIONS.sub("", sentence).strip(" ,")
-    if not _CHAT_MARKS.search(sentence):
-        return sentence
-    parts = re.split(r"([，,；;。！!？?]|\s+[-–—]\s+|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff]))", sentence)
-    kept = "".join(part for i, part in enumerate(parts)
-                   if not (i % 2 == 0 and _CHAT_MARKS.search(part))
-                   and not (i % 2 == 1 and i + 1 < len(parts) and _CHAT_MARKS.search(parts[i + 1])))
-    kept = kept.strip(" ，,；;").strip()
-    if kept != sentence.strip():   # "累死了，不过我终于跑完了…": the "but" led away from what went
-        kept = re.sub(r"^(?:不过|但是|可是|但|而且|所以|(?:but|though|so|and)\b[,\s]*)", "", kept, flags=re.I).strip()
-    return kept if len(re.sub(r"\W", "", kept)) >= (6 if chinese else 12) else ""
-
-
 _KIN = "|".join(_RELATIONS + _PETS)
 _NAMED_IN_PASSING = re.compile(rf"\b([A-Z][a-z]+),? (?:my|our) ({_KIN})\b|\b(?:my|our) ({_KIN}),? ([A-Z][a-z]+)\b")
 _HOUSEHOLD = re.compile(r"^(.*\b(?:live|lives|living|moved|based|settled)\s+(?:in|to)\s+(?:the\s+)?"

@@ -13,6 +13,7 @@ around it (which stays in the session note, where search still finds it).
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from vaultmem.extract.rewrite import capitalise
@@ -70,3 +71,20 @@ def frame_statement(reading, name: str, chinese: bool, said: date | None) -> tup
     if said is not None and statement:
         statement = statement[:-1] + f" (since {said.isoformat()})."
     return statement, capitalise(title.format(v=value, k=kind, K=kind.capitalize()))
+
+
+_FILLER_WORDS = frozenset("""i i'm im me my we we're our the a an is are was were be been am to of in on at for with and
+but so it it's that this just really now finally officially like um uh ok okay yeah yes oh also still then there here
+got get new place moved move moving live living lives home flat apartment work working works job start started
+joined first week day month at as for real honestly totally""".split())
+
+
+def says_little_else(sentence: str, value: str, chinese: bool) -> bool:
+    """Whether a sentence is little more than its slot, so its statement may replace it ("ugh
+    the commute from the new place in Oakland is brutal" is; "每天开车上班，从望京到国贸" is not:
+    it names two places more)."""
+    rest = sentence.replace(value, " ")
+    if chinese:
+        return len(re.sub(r"[^\u4e00-\u9fffA-Za-z0-9]", "", rest)) <= 12 and not re.search(r"[A-Z][a-z]+|\d", rest)
+    words = [w for w in re.findall(r"[A-Za-z0-9'’&-]+", rest) if w.lower() not in _FILLER_WORDS]
+    return len(words) <= 4 and not any(w[:1].isupper() or w[:1].isdigit() for w in words)
