@@ -20,6 +20,7 @@ user live?"), it leads the block.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from vaultmem.layout import STATEMENT_TYPES
 
@@ -30,12 +31,19 @@ LEAD_MARGIN = 0.01
 def slot_of(text: str, props: dict | None = None) -> tuple[str, str, str] | None:
     """(subject, attribute, value) of a memory, lower-cased, from its note's properties or else
     its statement `text`; None when it fills no slot."""
-    from vaultmem.extract.frames import read
-
     props = props or {}
     subject, attribute, value = (str(props.get(k) or "").strip() for k in ("subject", "attribute", "value"))
     if subject and attribute and value:
         return subject.lower(), attribute.lower(), value.lower()
+    return _read_slot(text)
+
+
+@lru_cache(maxsize=4096)
+def _read_slot(text: str) -> tuple[str, str, str] | None:
+    """The slot a statement fills, read by the frames (a warm daemon asks again of the same
+    memories: kept, as it depends on the text alone)."""
+    from vaultmem.extract.frames import read
+
     reading = read(_bare(text))
     if reading is None or reading.modality not in ("fact", "ended"):
         return None
