@@ -199,7 +199,7 @@ def parse_memory_items(text: str, known_ids) -> tuple[list[dict], list[str]]:
     for each item left out or field cleaned. `ValueError` when the reply as a whole is
     unusable: not JSON, no "memory_items" list, or no item in it valid."""
     try:
-        data = json.loads(_strip_fence(text))
+        data = json.loads(strip_fence(text))
     except (TypeError, json.JSONDecodeError) as exc:
         raise ValueError(f"the reply is not valid JSON ({exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("memory_items"), list):
@@ -333,14 +333,14 @@ def _extract_batch(turns, session_time, settings: LLMSettings) -> tuple[list[Can
     ids = [t.id for t in turns]
     messages = [{"role": "system", "content": SYSTEM_PROMPT},
                 {"role": "user", "content": render_turns(turns, session_time)}]
-    reply = _chat(settings, messages)
+    reply = chat(settings, messages)
     try:
         items, problems = parse_memory_items(reply, ids)
     except ValueError as first:  # both clipped, so the retry fits the context the batch was sized for
         messages += [{"role": "assistant", "content": clip(reply, RETRY_TOKENS * 2 // 3)},
                      {"role": "user", "content": f"That reply was invalid: {clip(str(first), RETRY_TOKENS // 3)}. "
                                                  f"Answer again with only the corrected JSON object."}]
-        reply = _chat(settings, messages)
+        reply = chat(settings, messages)
         try:
             items, problems = parse_memory_items(reply, ids)
         except ValueError as second:
@@ -489,10 +489,10 @@ def _batches(turns):
         yield batch
 
 
-def _chat(settings: LLMSettings, messages: list[dict]) -> str:
+def chat(settings: LLMSettings, messages: list[dict], max_tokens: int = MAX_TOKENS) -> str:
     """One chat-completions call; the reply's text."""
     url = settings.base_url.rstrip("/") + "/chat/completions"
-    body = {"model": settings.model, "messages": messages, "temperature": 0, "max_tokens": MAX_TOKENS,
+    body = {"model": settings.model, "messages": messages, "temperature": 0, "max_tokens": max_tokens,
             "response_format": {"type": "json_object"}}
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     key = os.environ.get(settings.api_key_env, "") if settings.api_key_env else ""
@@ -516,7 +516,7 @@ def _chat(settings: LLMSettings, messages: list[dict]) -> str:
         raise LLMError(f"{url} did not answer with a chat completion") from None
 
 
-def _strip_fence(text: str) -> str:
+def strip_fence(text: str) -> str:
     """Some servers wrap JSON in a ``` fence even when asked for a JSON object."""
     text = (text or "").strip()
     if text.startswith("```"):

@@ -49,6 +49,7 @@ from vaultmem import clock
 from vaultmem.errors import TranscriptError, VaultmemError
 from vaultmem.extract.candidate import Candidate
 from vaultmem.extract.importers import Session, load_transcript
+from vaultmem.extract.review import check, review
 from vaultmem.extract.sessions import block_ids, message_link, part_title, redact_session, \
     render_session_parts, session_title
 from vaultmem.ids import run_id
@@ -300,11 +301,15 @@ class _Run:
                 for t in redacted.turns}
         live = [c for c in found if not c.rejected_reason]
         vectors = dict(zip(map(id, live), self.memory.embedder.encode([c.content for c in live]))) if live else {}
+        verdicts = self._review(redacted, live, vectors) if done_by_llm and live else {}
         for cand in found:
             stated = next((days[m] for m in cand.source_messages if days.get(m)), None)
             vector = vectors.get(id(cand))
             sources = [_turn_link(vault, *turns_at[m]) for m in cand.source_messages if m in turns_at]
             decision = decide(cand, user, self.pool, vector, links=sources)
+            decision, refused = check(decision, verdicts.get(id(cand)), self.pool, vector)
+            if refused:
+                report.warnings.append(f"session {redacted.id}: {refused}")
             if ch is None:
                 plan(vault, decision, self.pool, user=user, sources=sources, vector=vector)
                 _tally_plan(report, decision)
@@ -325,6 +330,15 @@ class _Run:
             report.listed(decision)
         if ch is not None and done_by_llm and turns_at:
             _mark_decided_by_llm(vault, next(iter(turns_at.values()))[0], ch)
+
+    def _review(self, session: Session, live: list, vectors: dict) -> dict:
+        """The model's verdicts on what the session's candidates update (`extract/review.py`)."""
+        from vaultmem.extract.llm import LLMSettings, chat
+
+        settings = LLMSettings.coerce(self.memory.llm_settings())
+        outcome = review(live, vectors, self.user, self.pool, lambda messages, tokens: chat(settings, messages, tokens))
+        self.report.warnings.extend(f"session {session.id}: {w}" for w in outcome.warnings)
+        return outcome.verdicts
 
     def _candidates(self, session: Session) -> tuple[list, bool]:
         """The session's candidates, and whether the LLM decided them (its endpoint did not fail)."""
