@@ -225,3 +225,22 @@ def test_decisions_are_read_loosely_and_checked_item_by_item():
     assert "needs a held memory as target, not 'H7'" in problems[1]
     with pytest.raises(ValueError, match="not valid JSON"):
         parse_decisions("N1: update H1", news, keys)
+
+
+def test_with_the_rules_extractor_the_model_only_reviews(vault, tmp_path):
+    config = vault / ".vaultmem" / "config.toml"
+    one, two = two_sessions(tmp_path, "Woodworking is my big hobby these days.",
+                            ["Honestly film photography has replaced woodworking for me."])
+    with CannedLLM([decided(("N1", "update", "H1"))]) as llm:
+        llm.configure(vault)
+        config.write_text(config.read_text(encoding="utf-8").replace("[llm]\n", '[llm]\nextractor = "rules"\n'),
+                          encoding="utf-8")
+        mem = api.Memory(vault)
+        assert mem.extract([one], llm=True)["warnings"] == []  # nothing held yet: no request
+        report = mem.extract([two], llm=True)
+    (request,) = llm.requests
+    assert request["body"]["messages"][0]["content"] == REVIEW_PROMPT
+    assert report["superseded"] == 1 and report["warnings"] == []
+    statuses = {n.statement(): n.status for n in memory_notes(vault).values()}
+    assert sorted(statuses.values()) == ["active", "superseded"]
+    assert any("woodworking" in s.lower() and status == "superseded" for s, status in statuses.items())

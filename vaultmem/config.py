@@ -72,6 +72,11 @@ class Config:
     llm_session_seconds: float = _setting(0.0, "llm.session_seconds",
                                           "Longest time one session may spend with the model before the "
                                           "rules decide the rest of it (0 = no bound).", "non_negative")
+    llm_extractor: str = _setting("model", "llm.extractor",
+                                  'Who writes the memories with `extract --llm`: "model" (the model reads the '
+                                  'turns) or "rules" (the offline extractor writes them; the model only says '
+                                  'which memories held a new one updates, one short request a session: for a '
+                                  'small local model).', "extractor")
     gc_archive_below_importance: float = _setting(
         0.5, "gc.archive_below_importance",
         "Archive memories below this importance that were not accessed for archive_after_days.", "fraction")
@@ -278,6 +283,7 @@ _CHECKS = {
     "a folder inside the vault (not '.', not a dot-folder, no '..'), e.g. \"Memory\"",
     "inbox": lambda v: None if _is_plain_subfolder(v) else "a folder inside memory_root, e.g. \"Inbox\"",
     "runtime": lambda v: None if v in ("onnx", "torch") else '"onnx" or "torch"',
+    "extractor": lambda v: None if v in ("model", "rules") else '"model" or "rules"',
     "address": lambda v: _address_problem(v) if v else None,
     "globs": lambda v: next((f"vault-relative globs (no leading '/', no '..'; {g!r} is not)"
                              for g in v if not g.strip() or g.startswith("/") or ".." in g.split("/")), None),

@@ -12,7 +12,9 @@ already held that are nearest to it, and says for each one
   turn is added to the held memory's sources;
 - `ignore`: a held memory already says all of it; nothing is written.
 
-One request per session, after the model's extraction. The write policy checks every verdict
+One request per session, after the extraction: the model's own, or with `[llm] extractor =
+"rules"` the offline extractor's (a small local model reads turns into memories worse than the
+rules do, but can still tell whether a held memory is no longer true). The write policy checks every verdict
 before it is carried out (`check`): a target the model was not shown, an update of a memory
 that shares too little with the new one (no common slot and a low cosine), an update by a
 statement of a change that did not happen ("thinking of moving"), or a merge of two memories

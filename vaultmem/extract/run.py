@@ -332,7 +332,8 @@ class _Run:
             _mark_decided_by_llm(vault, next(iter(turns_at.values()))[0], ch)
 
     def _review(self, session: Session, live: list, vectors: dict) -> dict:
-        """The model's verdicts on what the session's candidates update (`extract/review.py`)."""
+        """The model's verdicts on what the session's candidates update (`extract/review.py`).
+        When it fails, the rules decide the session alone and the run says so."""
         from vaultmem.extract.llm import LLMSettings, chat
 
         settings = LLMSettings.coerce(self.memory.llm_settings())
@@ -340,12 +341,15 @@ class _Run:
         self.report.warnings.extend(f"session {session.id}: {w}" for w in outcome.warnings)
         return outcome.verdicts
 
+    def _rules_extract(self) -> bool:
+        return getattr(self.vault.config, "llm_extractor", "model") == "rules"
+
     def _candidates(self, session: Session) -> tuple[list, bool]:
         """The session's candidates, and whether the LLM decided them (its endpoint did not fail)."""
         from vaultmem.extract.offline import extract_offline
 
-        if not self.llm:
-            return extract_offline(session.turns, session.start, include_rejected=True), False
+        if not self.llm or self._rules_extract():
+            return extract_offline(session.turns, session.start, include_rejected=True), self.llm
         from vaultmem.extract.llm import extract_session
 
         outcome = extract_session(session.turns, session.start, self.memory.llm_settings(), seconds=self.seconds)
