@@ -119,13 +119,13 @@ def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None)
             continue
         slot = slots.get(id(hit))
         if asked is None:   # no frame: the question's own words say which memories answer it
-            if anchors and _anchored(hit.text, anchors) and not _about_someone_else(hit.text):
+            if anchors and _anchored(hit.text, anchors) and not about_someone_else(hit.text):
                 competing.append(hit)
             continue
         if slot is not None:
             if slot[0] == "user" and slot[1].split(":", 1)[0] == family:
                 competing.append(hit)
-        elif speaks_of(asked, _bare(hit.text)) and not _about_someone_else(hit.text):
+        elif speaks_of(asked, _bare(hit.text)) and not about_someone_else(hit.text):
             competing.append(hit)
     if len(competing) < 2:
         return []
@@ -157,7 +157,7 @@ _SOMEONE_ELSE = re.compile(r"^(?:The user's|用户的?)\s*(?:friend|brother|sist
                            r"|^(?!The user\b)[A-Z][a-z]+ (?:lives|moved|works|got|is)\b")
 
 
-def _about_someone_else(text: str) -> bool:
+def about_someone_else(text: str) -> bool:
     return bool(_SOMEONE_ELSE.search(text.strip()))
 
 

@@ -532,6 +532,9 @@ _SPEAKS = {
 }
 
 
+TOPICS = tuple(_SPEAKS)
+
+
 def speaks_of(attribute: str, text: str) -> bool:
     """Whether a memory's statement speaks of `attribute` at all (a cue word; no value needed)."""
     family = attribute.split(":", 1)[0]

@@ -30,6 +30,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from vaultmem.current import about_someone_else
 from vaultmem.errors import LLMError
 from vaultmem.policy import Decision, Existing, Pool
 
@@ -190,9 +191,12 @@ def check(decision: Decision, verdict: Verdict | None, pool: Pool, vector) -> tu
     score = _cosine(vector, target.vector)
     same_slot = bool(target.attribute) and (getattr(cand, "attribute", None) or "").lower() == target.attribute.lower()
     if verdict.action == "update":
-        if not same_slot and score < UPDATE_FLOOR:
+        if not same_slot and not _related(cand.content, target.text, score):
             return decision, (f"the model said {cand.content[:50]!r} updates {target.rel}, which shares too little "
-                              f"with it (cosine {score:.2f}); both kept")
+                              f"with it (cosine {score:.2f}, no topic in common); both kept")
+        if about_someone_else(cand.content) and not about_someone_else(target.text):
+            return decision, (f"the model said {cand.content[:50]!r} updates {target.rel}, but it is about "
+                              f"someone else; both kept")
         if _unreal(cand.content):
             return decision, (f"the model said {cand.content[:50]!r} updates {target.rel}, but it speaks of a "
                               f"change that did not happen; both kept")
@@ -209,6 +213,22 @@ def check(decision: Decision, verdict: Verdict | None, pool: Pool, vector) -> tu
                         cand.content, decision.type, target, candidate=cand), None
     return Decision("unchanged", f"the model: already remembered in {target.rel} (cosine {score:.2f})",
                     cand.content, decision.type, target, candidate=cand), None
+
+
+def _related(new: str, held: str, score: float) -> bool:
+    """Whether `new` may replace `held`: both speak of one attribute the rules know (home,
+    work, title, manager, diet, commute, learning, a tool of one kind), or, in English, they
+    are close in meaning. Chinese needs the attribute: the bundled English model puts two
+    Chinese sentences close whatever they say, and a small model then "updates" a memory of a
+    son's maths class with a cousin's school."""
+    from vaultmem.extract.frames import TOPICS, speaks_of
+    from vaultmem.extract.rewrite import is_chinese
+    from vaultmem.extract.values import tools_in
+
+    topics = [*TOPICS, *{f"tool:{kind}" for _tool, kind in tools_in(new)}]
+    if any(speaks_of(topic, new) and speaks_of(topic, held) for topic in topics):
+        return True
+    return not (is_chinese(new) or is_chinese(held)) and score >= UPDATE_FLOOR
 
 
 def _cosine(a, b) -> float:
