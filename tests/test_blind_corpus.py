@@ -19,6 +19,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from blind_corpus import check, problems_of  # noqa: E402
 
 BATCH = ROOT / "benchmarks" / "data" / "blind" / "batch1"
+BATCH2 = ROOT / "benchmarks" / "data" / "blind" / "batch2"  # written later, scored once before tuning
 
 
 def cases(half: str) -> list[dict]:
@@ -28,6 +29,17 @@ def cases(half: str) -> list[dict]:
 @pytest.mark.parametrize("half", ["tune", "heldout"])
 def test_every_case_of_each_half_checks(half):
     assert check(BATCH / half) == []
+    assert check(BATCH2 / half) == []
+
+
+def test_the_second_batch_is_disjoint_from_the_first_and_covers_the_spread():
+    first = {p.name for half in ("tune", "heldout") for p in (BATCH / half).glob("*.json")}
+    second = [json.loads(p.read_text(encoding="utf-8")) for half in ("tune", "heldout")
+              for p in sorted((BATCH2 / half).glob("*.json"))]
+    assert len(second) == 160 and not first & {c["name"] + ".json" for c in second}
+    langs = Counter(c["lang"] for c in second)
+    assert (langs["en"], langs["zh"], langs["mixed"]) == (68, 60, 32)
+    assert len({c["family"] for c in second}) >= 20
 
 
 def test_the_halves_are_disjoint_and_each_covers_the_spread():
