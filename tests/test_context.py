@@ -28,7 +28,7 @@ def hit(n, type="preference", text="The user drinks tea without milk.", score=0.
 
 def test_lines_are_in_score_order_with_excerpts_and_memories_interleaved(embedder):
     hits = [hit(2, sources=["[[2026-11-29 chat#^m-12]]"]),
-            hit(1, type="session", text="Alice: I drink too much coffee.", score=0.9,
+            hit(1, type="session", text="Alice: I drink too much coffee.", score=1.8,  # shown at half
                 valid_from="2026-11-29", sources=["[[2026-11-29 chat#^m-11]]"]),
             hit(3, text="The user likes oat milk.", score=0.5)]
     block = build_context(hits, budget=500, count_tokens=embedder.count_tokens)
@@ -43,6 +43,32 @@ def test_lines_are_in_score_order_with_excerpts_and_memories_interleaved(embedde
     assert [e.split("] ")[1] for e in memory_entries(block["text"])] == [
         "The user drinks tea without milk. (source: [[2026-11-29 chat#^m-12]])",
         "The user likes oat milk. (source messages: m-3)"]
+
+
+def test_the_memory_that_answers_leads_the_excerpt_it_came_from(embedder):
+    """Issue 33: an excerpt is ordered and shown at EXCERPT_LEAD of its search score, so a
+    memory scoring half of it comes first; an excerpt that is mostly redactions, half again."""
+    from vaultmem.context import EXCERPT_LEAD, REDACTED_LEAD
+
+    turn = hit(1, type="session", text="Alice: we finally moved to Denver, the commute is great", score=1.1,
+               valid_from="2026-10-12", sources=["[[2026-10-12 chat#^m-1]]"])
+    memory = hit(2, type="fact", text="The user lives in Denver.", score=0.6, valid_from="2026-10-12")
+    token = hit(3, type="session", text="Alice: my token is [REDACTED:api-key] live [REDACTED:password]\n"
+                                         "assistant: Thanks, I will not store it.", score=1.3,
+                valid_from="2026-10-13", sources=["[[2026-10-13 chat#^m-3]]"])
+    lines = build_context([token, turn, memory], budget=500, count_tokens=embedder.count_tokens)["text"].splitlines()
+    assert lines[1] == "- [fact · 2026-10-12 · score 0.60] The user lives in Denver. (source messages: m-2)"
+    assert lines[2].startswith(f"- [2026-10-12 · [[2026-10-12 chat#^m-1]] · score {1.1 * EXCERPT_LEAD:.2f}] ")
+    assert lines[3].startswith(f"- [2026-10-13 · [[2026-10-13 chat#^m-3]] · score "
+                               f"{1.3 * EXCERPT_LEAD * REDACTED_LEAD:.2f}] Alice: my token")
+
+
+def test_mostly_redacted_reads_the_users_turns_only():
+    from vaultmem.context import mostly_redacted
+
+    assert mostly_redacted("Alice: key [REDACTED:api-key] and [REDACTED:password]")
+    assert not mostly_redacted("Alice: the gate code changed, it is [REDACTED:password] now, tell Sam and Ana")
+    assert not mostly_redacted("Alice: we moved to Denver\nassistant: [REDACTED:password] [REDACTED:password]")
 
 
 def test_an_excerpt_holding_the_answer_beats_weak_memories_under_a_small_budget(embedder):
@@ -65,7 +91,7 @@ def test_two_turn_snippet_keeps_one_turn_per_line_inside_its_bullet(embedder):
                sources=["[[2026-11-29 chat#^m-3]]", "[[2026-11-29 chat#^m-4]]"])
     block = build_context([pair], budget=500, count_tokens=embedder.count_tokens)
     assert block["text"].splitlines() == [HEADER,
-                                          "- [2026-11-29 · [[2026-11-29 chat#^m-3]] · score 0.80] Alice: Any plans?",
+                                          "- [2026-11-29 · [[2026-11-29 chat#^m-3]] · score 0.40] Alice: Any plans?",
                                           "  Bob: Hiking on Sunday."]
 
 
@@ -73,7 +99,7 @@ def test_a_long_excerpt_is_cut_so_it_leaves_room_for_the_memory_that_answers(emb
     from vaultmem.context import EXCERPT_WORDS
 
     plan = " ".join(f"word{i}" for i in range(300))
-    long_turns = hit(4, type="session", text=f"Bot: {plan}\nAlice: thanks", score=1.03, valid_from="2026-09-25",
+    long_turns = hit(4, type="session", text=f"Bot: {plan}\nAlice: thanks", score=2.06, valid_from="2026-09-25",
                      sources=["[[2026-09-25 chat#^m-4]]"])
     answer = hit(5, type="fact", text="The user is on a Mediterranean diet.", score=0.95, valid_from="2026-09-25")
     block = build_context([long_turns, answer], budget=250, count_tokens=embedder.count_tokens)
@@ -101,7 +127,7 @@ def test_each_line_is_dated_by_when_it_was_said_and_says_when_nobody_knows(embed
     said = hit(1, valid_from="2026-09-14")                       # extracted 2026-11-20
     undated = hit(2, type="event", text="The user starts a new job next Friday.", score=0.7,
                   tags=["vaultmem/event", "vaultmem/undated"])
-    untimed_turn = hit(3, type="session", text="Alice: Hi again.", score=0.6)
+    untimed_turn = hit(3, type="session", text="Alice: Hi again.", score=1.2)
     lines = build_context([said, undated, untimed_turn], budget=500,
                           count_tokens=embedder.count_tokens)["text"].splitlines()
     assert lines[1].startswith("- [preference · 2026-09-14 · score 0.80] ")
