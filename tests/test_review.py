@@ -58,18 +58,19 @@ def run(vault, tmp_path, first, second, replies):
 
 def test_an_update_the_rules_cannot_see_supersedes_the_held_memory(vault, tmp_path):
     requests, report = run(vault, tmp_path,
-                           ("Woodworking is my big hobby these days.", "The user's main hobby is woodworking."),
-                           [("Honestly film photography has replaced woodworking for me.",
-                             "The user's main hobby is now film photography.")],
+                           ("I go to Crunch Fitness every morning before work.", "The user goes to Crunch Fitness every morning."),
+                           [("Switched gyms, it's Brooklyn Boulders and climbing now.",
+                             "The user now climbs at Brooklyn Boulders instead of going to the gym.")],
                            [decided(("N1", "update", "H1"))])
     assert len(requests) == 3  # extract, extract, review
     review = requests[2]["body"]["messages"]
     assert review[0]["content"] == REVIEW_PROMPT
-    assert "[H1] The user's main hobby is woodworking." in review[1]["content"]
-    assert "[N1] The user's main hobby is now film photography." in review[1]["content"]
+    assert "[H1] The user goes to Crunch Fitness every morning." in review[1]["content"]
+    assert "[N1] The user now climbs at Brooklyn Boulders instead of going to the gym." in review[1]["content"]
     assert (report["superseded"], report["warnings"]) == (1, [])
     notes = memory_notes(vault)
-    old, new = notes["The user's main hobby is woodworking."], notes["The user's main hobby is now film photography."]
+    old = notes["The user goes to Crunch Fitness every morning."]
+    new = notes["The user now climbs at Brooklyn Boulders instead of going to the gym."]
     assert (old.status, new.status) == ("superseded", "active")
     assert old.get("valid_to") == date(2026, 10, 20)
     (decision,) = [d for d in report["decisions"] if d["action"] == "superseded"]
@@ -79,9 +80,9 @@ def test_an_update_the_rules_cannot_see_supersedes_the_held_memory(vault, tmp_pa
 def test_without_the_models_verdict_both_are_kept(vault, tmp_path):
     """The same two sessions, the model answering `add`: nothing is superseded."""
     _requests, report = run(vault, tmp_path,
-                            ("Woodworking is my big hobby these days.", "The user's main hobby is woodworking."),
-                            [("Honestly film photography has replaced woodworking for me.",
-                              "The user's main hobby is now film photography.")],
+                            ("I go to Crunch Fitness every morning before work.", "The user goes to Crunch Fitness every morning."),
+                            [("Switched gyms, it's Brooklyn Boulders and climbing now.",
+                              "The user now climbs at Brooklyn Boulders instead of going to the gym.")],
                             [decided(("N1", "add", None))])
     assert report["superseded"] == 0 and report["warnings"] == []
     assert {n.status for n in memory_notes(vault).values()} == {"active"}
@@ -94,9 +95,9 @@ def test_without_the_models_verdict_both_are_kept(vault, tmp_path):
 ])
 def test_a_nonsense_or_failed_review_leaves_the_rules_to_decide_and_says_so(vault, tmp_path, reply, warned):
     _requests, report = run(vault, tmp_path,
-                            ("Woodworking is my big hobby these days.", "The user's main hobby is woodworking."),
-                            [("Honestly film photography has replaced woodworking for me.",
-                              "The user's main hobby is now film photography.")],
+                            ("I go to Crunch Fitness every morning before work.", "The user goes to Crunch Fitness every morning."),
+                            [("Switched gyms, it's Brooklyn Boulders and climbing now.",
+                              "The user now climbs at Brooklyn Boulders instead of going to the gym.")],
                             [reply])
     (warning,) = report["warnings"]
     assert warning.startswith("session s2: the model's update decisions") and warned in warning
@@ -229,8 +230,8 @@ def test_decisions_are_read_loosely_and_checked_item_by_item():
 
 def test_with_the_rules_extractor_the_model_only_reviews(vault, tmp_path):
     config = vault / ".vaultmem" / "config.toml"
-    one, two = two_sessions(tmp_path, "Woodworking is my big hobby these days.",
-                            ["Honestly film photography has replaced woodworking for me."])
+    one, two = two_sessions(tmp_path, "I play tennis at the Riverside Club every Saturday.",
+                            ["These days I play padel at the Harbour Padel Centre instead of tennis."])
     with CannedLLM([decided(("N1", "update", "H1"))]) as llm:
         llm.configure(vault)
         config.write_text(config.read_text(encoding="utf-8").replace("[llm]\n", '[llm]\nextractor = "rules"\n'),
@@ -243,4 +244,4 @@ def test_with_the_rules_extractor_the_model_only_reviews(vault, tmp_path):
     assert report["superseded"] == 1 and report["warnings"] == []
     statuses = {n.statement(): n.status for n in memory_notes(vault).values()}
     assert sorted(statuses.values()) == ["active", "superseded"]
-    assert any("woodworking" in s.lower() and status == "superseded" for s, status in statuses.items())
+    assert any("Riverside" in s and status == "superseded" for s, status in statuses.items())

@@ -545,18 +545,21 @@ def speaks_of(attribute: str, text: str) -> bool:
     return bool(cues and (cues[1] if is_chinese(text) else cues[0]).search(text))
 
 
-def named_values(text: str) -> set[str]:
+def named_values(text: str, loose: bool = True) -> set[str]:
     """What a statement names that could be a slot's value: capitalised names, places and
-    organisations, tools, numbers (lower-cased); for comparing two memories of one slot."""
+    organisations, tools, numbers (lower-cased); for comparing two memories of one slot.
+    `loose` also takes, in Chinese, what stands where a value stands (after 在/叫/是/做…),
+    which may be any phrase ("地铁上看完")."""
     found = {m.group(0).rstrip(".,'’").lower() for m in re.finditer(rf"{NAME_SPAN}", text)
              if m.group(0).split()[0] not in NOT_NAMES and m.group(0) not in ("The user", "User")}
     found |= {t.lower() for t, _k in tools_in(text)}
     found |= set(re.findall(r"\d+(?:[.:]\d+)?", text))
-    if is_chinese(text):
+    if is_chinese(text) and loose:
         # what stands where a value stands: after 在/叫/是/做/当/住/用/学/养/到 ("在星河互娱做游戏策划")
         found |= {m.group(1) for m in re.finditer(r"(?:住在|住|在|叫|是|做|当|用|学|养|到|去|换成|改成|转岗做|升为)"
                                                    r"([\u4e00-\u9fff]{2,6}?)(?=[，。！？、,.!?；\s]|做|当|上班|工作|了|的|$)", text)
                   if not re.search(r"这|那|哪|什么|一个|不|没|很|太|也|都|还|就|在|了", m.group(1))}
+    if is_chinese(text):
         found |= {m.group(0) for m in zh_listed_places().finditer(text)}
         found |= {m.group(0) for m in ZH_PLACE_SUFFIX.finditer(text)}
         m = ZH_ORG.search(text)

@@ -200,7 +200,10 @@ def check(decision: Decision, verdict: Verdict | None, pool: Pool, vector) -> tu
         if _unreal(cand.content):
             return decision, (f"the model said {cand.content[:50]!r} updates {target.rel}, but it speaks of a "
                               f"change that did not happen; both kept")
-        if target.subject and target.attribute and not getattr(cand, "attribute", None):
+        if not _names_news(cand.content, target.text):
+            return decision, (f"the model said {cand.content[:50]!r} updates {target.rel}, but it names nothing "
+                              f"the held memory does not; both kept")
+        if target.subject and target.attribute and ":" not in target.attribute and not getattr(cand, "attribute", None):
             cand.subject, cand.attribute = target.subject, target.attribute  # a later change finds the slot
         return Decision("superseded", f"the model: updates {target.rel} (cosine {score:.2f}); the old memory "
                                       "is kept as superseded", cand.content, decision.type, target,
@@ -231,6 +234,23 @@ def _related(new: str, held: str, score: float) -> bool:
     return not (is_chinese(new) or is_chinese(held)) and score >= UPDATE_FLOOR
 
 
+def _names_news(new: str, held: str) -> bool:
+    """Whether `new` names a value `held` does not (a place, an organisation, a tool, a name,
+    a number; the days and times either is dated by do not count): a memory that goes on
+    about the same thing ("The user misses teaching", 在地铁上看完了一本书) replaces nothing."""
+    from vaultmem.extract.frames import named_values
+
+    def names(text):
+        return named_values(_DAYS.sub(" ", text), loose=False)
+
+    said = held.lower()
+    return any(value not in said for value in names(new) - names(held))
+
+
+_DAYS = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?|\d{4}年\d{1,2}月(?:\d{1,2}[日号])?|\d{1,2}月\d{1,2}[日号]|"
+                   r"\b\d{1,2}:\d{2}\b")
+
+
 def _cosine(a, b) -> float:
     import numpy as np
 
@@ -250,5 +270,7 @@ def _unreal(text: str) -> bool:
 
 
 _TALKED_OF = re.compile(r"\b(?:considering|thinking (?:about|of)|might|may|maybe|would like to|wants to|"
-                        r"hopes to|plans? to|planning to|decided against|did not|didn't|no longer plans?)\b|"
-                        r"考虑|打算|想要?|可能|也许|没有?(?:搬|换|去)|不搬|不换", re.I)
+                        r"hopes to|plans? to|planning to|decided against|did not|didn't|no longer plans?|"
+                        r"offered|an offer|offer (?:from|at)|sticking with|staying (?:with|put)|"
+                        r"keeping (?:what|the|our|my|it)|still (?:with|on|at|using))\b|"
+                        r"考虑|打算|想要?|可能|也许|没有?(?:搬|换|去)|不搬|不换|继续用|还是用|留在|不折腾", re.I)
