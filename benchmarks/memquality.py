@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
-from vault_audit import (HYGIENE_CHECKS, MEMORY_KINDS, decoded_stores, find_text, hygiene,  # noqa: E402
+from vault_audit import (HYGIENE_CHECKS, MEMORY_KINDS, READER_CHECKS, decoded_stores, find_text, hygiene,  # noqa: E402
                          not_self_contained, read_notes)
 
 KINDS = ("memory", "no_memory", "current", "as_of", "secret")
@@ -345,6 +345,7 @@ def print_report(outcomes: list[Outcome], details: dict[str, dict], failures: bo
               + f"{details[name]['memory_notes']:>14}")
     print("\nhygiene (heuristics in benchmarks/vault_audit.py; not scored, goal 0 each (issue 16)):")
     print("  " + hygiene_line(details.values()))
+    print("  " + reader_line(details.values()))
     for name in (names if failures else []):
         found = details[name]["hygiene"]
         print(f"  {name}: " + ", ".join(f"{check} {len(items)}" for check, items in found.items()))
@@ -365,6 +366,14 @@ def hygiene_line(cases) -> str:
             f"{sum(not_self_contained(c['hygiene']) for c in cases)}, junk hubs "
             f"{total('junk_entities')}, UUID-named session notes {total('uuid_sessions')}, "
             f"broken fences {total('broken_fences')} (goal 0 each)")
+
+
+def reader_line(cases) -> str:
+    """Issue 33's counts of what a reader sees (`vault_audit.READER_CHECKS`), over the cases."""
+    cases = list(cases)
+    total = lambda check: sum(len(c["hygiene"].get(check, [])) for c in cases)  # noqa: E731
+    return ("what a reader sees (issue 33): " + ", ".join(f"{check.replace('_', ' ')} {total(check)}"
+                                                          for check in READER_CHECKS) + " (goal 0 each)")
 
 
 def lead_rate(outcomes: list[Outcome]) -> float | None:

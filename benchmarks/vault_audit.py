@@ -264,8 +264,71 @@ def broken_fence_reason(body: str) -> str | None:
     return None
 
 
+# --- what a reader sees (issue 33) ----------------------------------------------------------
+# Written from the issue's examples of notes a person would not have written, not from the
+# extractor's rules, so that the count can show what the rules miss.
+
+# A statement that opens with the talk around a fact.
+_FILLER_OPENER = re.compile(
+    r"^(?:(?:so|oh|ok(?:ay)?|well|yeah|yes|nah|no|hey|hi|ugh|lol|haha\w*|honestly|anyway|also|btw|"
+    r"by the way|fun fact|quick (?:one|question|update)|(?:the )?(?:other )?(?:big|good|bad|great) news|"
+    r"on the (?:bright|plus|other) side|important one|update|side note|guess what|according to the user|"
+    r"\w+-wise)\b[\s,.!:;—–-]"
+    r"|跟你说|和你说|我跟你说|说个事|告诉你|对了|哈哈|嗯|哦|啊|挺好的|要的|好的|好吧|那个|话说|其实吧|不过)", re.I)
+# "I" swapped for "the user" leaves the verb of "I": "The user need help", "The user have".
+_BAD_AGREEMENT = re.compile(
+    r"\bThe user (?:need|have|are|were|do|don't|go|want|like|live|work|think|feel|love|hate|get|make|"
+    r"was going|am)\b|\bthe user and others (?:is|was|has)\b|用户是说用户|用户跟你说|用户告诉你", re.I)
+# A request to the assistant written down as if it were a fact about the person.
+_REQUEST = re.compile(
+    r"\b(?:can|could|would) you\b|\bhelp (?:the user|me|them) (?:with|write|plan|find|pick|draft|choose|make|"
+    r"come up|figure|think)|\bthe user (?:needs?|will need|wants?|would like) (?:help|a (?:toast|list|plan|draft|reply|name|"
+    r"dinner place|recipe|caption|message|email|suggestion))|^(?:please )?(?:write|draft|give|suggest|recommend|"
+    r"list|make|help)\b|帮用户|帮我|给用户写|替用户|请你|你能不能|你帮", re.I)
+# The talk of a correction left in the note that states the corrected value.
+_CORRECTION_TALK = re.compile(
+    r"\b(?:not|n't) \w+,? (?:I|the user) meant\b|\bsorry,? (?:I|the user) meant\b|\bI mean\b|"
+    r"\b(?:typo|misspel\w*|autocorrect)\b|[，,]\s*不是[\u4e00-\u9fff]{1,4}的[\u4e00-\u9fff](?=[，。,.!！]|$)|打错(?:字)?了|说错了|输入法|"
+    r"([\u4e00-\u9fff])[\u4e00-\u9fff]的\1|"
+    r"[\u4e00-\u9fff]{1,3}的[\u4e00-\u9fff]，不是", re.I)
+LONG_TITLE = 60  # characters
+# An entity hub named by a piece of a sentence rather than a name.
+_FRAGMENT_HUB = re.compile(
+    r"\b(?-i:here|there|in|at|on|of|the|a|an|my|our|and|with|for|to|is|was)\s*$|"
+    r"\s(?:here|there) in\b|^(?:the|a|an|my|our|this|that)\s|"
+    r"的一家|一家|这家|那家|的$|了$|^(?:在|去|到|从)|[，,。]", re.I)
+_COMMON_HUBS = frozenset({"mountain", "mountains", "christmas", "beach", "park", "office", "school", "work",
+                          "home", "gym", "weekend", "summer", "winter", "spring", "autumn", "fall"})
+
+
+def reader_reasons(note: VaultNote) -> dict[str, str]:
+    """The reader checks (`READER_CHECKS`) an active memory note or an entity hub fails, each
+    with why."""
+    out = {}
+    if note.is_active_memory:
+        text = note.statement.strip()
+        if m := _FILLER_OPENER.search(text):
+            out["filler_openers"] = f"opens with {m.group(0).strip()!r}"
+        if m := _BAD_AGREEMENT.search(text):
+            out["bad_agreement"] = repr(m.group(0))
+        if note.type != "procedure" and (m := _REQUEST.search(text)):  # "以后都帮用户换算成人民币" is standing
+            out["requests"] = repr(m.group(0))
+        if m := _CORRECTION_TALK.search(text):
+            out["correction_talk"] = repr(m.group(0))
+        if len(note.stem) > LONG_TITLE:
+            out["long_titles"] = f"{len(note.stem)} characters"
+    elif note.type == "entity":
+        name = note.stem
+        if _FRAGMENT_HUB.search(name) or name.lower() in _COMMON_HUBS or len(name.split()) > 4 \
+                or (re.search(r"[\u4e00-\u9fff]", name) and len(name) > 8):
+            out["fragment_hubs"] = "a piece of a sentence or a common word, not a name"
+    return out
+
+
+READER_CHECKS = ("filler_openers", "bad_agreement", "requests", "correction_talk", "long_titles",
+                 "fragment_hubs")
 HYGIENE_CHECKS = ("unresolved_references", "short_memories", "junk_entities", "uuid_sessions",
-                  "broken_fences")
+                  "broken_fences", *READER_CHECKS)
 
 
 def hygiene(notes: list[VaultNote]) -> dict[str, list[str]]:
@@ -280,8 +343,13 @@ def hygiene(notes: list[VaultNote]) -> dict[str, list[str]]:
                     f"{note.rel} ({why}: {note.statement[:60]!r})")
             if content_words(note.statement) < 4:
                 found["short_memories"].append(f"{note.rel} ({note.statement[:60]!r})")
-        elif note.type == "entity" and (why := junk_entity_reason(note.stem)):
-            found["junk_entities"].append(f"{note.rel} ({why})")
+            for check, why in reader_reasons(note).items():
+                found[check].append(f"{note.rel} ({why}: {note.statement[:60]!r})")
+        elif note.type == "entity":
+            if why := junk_entity_reason(note.stem):
+                found["junk_entities"].append(f"{note.rel} ({why})")
+            for check, why in reader_reasons(note).items():
+                found[check].append(f"{note.rel} ({why})")
         elif note.type == "session":
             if _UUID.search(note.stem):
                 found["uuid_sessions"].append(note.rel)

@@ -212,8 +212,10 @@ def test_memquality_harness_smoke(tmp_path):
     assert isinstance(figures["memory_notes"], int) and figures["memory_notes"] >= 1
     assert set(figures["hygiene"]) == {"not_self_contained", "unresolved_references",
                                        "short_memories", "junk_entities", "uuid_sessions",
-                                       "broken_fences"}
+                                       "broken_fences", "filler_openers", "bad_agreement", "requests",
+                                       "correction_talk", "long_titles", "fragment_hubs"}
     assert "memory notes with an unresolved reference or fewer than 4 content words" in stdout
+    assert "what a reader sees (issue 33): filler openers " in stdout
     assert re.search(r"^tiny\s+\d/2\s+1/1\s+\d/1\s+-\s+1/2\s", stdout, re.MULTILINE), stdout
     report = json.loads(report_path.read_text())
     assert report["figures"] == figures

@@ -125,3 +125,70 @@ def test_memquality_prints_the_issue_hygiene_line():
     assert hygiene_line(cases) == (
         "memory notes with an unresolved reference or fewer than 4 content words 2, junk hubs 0, "
         "UUID-named session notes 1, broken fences 0 (goal 0 each)")
+
+
+# ---- what a reader sees (issue 33): the issue's own examples are flagged, clean notes are not ----
+
+@pytest.mark.parametrize("statement, check", [
+    ("The other big news the user and others are moving", "filler_openers"),
+    ("On the bright side — big news — the user got promoted", "filler_openers"),
+    ("Important one the user has a severe peanut allergy, like…", "filler_openers"),
+    ("According to the user, Work-wise, being remote as Analytics Manager suits them.", "filler_openers"),
+    ("跟你说个事，用户等人决定搬去上海了。", "filler_openers"),
+    ("挺好的，就是上海菜偏甜。", "filler_openers"),
+    ("The user need help planning a trip.", "bad_agreement"),
+    ("用户是说用户儿子叫小宇，宇宙的宇，不是下雨的雨。", "bad_agreement"),
+    ("要的，帮用户写一段简短的生日致辞。", "requests"),
+    ("The user will need a dinner place for Saturday.", "requests"),
+    ("Can you help the user plan a trip to Lisbon?", "requests"),
+    ("用户是说用户儿子叫小宇，宇宙的宇，不是下雨的雨。", "correction_talk"),
+    ("哎打错字了，是恒锐，锐利的锐。", "correction_talk"),
+])
+def test_the_issues_examples_of_notes_nobody_would_write_are_flagged(statement, check):
+    from vault_audit import reader_reasons
+
+    assert check in reader_reasons(_note("Memory/Facts/x.md", statement))
+
+
+@pytest.mark.parametrize("statement", [
+    "The user lives in Denver (moved 2026-10-12).",
+    "用户住在上海徐汇区（2026-10-18 搬入）。",
+    "The user's son is called 小宇.",
+    "The user has a severe peanut allergy.",
+    "The user needs a wheelchair-accessible table when eating out.",
+    "The user works on the payments team at Figma.",
+    "用户的儿子叫小宇。",
+    "The user is learning Japanese and wants to pass JLPT N2 in December.",
+])
+def test_statements_a_person_would_write_are_not_flagged(statement):
+    from vault_audit import reader_reasons
+
+    assert reader_reasons(_note("Memory/Facts/Lives in Denver.md", statement)) == {}
+
+
+@pytest.mark.parametrize("name, fragment", [
+    ("Brightline Health here in Chicago", True), ("上海的一家互联网", True), ("北京一家游戏公司", True),
+    ("Mountain", True), ("Christmas", True), ("Brightline Health", False), ("小宇", False),
+    ("Denver", False), ("星河互娱", False), ("Lincoln Middle School", False),
+])
+def test_fragment_hubs(name, fragment):
+    from vault_audit import reader_reasons
+
+    found = reader_reasons(VaultNote(f"Memory/Entities/{name}.md", "entity", "active", "", "", ""))
+    assert ("fragment_hubs" in found) == fragment
+
+
+def test_a_long_title_is_flagged_and_the_hygiene_lists_hold_the_reader_checks():
+    long = "Memory/Facts/" + "The user and others are moving to a new flat near the river next month" + ".md"
+    found = hygiene([_note(long, "The user is moving to a flat near the river next month."),
+                     VaultNote("Memory/Entities/Mountain.md", "entity", "active", "", "", "")])
+    assert found["long_titles"] == [f"{long} (70 characters: 'The user is moving to a flat near the river next month.')"]
+    assert found["fragment_hubs"] == ["Memory/Entities/Mountain.md (a piece of a sentence or a common word, not a name)"]
+
+
+def test_reader_checks_leave_standing_instructions_abbreviations_and_questions_alone():
+    from vault_audit import reader_reasons
+
+    assert reader_reasons(_note("Memory/Procedures/x.md", "以后价格都帮用户换算成人民币。", type="procedure")) == {}
+    assert reader_reasons(_note("Memory/Facts/x.md", "用户家布偶雪球最近老软便，是不是粮的问题。")) == {}
+    assert reader_reasons(VaultNote("Memory/Entities/M&A.md", "entity", "active", "", "", "")) == {}
