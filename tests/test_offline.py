@@ -306,3 +306,16 @@ def test_correction_marker_after_an_interjection_and_in_mixed_language():
     assert [(c.content, c.type, c.correction, c.value) for c in cands] == [
         ("The user's standing instruction: from now on, always answer in English.", "procedure", False, None),
         ("用户住在北京。", "fact", True, "北京")]
+
+
+@pytest.mark.parametrize("said, written", [
+    ("I need a birthday gift for my dad.", "The user needs a birthday gift for their dad."),
+    ("I teach science at Lincoln Middle. I need a first-day activity.",
+     "The user teaches science at Lincoln Middle. The user needs a first-day activity."),
+    ("I really need a break and I feed the cat at six.", "The user really needs a break and they feed the cat at six."),
+])
+def test_the_pronoun_swap_agrees_and_a_new_sentence_names_the_person_again(said, written):
+    """Issue 33: "The user need help" was written because "need" ends like a past form."""
+    from vaultmem.extract.rewrite import to_third_person
+
+    assert to_third_person(said, "the user") == written

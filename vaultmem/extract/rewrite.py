@@ -62,7 +62,7 @@ def third_person_verb(verb: str) -> str:
     low = verb.lower()
     if low in _NEGATED:
         return _NEGATED[low] if verb.islower() else capitalise(_NEGATED[low])
-    if low in _KEEP or low in _NOT_VERBS or low.endswith("ed") or not low.isalpha():
+    if low in _KEEP or low in _NOT_VERBS or (low.endswith("ed") and low not in _ED_BASE) or not low.isalpha():
         return verb
     if low in _IRREGULAR:
         return _IRREGULAR[low]
@@ -71,6 +71,11 @@ def third_person_verb(verb: str) -> str:
     if re.search(r"[^aeiou]y$", low):
         return verb[:-1] + "ies"
     return verb + "s"
+
+
+# Present forms that end in "ed" like a past one: "I need" -> "the user needs", not "need".
+_ED_BASE = {"need", "feed", "bleed", "breed", "speed", "succeed", "proceed", "exceed", "heed", "seed",
+            "weed", "plead", "embed"}
 
 
 _CONTRACTIONS = [  # (pattern after "I", third person singular, plural "they")
@@ -112,6 +117,8 @@ def to_third_person(sentence: str, name: str) -> str:
         # "Sarah and I live": a plural subject keeps the verb as it is
         joint = bool(re.search(r"(?:\b[A-Z][a-z]+|\bmy [\w-]+|\b(?:he|she|they|you))\s+(?:and|&)\s+$",
                                m.string[:m.start()]))
+        if re.search(r"[.!?]\s+$", m.string[:m.start()]):
+            state["named"] = False  # a new sentence names the person again: "… . The user needs …"
         first = not state["named"] and not joint
         who = name if joint else person(name, "they")
         for pattern, singular, plural in _CONTRACTIONS:
@@ -157,6 +164,7 @@ def to_third_person(sentence: str, name: str) -> str:
     # Words in double quotes are the speaker's own and stay as said.
     parts = re.split(r'("[^"]*")', sentence)
     text = "".join(part if part.startswith('"') else _PERSON_TOKENS.sub(dispatch, part) for part in parts)
+    text = re.sub(rf"([.!?]\s+){re.escape(name)}\b", lambda m: m.group(1) + capitalise(name), text)
     return capitalise(text)
 
 
