@@ -254,3 +254,34 @@ def test_analytics_manager_is_still_a_hub():
 def test_a_recurring_day_is_no_date_and_a_chinese_month_day_is(text, day):
     found = find_date(text, NOW)
     assert (found.date if found else None) == day
+
+
+# --- issue 33: a request to the assistant is its task of the moment, not a fact -----------------
+
+@pytest.mark.parametrize("text, kept, left_out", [
+    ("新班主任是 Mr Dawson，帮我写个 short email 介绍一下 Mia，她有点 dyslexia", "Mr Dawson", "帮用户"),
+    ("在吗，帮我算个账", None, "帮用户"),
+    ("帮我列个新 Mac 的 setup checklist", None, "checklist"),
+    ("Can you help me plan a trip to Lisbon?", None, "Lisbon"),
+    ("I just moved to Porto, can you suggest a good bakery nearby", "Porto", "bakery"),
+    ("I need a toast for my brother's wedding.", None, "toast"),
+])
+def test_a_request_to_the_assistant_is_not_written_as_a_fact(text, kept, left_out):
+    written = " ".join(contents(text))
+    assert left_out not in written
+    if kept:
+        assert kept in written
+
+
+def test_a_request_to_remember_and_a_standing_instruction_stay():
+    from vaultmem.extract.chatter import without_request
+
+    asked = "Can you remember that I'm allergic to peanuts"
+    assert without_request(asked, False) == asked
+    assert any("人民币" in c for c in contents("以后价格都帮我换算成人民币吧，客户只认人民币"))
+
+
+def test_the_person_a_dropped_request_names_is_who_the_next_sentence_means():
+    written = contents("can you help me write a thank-you card for my manager Shivon? she covered for me "
+                       "during my dad's surgery and I want it personal but short")
+    assert any("Shivon covered for the user" in c for c in written), written

@@ -204,6 +204,48 @@ def without_chat(sentence: str, chinese: bool) -> str:
     return kept if len(re.sub(r"\W", "", kept)) >= (6 if chinese else 12) else ""
 
 
+# A clause that asks the assistant for something ("帮我列个提纲", "can you draft a reply", "I need
+# a toast for Saturday"): the task of the moment, not a fact about the person. A clause that
+# asks it to remember is the opposite, and stays.
+_REQUEST_CLAUSE = re.compile(
+    r"^\s*(?:(?:那|就|先|再|也|可以|能不能|能|麻烦|请|对|好)[，,]?\s*)*你?(?:先|再|也|顺便)?帮(?:我|忙|用户)|^\s*请你|"
+    r"^\s*给我(?:写|列|推荐|想|整理|做|排)|"
+    r"^\s*(?:(?:ok|okay|so|and|now|also)[,\s]+)*(?:(?:can|could|would|will) you|help me|(?:please|pls) (?!remember)\w+)\b|"
+    r"^\s*(?:(?:ok|okay|so|and|now|also)[,\s]+)*I need (?:a|an|some) (?:\w+ )?(?:toast|caption|list|plan|draft|reply|message|"
+    r"email|name|idea|suggestion|recipe|playlist|template|checklist|hand|gift idea)s?\b", re.I)
+_REQUEST_ANYWHERE = re.compile(r"帮(?:我|忙|用户)|请你|给我(?:写|列|推荐|想|整理|做|排)|\b(?:can|could|would|will) you\b|"
+                               r"\bhelp me\b|\b(?:please|pls)\b|\bI need (?:a|an|some)\b", re.I)
+_REMEMBER = re.compile(r"\bremember\b|\bnote (?:that|down)\b|记住|记得|记一下|别忘", re.I)
+
+
+def without_request(sentence: str, chinese: bool) -> str:
+    """The sentence without its clauses that ask the assistant to do something now
+    ("新班主任是 Mr Dawson，帮我写个 short email" -> "新班主任是 Mr Dawson"); "" when
+    that was all of it, so the turn stays in its session note."""
+    if not _REQUEST_ANYWHERE.search(sentence) or _REMEMBER.search(sentence):
+        return sentence
+    parts = re.split(r"([，,；;。！!？?]|\s+[-–—]\s+|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff]))", sentence)
+    ask = next((i for i in range(0, len(parts), 2) if _REQUEST_CLAUSE.search(parts[i])), None)
+    if ask is None:
+        return sentence
+    # A sentence that opens with the request: the clauses right after it with no subject of
+    # their own are its detail ("帮我写首藏头诗，藏'乔迁之喜'四个字"); one with a subject is news
+    # again ("她有点 dyslexia"). After news, a request's detail may be news too ("…签名也得换，
+    # 帮我排一下，林薇 品牌中心 品牌经理") and stays.
+    keep = [i for i in range(0, len(parts), 2) if not _REQUEST_CLAUSE.search(parts[i])]
+    detail, i = set(), (ask + 2 if ask == 0 else len(parts))
+    while i < len(parts) and not _OWN_SUBJECT.match(parts[i].strip()):
+        detail.add(i)
+        i += 2
+    keep = [i for i in keep if i not in detail]
+    kept = (parts[keep[0]] + "".join(parts[i - 1] + parts[i] for i in keep[1:]) if keep else "").strip(" ，,；;").strip()
+    return kept if len(re.sub(r"\W", "", kept)) >= (6 if chinese else 12) else ""
+
+
+_OWN_SUBJECT = re.compile(r"(?:I|I'm|I've|my|we|we're|our|he|she|they|his|her|their|it|[A-Z][a-z]+)\b|"
+                          r"(?:我|他|她|它|咱|[\u4e00-\u9fff]{1,4}(?:是|叫|在|有))")
+
+
 def without_clause(sentence: str, value: str, chinese: bool) -> str:
     """The sentence without the clause that holds `value` ("" when nothing worth a memory is left)."""
     kept = _drop_clauses(sentence, r"[，,；;]|\s+but\s+|\s+[-–—]\s+", lambda clause: value in clause)

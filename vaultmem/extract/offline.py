@@ -21,7 +21,7 @@ from datetime import datetime
 
 from vaultmem.extract.candidate import Candidate, make_title
 from vaultmem.extract.chatter import (chatter, is_venting_sentence, leans_on_context, strip_lead_in,
-                                      without_chat, without_clause)
+                                      without_chat, without_clause, without_request)
 from vaultmem.extract.classify import (
     assistant_statements, classify_text, clean_text, correction_prefix, first_person_statement,
     is_context_statement, is_informative, is_reaction, procedure_prefix, remember_prefix,
@@ -240,6 +240,10 @@ def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives
         if chatter(raw, chinese) and not detect(strip_discourse(raw, chinese), chinese):
             continue
         raw = without_chat(raw, chinese)
+        if known is not None:   # told to an assistant: its task of the moment is no fact
+            asked, raw = raw, without_request(raw, chinese)
+            if raw != asked:    # "can you help me thank my manager Shivon?" names who "she" is next
+                antecedent = the_one_named(asked, chinese, vocatives) or antecedent
         if not raw or "[REDACTED:" in raw:   # talk around a secret is no memory of its own
             continue
         raw = resolve_pronoun(raw, antecedent, chinese)
