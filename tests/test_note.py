@@ -456,3 +456,14 @@ def test_read_head_falls_back_to_yaml_and_is_empty_when_unreadable(tmp_path, tex
 
 def test_read_head_of_a_missing_file_or_a_folder_is_empty(tmp_path):
     assert read_head(tmp_path / "gone.md") == {} and read_head(tmp_path) == {}
+
+
+def test_a_value_holding_a_yaml_line_break_character_reads_back_as_itself():
+    """NEL, LS and PS are line breaks to YAML: written raw (as ruamel does), a message id "\x85"
+    read back as a space (found by tests/test_fuzz.py on a Claude Code log)."""
+    from vaultmem.note import Note, parse_note, render_note
+
+    for odd in ("\x85", "m-\u2028", "a\u2029b"):
+        note = Note(meta={"message_ids": [odd, "m-2"], "title": odd}, body="text\n")
+        back = parse_note(render_note(note), "x.md")
+        assert back.meta["message_ids"] == [odd, "m-2"] and back.meta["title"] == odd

@@ -9,21 +9,11 @@ import pytest
 
 from tests.helpers.llm_endpoint import completion
 from tests.helpers.transcripts import write_jsonl
-from tests.test_llm import CannedLLM, item, memory_notes
+from tests.test_llm import CannedLLM, item, memory_notes, vault  # noqa: F401 (the fixture)
 from vaultmem import api
 from vaultmem.extract.review import ACTIONS, REVIEW_PROMPT, parse_decisions
 
 FIRST, SECOND = datetime(2026, 9, 1, 9, 0), datetime(2026, 10, 20, 9, 0)
-
-
-@pytest.fixture
-def vault(tmp_path, embedder, monkeypatch):
-    monkeypatch.setenv("VAULTMEM_NOW", "2026-11-30T12:00:00")
-    monkeypatch.delenv("VAULTMEM_VAULT", raising=False)
-    monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
-    root = tmp_path / "vault"
-    api.init(root)
-    return root
 
 
 def extracted(items):

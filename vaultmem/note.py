@@ -465,9 +465,19 @@ def _quote_ambiguous_strings(meta) -> None:
     """Quote the string values vaultmem set that a YAML 1.1 or 1.2 reader would take for
     another type (`no` a boolean, `1.0` a number, `12:30` an integer), so that each key
     has one type across the vault (SPEC §3)."""
-    from ruamel.yaml.scalarstring import SingleQuotedScalarString
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
 
-    _map_strings(meta, lambda text: SingleQuotedScalarString(text) if reads_as_other_type(text) else text)
+    def quoted(text):
+        if _YAML_BREAKS.search(text):  # ruamel writes them raw, and YAML reads them as a space
+            return DoubleQuotedScalarString(text)
+        return SingleQuotedScalarString(text) if reads_as_other_type(text) else text
+
+    _map_strings(meta, quoted)
+
+
+# Characters YAML takes for line breaks besides \n and \r (NEL, LS, PS): a message id or a
+# title holding one must be written escaped to read back as itself.
+_YAML_BREAKS = re.compile("[\x85\u2028\u2029]")
 
 
 def _map_strings(node, change, depth=0) -> None:
