@@ -110,7 +110,7 @@ def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None)
     leads the block, and an earlier one that names something it does not ("… in Chicago"
     against "… in Denver") is shown as earlier, until the later one was said. A memory about
     someone else (its slot's subject) does not compete."""
-    from vaultmem.extract.frames import named_values, speaks_of
+    from vaultmem.extract.frames import about_someone_else, named_values, speaks_of
 
     family = asked.split(":", 1)[0] if asked else None
     competing = []
@@ -152,13 +152,6 @@ def _below(pairs, hits) -> None:
                 by_path[path].score = by_path[current].score - LEAD_MARGIN
 
 
-_SOMEONE_ELSE = re.compile(r"^(?:The user's|用户的?)\s*(?:friend|brother|sister|mom|mum|dad|mother|father|cousin|"
-                           r"colleague|coworker|neighbou?r|boss|manager|朋友|同事|哥哥|姐姐|弟弟|妹妹|爸|妈|表姐|表哥|邻居|闺蜜)"
-                           r"|^(?!The user\b)[A-Z][a-z]+ (?:lives|moved|works|got|is)\b")
-
-
-def about_someone_else(text: str) -> bool:
-    return bool(_SOMEONE_ELSE.search(text.strip()))
 
 
 # A question that asks for one value: where, which <thing>, who, when, how many, what <thing> (not

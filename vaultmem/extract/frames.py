@@ -545,6 +545,16 @@ def speaks_of(attribute: str, text: str) -> bool:
     return bool(cues and (cues[1] if is_chinese(text) else cues[0]).search(text))
 
 
+_SOMEONE_ELSE = re.compile(r"^(?:The user's|用户的?)\s*(?:friend|brother|sister|mom|mum|dad|mother|father|cousin|"
+                           r"colleague|coworker|neighbou?r|boss|manager|朋友|同事|哥哥|姐姐|弟弟|妹妹|爸|妈|表姐|表哥|邻居|闺蜜)"
+                           r"|^(?!The user\b)[A-Z][a-z]+ (?:lives|moved|works|got|is)\b")
+
+
+def about_someone_else(text: str) -> bool:
+    """Whether a statement is news about someone else ("The user's friend moved…", "Jake lives…")."""
+    return bool(_SOMEONE_ELSE.search(text.strip()))
+
+
 def named_values(text: str, loose: bool = True) -> set[str]:
     """What a statement names that could be a slot's value: capitalised names, places and
     organisations, tools, numbers (lower-cased); for comparing two memories of one slot.

@@ -30,8 +30,8 @@ import json
 import re
 from dataclasses import dataclass
 
-from vaultmem.current import about_someone_else
 from vaultmem.errors import LLMError
+from vaultmem.extract.frames import about_someone_else
 from vaultmem.policy import Decision, Existing, Pool
 
 NEIGHBOURS = 3          # held memories shown beside each new one
