@@ -378,7 +378,7 @@ class Memory:
         """The `[llm]` settings of config.toml, as the LLM extractor takes them."""
         cfg = self.vault.config
         return {"base_url": cfg.llm_base_url, "model": cfg.llm_model,
-                "api_key_env": cfg.llm_api_key_env, "timeout": cfg.llm_timeout, "extractor": cfg.llm_extractor}
+                "api_key_env": cfg.llm_api_key_env, "timeout": cfg.llm_timeout}
 
     # --- history: git ------------------------------------------------------------------
     def _note_rel(self, ref: str, user: str | None = None, change: bool = False) -> str:

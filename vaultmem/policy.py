@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import islice
 from functools import lru_cache
 
 from vaultmem.redact import find_secrets
@@ -290,6 +291,23 @@ class Pool:
             if candidate is None or _may_be_same(entry, candidate):
                 return entry, score
         return None, -1.0
+
+
+    def neighbours(self, user: str, vector, k: int, floor: float) -> list[tuple[Existing, float]]:
+        """`(entry, cosine)` of the `k` memories of `user` nearest to `vector`, of any type,
+        none below `floor`: the matrices `nearest` reads, one product per type."""
+        if vector is None:
+            return []
+        found = []
+        for (owner, _type), group in self._vectors.items():
+            if owner != user:
+                continue
+            for entry, score in islice(group.by_score(vector), k):  # best first
+                if score < floor:
+                    break
+                found.append((entry, score))
+        found.sort(key=lambda pair: -pair[1])
+        return found[:k]
 
 
 class _Vectors:

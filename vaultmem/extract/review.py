@@ -73,24 +73,6 @@ class Review:
     warnings: list[str]
 
 
-def neighbours(pool: Pool, user: str, vector, k: int = NEIGHBOURS, floor: float = SHOWN_FLOOR) -> list:
-    """`(entry, cosine)` of the `k` active memories of `user` nearest to `vector`, any type."""
-    import numpy as np
-
-    if vector is None:
-        return []
-    v = np.asarray(vector, dtype=np.float32).ravel()
-    found = []
-    for entry in pool.entries:
-        if entry.user != user or entry.vector is None:
-            continue
-        score = float(np.asarray(entry.vector, dtype=np.float32).ravel() @ v)
-        if score >= floor:
-            found.append((entry, score))
-    found.sort(key=lambda pair: -pair[1])
-    return found[:k]
-
-
 def review(candidates, vectors: dict, user: str, pool: Pool, ask) -> Review:
     """Ask the model (`ask(messages, max_tokens) -> str`) about the `candidates` that have held
     memories near them. `vectors`: `id(candidate)` -> its vector. An `LLMError` from `ask`,
@@ -100,7 +82,7 @@ def review(candidates, vectors: dict, user: str, pool: Pool, ask) -> Review:
     for cand in candidates:
         if not _open(cand, user, pool):
             continue
-        near = neighbours(pool, user, vectors.get(id(cand)))
+        near = pool.neighbours(user, vectors.get(id(cand)), NEIGHBOURS, SHOWN_FLOOR)
         if near:
             asked.append(cand)
             for entry, _score in near:

@@ -342,7 +342,7 @@ class _Run:
         return outcome.verdicts
 
     def _rules_extract(self) -> bool:
-        return getattr(self.vault.config, "llm_extractor", "model") == "rules"
+        return self.vault.config.llm_extractor == "rules"
 
     def _candidates(self, session: Session) -> tuple[list, bool]:
         """The session's candidates, and whether the LLM decided them (its endpoint did not fail)."""
