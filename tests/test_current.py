@@ -97,3 +97,45 @@ def test_doctor_lists_the_pair_read_from_the_statements(vault):
         ["both active for user / home"], found
     # Jake's home is another subject's slot: never paired with the user's
     assert not [paths for paths, _ in slot_pairs if any("Jake" in x for x in paths)], found
+
+
+# --- a question no frame reads: the memories that answer it compete by when they were told --------
+
+@pytest.fixture
+def games(tmp_path, embedder, git_identity):
+    with clock_at(NOW):
+        api.init(tmp_path / "v", model="all-MiniLM-L6-v2")
+        mem = api.Memory(tmp_path / "v", embedder=embedder)
+        v = mem.vault
+        memory(v, "用户下班后会玩一会儿 Hollow Knight。", date(2026, 8, 2))
+        memory(v, "用户入坑了 Elden Ring，每天都玩到半夜。", date(2026, 10, 12))
+        memory(v, "用户的妹妹最近在玩 Stardew Valley。", date(2026, 11, 2))
+        mem.reindex()
+        yield mem
+
+
+def test_the_answer_told_last_leads_a_question_no_frame_reads(games):
+    with clock_at(NOW):
+        block = games.context("用户最近在玩什么游戏？", budget=400)["text"]
+    lines = memory_lines(block)
+    assert "Elden Ring" in lines[0], block
+    assert [line for line in lines if "Hollow Knight" in line and "until 2026-10-12" in line], block
+    # the sister's game is her news, told later: it neither leads nor ends the user's
+    assert all("until" not in line for line in lines if "Stardew" in line), block
+
+
+def test_an_event_told_early_is_not_the_latest_answer_for_being_dated_late(tmp_path, embedder, git_identity):
+    from vaultmem.current import told_day
+
+    with clock_at(NOW):
+        api.init(tmp_path / "v", model="all-MiniLM-L6-v2")
+        mem = api.Memory(tmp_path / "v", embedder=embedder)
+        write_memory(mem.vault, text="In December 2026, the user flies to Lisbon.", type="event", user="default",
+                     valid_from=date(2026, 12, 1), now=datetime(2026, 11, 1, 9, 0),
+                     sources=["[[Sessions/2026-09-01 s1#^s1-1]]"])
+        memory(mem.vault, "The user changed the trip: the user flies to Madrid now.", date(2026, 10, 5))
+        mem.reindex()
+        hits = mem.search("Where does the user fly to?", k=5)["hits"]
+    lisbon = next(h for h in hits if "Lisbon" in h["text"])
+    assert lisbon["valid_to"] == "2026-10-05", hits
+    assert "Madrid" in next(h for h in hits if h["type"] in ("fact", "event"))["text"], hits
