@@ -265,6 +265,10 @@ def test_a_recurring_day_is_no_date_and_a_chinese_month_day_is(text, day):
     ("Can you help me plan a trip to Lisbon?", None, "Lisbon"),
     ("I just moved to Porto, can you suggest a good bakery nearby", "Porto", "bakery"),
     ("I need a toast for my brother's wedding.", None, "toast"),
+    # a question to the assistant inside a Chinese sentence, with or without its mark
+    ("我在青松幼儿园带大班，孩子们最近迷上恒星，有啥适合五岁的手工", "青松幼儿园", "有啥"),
+    ("周末想带爸妈出去转转，杭州周边有没有不太累的地方，老人膝盖不好", "膝盖", "杭州"),
+    ("绍兴这边黄酒到处都是，哪家老字号最正宗啊", None, "哪家"),
 ])
 def test_a_request_to_the_assistant_is_not_written_as_a_fact(text, kept, left_out):
     written = " ".join(contents(text))

@@ -242,6 +242,25 @@ def without_request(sentence: str, chinese: bool) -> str:
     return kept if len(re.sub(r"\W", "", kept)) >= (6 if chinese else 12) else ""
 
 
+# A clause of a Chinese sentence that asks the assistant something ("苏州周边有啥不太累的地方吗",
+# "哪家老字号最正宗啊", "有啥适合四五岁的恐龙手工"): the question of the moment, not a fact; the
+# clauses around it may be news ("用户在小橡树幼儿园带中班").
+_ZH_ASKING = re.compile(r"(?:有啥|有什么(?!事)|有没有(?!人)|哪家|哪个|哪里|哪儿|哪些|哪种|咋(?:办|弄|整|样)|"
+                        r"怎么(?:办|弄|做|写|选|搞|说|安排|处理|准备|练|学|开始)|如何|推荐(?:一下|个|点)|"
+                        r"能不能|可不可以|要不要|是不是|好不好|行不行|该怎|应该怎)|[吗呢么][啊呀]?[?？]?$")
+
+
+def without_question(sentence: str, chinese: bool) -> str:
+    """The Chinese sentence without its clauses that ask the assistant something (English
+    sentences end at their question mark and are judged whole); "" when that was all of it."""
+    if not chinese or not _ZH_ASKING.search(sentence) or _REMEMBER.search(sentence):
+        return sentence
+    kept = _drop_clauses(sentence, r"[，,；;]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])",
+                         lambda clause: bool(_ZH_ASKING.search(clause.strip())))
+    kept = kept.strip(" ，,；;").strip()
+    return kept if len(re.sub(r"\W", "", kept)) >= 6 else ""
+
+
 _OWN_SUBJECT = re.compile(r"(?:I|I'm|I've|my|we|we're|our|he|she|they|his|her|their|it|[A-Z][a-z]+)\b|"
                           r"(?:我|他|她|它|咱|[\u4e00-\u9fff]{1,4}(?:是|叫|在|有))")
 

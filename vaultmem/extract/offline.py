@@ -21,7 +21,8 @@ from datetime import datetime
 
 from vaultmem.extract.candidate import Candidate, make_title
 from vaultmem.extract.chatter import (chatter, is_venting_sentence, leans_on_context, strip_lead_in,
-                                      without_chat, without_clause, without_request)
+                                      without_chat, without_clause, without_question,
+                                      without_request)
 from vaultmem.extract.classify import (
     assistant_statements, classify_text, clean_text, correction_prefix, first_person_statement,
     is_context_statement, is_informative, is_reaction, procedure_prefix, remember_prefix,
@@ -241,7 +242,7 @@ def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives
             continue
         raw = without_chat(raw, chinese)
         if known is not None:   # told to an assistant: its task of the moment is no fact
-            asked, raw = raw, without_request(raw, chinese)
+            asked, raw = raw, without_question(without_request(raw, chinese), chinese)
             if raw != asked:    # "can you help me thank my manager Shivon?" names who "she" is next
                 antecedent = the_one_named(asked, chinese, vocatives) or antecedent
         if not raw or "[REDACTED:" in raw:   # talk around a secret is no memory of its own
