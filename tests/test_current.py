@@ -139,3 +139,9 @@ def test_an_event_told_early_is_not_the_latest_answer_for_being_dated_late(tmp_p
     lisbon = next(h for h in hits if "Lisbon" in h["text"])
     assert lisbon["valid_to"] == "2026-10-05", hits
     assert "Madrid" in next(h for h in hits if h["type"] in ("fact", "event"))["text"], hits
+
+
+def test_a_yes_or_no_question_marks_nothing_earlier(games):
+    with clock_at(NOW):
+        block = games.context("用户最近还玩游戏吗？", budget=400)["text"]
+    assert "Hollow Knight" in block and "until" not in block, block

@@ -89,7 +89,7 @@ def mark_current(hits, question: str, props_of) -> list[tuple[str, list[str]]]:
         pairs += _asked_slot(hits, asked, slots, best)
     elif single_valued(question):
         pairs += _asked_slot(hits, None, slots, best, anchors=anchor_words(question))
-    if single_valued(question) and not pairs:
+    if single_valued(question) and not YES_NO.search(question.strip()) and not pairs:
         pairs += _answers(hits, question, best)
     for (subject, attribute), members in groups.items():
         values = {slots[id(h)][2] for h in members}
@@ -186,7 +186,7 @@ def _answers(hits, question: str, best: float) -> list[tuple[str, list[str]]]:
     for hit in hits:
         if hit.type not in STATEMENT_TYPES or hit.status != "active" or hit.valid_to:
             continue
-        if hit.score < ANSWER_SHARE * top or (not someone and about_someone_else(hit.text)):
+        if hit.score < ANSWER_SHARE * top or (not someone and about_someone_else(_DATE_LEAD.sub("", hit.text.strip()))):
             continue
         named = names(hit.text) - asked_names
         if named:
@@ -236,6 +236,10 @@ _SINGLE = re.compile(r"^(?:where|who|whom|whose|when|which\s+\w+(?:(?<!s)|(?<=ss
                      r"how (?:many|much|often|long|does|do|is)|is the user|"
                      r"does the user|has the user|did the user)\b", re.I)
 _ZH_SINGLE = re.compile(r"哪|谁|几|多少|什么时候|叫什么|是什么|什么(?!都)|怎么|吗[？?]?$|有没有|是不是")
+
+
+# A question answered yes or no ("用户平时喝奶茶吗？", "Does the user still run?") asks for no value.
+YES_NO = re.compile(r"^(?:is|are|does|do|did|has|have|was|were|can|will)\b|[吗嘛][？?]?$|是不是|有没有|还.{0,6}吗", re.I)
 
 
 def single_valued(question: str) -> bool:
