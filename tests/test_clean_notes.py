@@ -289,3 +289,13 @@ def test_the_person_a_dropped_request_names_is_who_the_next_sentence_means():
     written = contents("can you help me write a thank-you card for my manager Shivon? she covered for me "
                        "during my dad's surgery and I want it personal but short")
     assert any("Shivon covered for the user" in c for c in written), written
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("跟你说个事，我们决定搬去厦门了，下个月走", "厦门"),
+    ("我跟你讲，我家楼下新开了一家云南菜，米线一碗才十八块", "云南菜"),
+])
+def test_the_telling_is_not_part_of_what_is_told(text, kept):
+    written = contents(text)
+    assert any(kept in c for c in written), written
+    assert not any("跟你" in c or "跟用户" in c for c in written), written

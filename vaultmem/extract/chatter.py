@@ -35,6 +35,9 @@ _ZH_LEAD_IN = re.compile(
     r"^(?:那|对了|还有|另外|最后|顺便|好)?[，,]?(?:先|再)?(?:有|问|说|提)?(?:个|一个|一件|两件)?"
     r"(?:小|大|好|坏|实际|正经|重要)?(?:的)?(?:要求|问题|事情?|消息|提醒|请求|实际的|一个|一件事|大事|好消息|坏消息)"
     r"[：:，,]\s*(?=\S)")
+# "跟你说个事，…", "我跟你讲，…": the telling, not what is told (alone, it is nothing)
+_ZH_TELLING = re.compile(r"^(?:对了|哎|诶)?[，,]?我?(?:跟|和|给)你(?:说|讲|汇报)(?:一下|个|一个|一件)?"
+                         r"(?:事|好消息|坏消息|消息)?[哈啊吧呀]?(?:[：:，,！!]\s*|[。！!]?$)")
 
 _LEAVING = re.compile(
     r"^(?:(?:ok|okay|alright|right|well|anyway|sorry|ah|oh|nah|yeah|anyways)[,!.\s]+)*"
@@ -104,11 +107,13 @@ _ZH_REACTION_LEAD = re.compile(r"^(?:哈哈+|嗯+|好)?[，,]?(?:被你说中了
 
 def strip_lead_in(sentence: str, chinese: bool) -> str:
     """"one thing before I forget: always give me metric units" -> "always give me metric
-    units"; "有个要求：以后…" -> "以后…"; "被你说中了，我女儿…" -> "我女儿…". A sentence
-    that is only the lead-in stays."""
+    units"; "有个要求：以后…" -> "以后…"; "被你说中了，我女儿…" -> "我女儿…"; "跟你说个事，
+    我们…" -> "我们…". A sentence that is only the lead-in stays, but for the telling ("我跟你讲")."""
     s = sentence.strip()
     if chinese and (r := _ZH_REACTION_LEAD.match(s)):
         s = s[r.end():]
+    if chinese and (t := _ZH_TELLING.match(s)):
+        return s[t.end():]
     m = (_ZH_LEAD_IN if chinese else _EN_LEAD_IN).match(s)
     return s[m.end():] if m else (s if s != sentence.strip() else sentence)
 
