@@ -149,7 +149,8 @@ def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None)
 
 
 # A memory answers a question no frame reads when it scores at least this share of the best one
-# (blind tune halves: 0.3 / 0.5 / 0.7 gave current 95 / 84 / 79 of 249, leads 261 / 281 / 289 of 654).
+# (blind tune halves, first form of the rule: 0.3 / 0.5 / 0.7 gave current 95 / 89 / 82 of 249 and
+# leads 261 / 280 / 291 of 654; this form: 0.5 / 0.7 gave 84 / 79 and 281 / 289).
 ANSWER_SHARE = 0.5
 # The day an event's statement opens with is when it happens, not a value it gives
 # ("2025年，12月想考下一级", "On 2026-01-18, it's -22 in Duluth"): dates inside it stay ("flight 改到12月20号").
