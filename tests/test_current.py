@@ -24,19 +24,25 @@ def memory(vault, text, said, type="fact", **extra):
                         now=datetime(2026, 11, 1, 9, 0), extra=extra or None)
 
 
-@pytest.fixture
-def vault(tmp_path, embedder, git_identity):
+def vault_of(tmp_path, embedder, *memories):
+    """A fresh vault holding `memories` ((text, day, type) each), indexed."""
     with clock_at(NOW):
         api.init(tmp_path / "v", model="all-MiniLM-L6-v2")
         mem = api.Memory(tmp_path / "v", embedder=embedder)
-        v = mem.vault
-        # said on different days, each in its own words: no rule of the write policy saw them
-        memory(v, "The user lives in Chicago, in a small flat near the lake.", date(2026, 8, 2))
-        memory(v, "The user's new place in Denver finally feels like home.", date(2026, 10, 12))
-        memory(v, "The user's friend Jake lives in Seattle.", date(2026, 11, 2))
-        memory(v, "The user loves deep-dish pizza.", date(2026, 9, 1), type="preference")
+        for text, said, type in memories:
+            memory(mem.vault, text, said, type=type)
         mem.reindex()
-        yield mem
+    return mem
+
+
+@pytest.fixture
+def vault(tmp_path, embedder, git_identity):
+    # said on different days, each in its own words: no rule of the write policy saw them
+    return vault_of(tmp_path, embedder,
+                    ("The user lives in Chicago, in a small flat near the lake.", date(2026, 8, 2), "fact"),
+                    ("The user's new place in Denver finally feels like home.", date(2026, 10, 12), "fact"),
+                    ("The user's friend Jake lives in Seattle.", date(2026, 11, 2), "fact"),
+                    ("The user loves deep-dish pizza.", date(2026, 9, 1), "preference"))
 
 
 def memory_lines(text):
@@ -103,15 +109,10 @@ def test_doctor_lists_the_pair_read_from_the_statements(vault):
 
 @pytest.fixture
 def games(tmp_path, embedder, git_identity):
-    with clock_at(NOW):
-        api.init(tmp_path / "v", model="all-MiniLM-L6-v2")
-        mem = api.Memory(tmp_path / "v", embedder=embedder)
-        v = mem.vault
-        memory(v, "用户下班后会玩一会儿 Hollow Knight。", date(2026, 8, 2))
-        memory(v, "用户入坑了 Elden Ring，每天都玩到半夜。", date(2026, 10, 12))
-        memory(v, "用户的妹妹最近在玩 Stardew Valley。", date(2026, 11, 2))
-        mem.reindex()
-        yield mem
+    return vault_of(tmp_path, embedder,
+                    ("用户下班后会玩一会儿 Hollow Knight。", date(2026, 8, 2), "fact"),
+                    ("用户入坑了 Elden Ring，每天都玩到半夜。", date(2026, 10, 12), "fact"),
+                    ("用户的妹妹最近在玩 Stardew Valley。", date(2026, 11, 2), "fact"))
 
 
 def test_the_answer_told_last_leads_a_question_no_frame_reads(games):
