@@ -35,6 +35,8 @@ _ZH_LEAD_IN = re.compile(
     r"^(?:那|对了|还有|另外|最后|顺便|好)?[，,]?(?:先|再)?(?:有|问|说|提)?(?:个|一个|一件|两件)?"
     r"(?:小|大|好|坏|实际|正经|重要)?(?:的)?(?:要求|问题|事情?|消息|提醒|请求|实际的|一个|一件事|大事|好消息|坏消息)"
     r"[：:，,]\s*(?=\S)")
+_MIXED_OPENER = re.compile(r"^(?:(?:oh|ok|okay|nice|so|update|btw|anyway|welp|ugh|yay|omg|lol|haha|hmm|well|yes|yeah|"
+                           r"ah|hey|wow|also)\b[,，:：!！.…~～\s]*)+(?=\S)", re.I)
 # "跟你说个事，…", "我跟你讲，…": the telling, not what is told (alone, it is nothing)
 _ZH_TELLING = re.compile(r"^(?:对了|哎|诶)?[，,]?我?(?:跟|和|给)你(?:说|讲|汇报)(?:一下|个|一个|一件)?"
                          r"(?:事|好消息|坏消息|消息)?[哈啊吧呀]?(?:[：:，,！!]\s*|[。！!]?$)")
@@ -112,6 +114,8 @@ def strip_lead_in(sentence: str, chinese: bool) -> str:
     s = sentence.strip()
     if chinese and (r := _ZH_REACTION_LEAD.match(s)):
         s = s[r.end():]
+    if chinese:   # an English opener on a Chinese sentence ("oh 拼错了…", "update: 我们搬到…")
+        s = _MIXED_OPENER.sub("", s)
     if chinese and (t := _ZH_TELLING.match(s)):
         return s[t.end():]
     m = (_ZH_LEAD_IN if chinese else _EN_LEAD_IN).match(s)

@@ -449,7 +449,8 @@ def _merge(pieces: list[dict]) -> list[list[dict]]:
 def _candidate(group: list[dict], turn_id: str, speaker: str) -> Candidate:
     head = group[0]
     chinese = is_chinese(head["text"])
-    content = ("" if chinese else " ").join(p["text"] for p in group)
+    content = "".join(p["text"] if not i or (chinese and not re.search(r"[.!?;:]$", group[i - 1]["text"]))
+                      else " " + p["text"] for i, p in enumerate(group))
     if head["attributed"] and head["subject"] != "user":  # news told by a named speaker: say who
         # (in an assistant chat the user told it: the source link says so; "According to the
         # user, …" is not how a person writes a memory down)

@@ -165,6 +165,8 @@ def to_third_person(sentence: str, name: str) -> str:
     parts = re.split(r'("[^"]*")', sentence)
     text = "".join(part if part.startswith('"') else _PERSON_TOKENS.sub(dispatch, part) for part in parts)
     text = re.sub(rf"([.!?]\s+){re.escape(name)}\b", lambda m: m.group(1) + capitalise(name), text)
+    if "我" in text:   # a mixed sentence ("我 transfer 到 Singapore office 了"): its Chinese 我 too
+        text = to_third_person_zh(text, name)
     return capitalise(text)
 
 
@@ -174,6 +176,8 @@ def to_third_person_zh(sentence: str, name: str) -> str:
     >>> to_third_person_zh("先自我介绍一下，我叫林嘉怡", "用户")
     '先自我介绍一下，用户叫林嘉怡'
     """
+    if name.lower() == "the user":   # a Chinese clause in an English turn names 用户, as Chinese does
+        name = "用户"
     text = re.sub(r"(?:我们|咱们|咱)家", f"{name}家", sentence)  # 我们家柯基: the user's dog
     # 我们有个儿子: the user's child, not "the user and others'"
     text = re.sub(r"(?:我们|咱们)(?=有(?:个|一个|两个|三个)?(?:儿子|女儿|孩子|宝宝|娃|猫|狗))", name, text)
