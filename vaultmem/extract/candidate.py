@@ -59,26 +59,42 @@ class Candidate:
 
 
 def make_title(content: str, limit: int = TITLE_LIMIT) -> str:
-    """A short human title for the note's file name, cut at a word boundary.
+    """A short human title for the note's file name: its first sentence, else cut at the last
+    clause that fits, else at a word boundary (Chinese at half the length: a character says more).
 
     >>> make_title("On 2023-05-07, Caroline went to an LGBTQ support group.")
     'Caroline went to an LGBTQ support group (2023-05-07)'
     >>> make_title("In June 2023, Melanie is going camping.")
     'Melanie is going camping (June 2023)'
+    >>> make_title("The user moved to Denver in October, after two years of looking for a flat there.")
+    'The user moved to Denver in October'
+    >>> make_title("2026-05-02，用户的书法班上了两个月了，老师说用户横画终于不抖了，现在周六上午雷打不动去练字。")
+    '用户的书法班上了两个月了 (2026-05-02)'
     """
     text = content.strip()
     dated = re.match(r"(?:On|Around|In) ((?:the week (?:before|after|of) |the weekend of )?"
-                     r"(?:\d{4}-\d{2}-\d{2}|[A-Z][a-z]+ \d{4}|\d{4})), (.+)$", text)
+                     r"(?:\d{4}-\d{2}-\d{2}|[A-Z][a-z]+ \d{4}|\d{4})), (.+)$", text) or \
+        re.match(r"(\d{4}-\d{2}-\d{2}(?:之前的一周|所在的一周|之后的一周|那个周末|前后)?|\d{4}年(?:\d{1,2}月)?)，(.+)$", text)
     suffix = ""
     if dated:
         text, suffix = dated.group(2), f" ({dated.group(1)})"
     text = _TITLE_UNSAFE.sub(" ", text)
     text = re.sub(r"\s+", " ", text).strip().rstrip(".!。！ ")
     text = text[:1].upper() + text[1:]
-    room = limit - len(suffix)
+    cjk = _is_cjk_heavy(text)
+    room = (limit // 2 if cjk else limit) - len(suffix)
+    if len(text) > room:
+        first = re.split(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<=[.!?])\s+|[。！？；;]",
+                         text, maxsplit=1)[0].rstrip(".!?。！？ ")
+        text = first if len(first) >= room // 3 else text
     if len(text) > room:
         cut = text[:room]
-        if " " in cut and not _is_cjk_heavy(cut):
+        clauses = [m.start() for m in re.finditer(r"[,，、；;:：]|\s[-–—]\s|\s(?=(?:but|and|so|because|after|"
+                                                  r"since|which|while|though)\s)", cut)]
+        clause = next((i for i in reversed(clauses) if i >= room // 3), None)
+        if clause is not None:
+            cut = cut[:clause]
+        elif " " in cut and not cjk:
             words = cut[: cut.rfind(" ")].split(" ")
             while len(words) > 3 and words[-1].lower().strip(",;-–—") in _TRAILING:
                 words.pop()  # "... support group and it" reads as cut off; end on a content word
