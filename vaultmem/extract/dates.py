@@ -222,7 +222,25 @@ def _en_period(m, base, _):
     return date(base.year + step, 1, 1), "year", step
 
 
+# Two weekdays joined ("Tuesday and Thursday evenings", "Tuesday to Thursday", 周二到周四) or a
+# weekday's evenings are a schedule that recurs, not one day.
+_EN_WD_SPAN = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?\b"
+_EN_WD_JOIN = r"\s*(?:and|to|or|through|thru|till|until|&|-|–|/|,)\s*"
+_ZH_WD_SPAN = r"(?:周|星期|礼拜)[一二三四五六日天]"
+_ZH_WD_JOIN = r"\s*(?:到|至|和|、|跟|或|-|–|~|～)\s*"
+
+
+def _recurring_weekday(m, chinese: bool) -> bool:
+    before, after = m.string[:m.start()], m.string[m.end():]
+    span, join = (_ZH_WD_SPAN, _ZH_WD_JOIN) if chinese else (_EN_WD_SPAN, _EN_WD_JOIN)
+    flags = 0 if chinese else re.I
+    return bool(re.match(join + span, after, flags) or re.search(span + join + "$", before, flags)
+                or (not chinese and re.match(r"\s+(?:evenings|mornings|nights|afternoons)\b", after, re.I)))
+
+
 def _en_weekday(m, base, tense):
+    if _recurring_weekday(m, chinese=False):
+        return None
     lead = (m.group(1) or "").lower().strip()
     target = next(i for i, day in enumerate(WEEKDAYS) if day.startswith(m.group(2).lower()[:3]))
     if lead in ("last", "this past", "past"):
@@ -310,6 +328,8 @@ def _zh_week(m, base, _):
 
 
 def _zh_bare_weekday(m, base, tense):
+    if _recurring_weekday(m, chinese=True):
+        return None
     return _weekday(base, _ZH_WEEKDAY[m.group(1)], tense)
 
 
