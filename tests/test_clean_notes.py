@@ -250,6 +250,12 @@ def test_analytics_manager_is_still_a_hub():
     ("on Tuesday we swam", date(2026, 9, 15)),
     ("我们下个月10号去三亚玩一周", date(2026, 10, 10)),
     ("我们有个儿子叫豆豆，今年三岁", None),
+    # two weekdays joined, or a weekday's evenings: a schedule, not a day
+    ("Tuesday and Thursday evenings are my climbing nights", None),
+    ("in the office Tuesday to Thursday from next month", date(2026, 10, 1)),
+    ("Monday evenings are choir", None),
+    ("周二到周四要去公司坐班", None),
+    ("I moved on Tuesday and it rained", date(2026, 9, 15)),
 ])
 def test_a_recurring_day_is_no_date_and_a_chinese_month_day_is(text, day):
     found = find_date(text, NOW)
@@ -312,3 +318,40 @@ def test_the_telling_is_not_part_of_what_is_told(text, kept):
 def test_a_mixed_turn_is_written_about_the_user_without_its_english_opener(text, kept, left_out):
     written = " ".join(contents(text))
     assert kept in written and left_out not in written, written
+
+
+@pytest.mark.parametrize("text, kept, left_out", [
+    ("Quick sanity check: I have oatmeal every morning with blueberries", "The user has oatmeal", "check"),
+    ("weird confession: I've never seen Star Wars", "The user has never seen Star Wars", "onfession"),
+    ("在吗，男朋友陈昊下个月生日，他是做游戏策划的", "用户的男朋友陈昊", "在吗"),
+    ("我们组下个月开始上 Kubernetes", "用户所在的组", "等人"),
+    ("不过我们东湖实验小学要求评语里不能有负面的词", "用户所在的东湖实验小学", "等人"),
+])
+def test_a_note_says_whose_it_is_without_the_talk_that_opened_it(text, kept, left_out):
+    written = " ".join(contents(text))
+    assert kept in written and left_out not in written, written
+
+
+# --- titles name the fact: a sentence or a clause, never a phrase cut off in the middle ------------
+
+@pytest.mark.parametrize("content, title", [
+    ("Nah the neighbour's giving the user a jump. The user just needed to whine.",
+     "Nah the neighbour's giving the user a jump"),
+    ("The user moved to Denver in October, after two years of looking for a flat there.",
+     "The user moved to Denver in October"),
+    ("The user's GP, Dr. Lindqvist, wants the user to keep a blood pressure log for two weeks.",
+     "The user's GP, Dr. Lindqvist"),
+    ("2026-05-02，用户的书法班上了两个月了，老师说用户横画终于不抖了，现在周六上午雷打不动去练字。",
+     "用户的书法班上了两个月了 (2026-05-02)"),
+    ("On 2023-05-07, Caroline went to an LGBTQ support group.", "Caroline went to an LGBTQ support group (2023-05-07)"),
+    ("用户住在上海。", "用户住在上海"),
+])
+def test_a_title_is_the_first_sentence_or_clause_that_fits(content, title):
+    from vaultmem.extract.candidate import make_title
+
+    assert make_title(content) == title
+
+
+def test_a_title_before_a_name_ends_no_sentence():
+    written = contents("My new manager is Dr. Okafor, she runs the ICU.")
+    assert any("Dr. Okafor" in c for c in written), written

@@ -24,9 +24,10 @@ from __future__ import annotations
 import re
 
 _EN_LEAD_WORDS = (r"(?:(?:one|another|a|the|last|final|other|big|bigger|quick|small|first|next|more|good|"
-                  r"bad|random|important)\s+){0,3}"
+                  r"bad|random|important|weird|fun|funny|sad|honest|side|little|sanity)\s+){0,3}"
                   r"(?:thing|question|request|note|favou?r|update|reminder|heads[- ]up|fyi|btw|"
-                  r"news|point|tip|rule|ask|intro|introduction|background|context)s?")
+                  r"news|point|tip|rule|ask|intro|introduction|background|context|check|confession|"
+                  r"fact|psa|story|thought|aside)s?")
 _EN_LEAD_IN = re.compile(
     rf"^(?:(?:ok|okay|oh|also|and|so|but|anyway|alright|right)[,\s]+)*(?:{_EN_LEAD_WORDS}"
     r"(?:\s+(?:before I forget|for you|first|for whenever[^:,]{0,60}|while I remember|I want to mention))?"
@@ -38,7 +39,7 @@ _ZH_LEAD_IN = re.compile(
 _MIXED_OPENER = re.compile(r"^(?:(?:oh|ok|okay|nice|so|update|btw|anyway|welp|ugh|yay|omg|lol|haha|hmm|well|yes|yeah|"
                            r"ah|hey|wow|also)\b[,，:：!！.…~～\s]*)+(?=\S)", re.I)
 # "跟你说个事，…", "我跟你讲，…": the telling, not what is told (alone, it is nothing)
-_ZH_TELLING = re.compile(r"^(?:对了|哎|诶)?[，,]?我?(?:跟|和|给)你(?:说|讲|汇报)(?:一下|个|一个|一件)?"
+_ZH_TELLING = re.compile(r"^(?:在吗|在不在)[？?，,！!\s]*|^(?:对了|哎|诶)?[，,]?我?(?:跟|和|给)你(?:说|讲|汇报)(?:一下|个|一个|一件)?"
                          r"(?:事|好消息|坏消息|消息)?[哈啊吧呀]?(?:[：:，,！!]\s*|[。！!]?$)")
 
 _LEAVING = re.compile(

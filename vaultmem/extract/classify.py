@@ -135,7 +135,9 @@ def split_sentences(text: str) -> list[str]:
     """Sentences, with very long ones cut at dashes and semicolons."""
     out = []
     for line in clean_text(text).splitlines():
-        for part in re.split(r"(?<=[。！？；])\s*(?=\S)|(?<=[.!?])\s+|(?<=[!?])(?=[\u4e00-\u9fff])", line):
+        # a title's full stop ends no sentence: "my manager is Dr. Okafor"
+        for part in re.split(r"(?<=[。！？；])\s*(?=\S)|(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)"
+                             r"(?<!\bProf\.)(?<=[.!?])\s+|(?<=[!?])(?=[\u4e00-\u9fff])", line):
             part = part.strip()
             if not part:
                 continue

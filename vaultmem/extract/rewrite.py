@@ -170,6 +170,11 @@ def to_third_person(sentence: str, name: str) -> str:
     return capitalise(text)
 
 
+_ZH_KIN_LEAD = re.compile(r"^(?:男朋友|女朋友|男友|女友|老公|老婆|媳妇|丈夫|妻子|儿子|女儿|闺女|爸爸|妈妈|老爸|老妈|"
+                          r"婆婆|公公|岳父|岳母|丈母娘|爷爷|奶奶|外公|外婆|姥姥|姥爷|哥哥|姐姐|弟弟|妹妹|同事|领导|"
+                          r"老板|组长|经理|室友|闺蜜|邻居|房东|导师)(?![们的])")
+
+
 def to_third_person_zh(sentence: str, name: str) -> str:
     """我 -> the name, 我们 -> "<name>等人"; Chinese verbs need no agreement.
 
@@ -178,9 +183,15 @@ def to_third_person_zh(sentence: str, name: str) -> str:
     """
     if name.lower() == "the user":   # a Chinese clause in an English turn names 用户, as Chinese does
         name = "用户"
+    # "男朋友陈昊下个月生日": whose boyfriend goes without saying in chat, not in a note
+    sentence = _ZH_KIN_LEAD.sub(lambda m: f"{name}的{m.group(0)}", sentence)
     text = re.sub(r"(?:我们|咱们|咱)家", f"{name}家", sentence)  # 我们家柯基: the user's dog
     # 我们有个儿子: the user's child, not "the user and others'"
     text = re.sub(r"(?:我们|咱们)(?=有(?:个|一个|两个|三个)?(?:儿子|女儿|孩子|宝宝|娃|猫|狗))", name, text)
+    # 我们组, 我们东湖实验小学: the group the user belongs to, not "the user and others'"
+    text = re.sub(r"(?:我们|咱们)(?=(?:组|公司|学校|团队|部门|班|小区|单位|医院|处|科室|项目组|工作室|店|厂|实验室|"
+                  r"课题组|team|Team)|[\u4e00-\u9fff]{2,8}?(?:小学|中学|大学|学院|公司|医院|银行|集团|幼儿园))",
+                  f"{name}所在的", text)
     text = text.replace("我们", f"{name}等人").replace("咱们", f"{name}等人")
     # 我 inside a word is no person: 自我介绍, 忘我, 本我
     return re.sub(r"(?<![自忘本])我", name, text)
