@@ -248,3 +248,26 @@ def test_models_harness_smoke():
         assert -1 <= row["different_fact_max_cosine"] <= 1 and -1 <= row["same_fact_min_cosine"] <= 1
     # the multilingual model reads these Chinese turns; the English one barely does
     assert rows[0]["pair_recall@10"] > rows[1]["pair_recall@10"]
+
+
+def test_review_notes_writes_each_memory_with_its_turn_and_scores_verdicts(tmp_path):
+    case = sorted((ROOT / "benchmarks/data/blind/batch2/tune").glob("b2-a-00*-en-*.json"))[0]
+    out = tmp_path / "notes.jsonl"
+    done = subprocess.run([sys.executable, str(BENCH / "review_notes.py"), str(out), str(case)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    counts = json.loads(done.stdout.strip().splitlines()[-1])
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert counts["notes"] == len(rows) > 0 and counts["without_source_turn"] == 0
+    for row in rows:
+        assert row["body"] and row["type"] in ("fact", "preference", "event", "procedure")
+        assert any(turn.startswith("**user**") or "user" in turn for turn in row["source_turns"]), row
+        assert not any(turn.startswith("---") for turn in row["source_turns"]), row   # no YAML header
+    verdicts = tmp_path / "v.jsonl"
+    verdicts.write_text("".join(json.dumps({"i": i, "lang": "en", "verdict": v, "codes": c}) + "\n"
+                                for i, (v, c) in enumerate([("keep", []), ("fix", ["title"]), ("drop", ["chat"])])))
+    scored = subprocess.run([sys.executable, str(BENCH / "review_notes.py"), "--score", str(verdicts)],
+                            capture_output=True, text=True, timeout=120)
+    figures = json.loads(scored.stdout)
+    assert (figures["keep"], figures["fix"], figures["drop"], figures["codes"]) == (1, 1, 1, {"title": 1, "chat": 1})
+    assert figures["by_lang"]["en"]["keep_rate"] == round(1 / 3, 3)
