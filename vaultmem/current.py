@@ -85,11 +85,12 @@ def mark_current(hits, question: str, props_of) -> list[tuple[str, list[str]]]:
     asked = question_frame(question)
     pairs = []
     best = max((h.score for h in hits), default=0.0)
+    single = single_valued(question)
     if asked:
         pairs += _asked_slot(hits, asked, slots, best)
-    elif single_valued(question):
+    elif single:
         pairs += _asked_slot(hits, None, slots, best, anchors=anchor_words(question))
-    if single_valued(question) and not YES_NO.search(question.strip()) and not pairs:
+    if single and not YES_NO.search(question.strip()) and not pairs:
         pairs += _answers(hits, question, best)
     for (subject, attribute), members in groups.items():
         values = {slots[id(h)][2] for h in members}
@@ -175,10 +176,10 @@ def _answers(hits, question: str, best: float) -> list[tuple[str, list[str]]]:
     the one told last leads, and an earlier one naming something it does not is shown as earlier."""
     from vaultmem.extract.frames import about_someone_else, named_values
 
-    def names(text):
-        return named_values(_DATE_LEAD.sub("", _bare(text).strip()), loose=False)
+    def names(statement):
+        return named_values(_bare(statement), loose=False)
 
-    asked_names = names(question)
+    asked_names = names(question.strip())
     top = max((h.score for h in hits if h.type in STATEMENT_TYPES and h.status == "active"), default=0.0)
     if top <= 0:
         return []
@@ -187,9 +188,10 @@ def _answers(hits, question: str, best: float) -> list[tuple[str, list[str]]]:
     for hit in hits:
         if hit.type not in STATEMENT_TYPES or hit.status != "active" or hit.valid_to:
             continue
-        if hit.score < ANSWER_SHARE * top or (not someone and about_someone_else(_DATE_LEAD.sub("", hit.text.strip()))):
+        statement = _DATE_LEAD.sub("", hit.text.strip())   # read past the day an event opens with
+        if hit.score < ANSWER_SHARE * top or (not someone and about_someone_else(statement)):
             continue
-        named = names(hit.text) - asked_names
+        named = names(statement) - asked_names
         if named:
             answers.append((hit, named))
     if len(answers) < 2:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from itertools import islice
 from functools import lru_cache
+from itertools import islice
 
 from vaultmem.redact import find_secrets
 
@@ -291,7 +291,6 @@ class Pool:
             if candidate is None or _may_be_same(entry, candidate):
                 return entry, score
         return None, -1.0
-
 
     def neighbours(self, user: str, vector, k: int, floor: float) -> list[tuple[Existing, float]]:
         """`(entry, cosine)` of the `k` memories of `user` nearest to `vector`, of any type,

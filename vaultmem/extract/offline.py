@@ -413,6 +413,15 @@ def _piece(sentence, name, subject, chinese, anchor, correction, context,
                                 or not leans_on_context(sentence, chinese)))}
 
 
+def _joined(texts: list[str], chinese: bool) -> str:
+    """The sentences of one note as one text: Chinese ones run on, but after a Latin stop
+    ("…Vivian. 用户是…") a space follows, as in English."""
+    out = texts[0] if texts else ""
+    for text in texts[1:]:
+        out += text if chinese and not re.search(r"[.!?;:]$", out) else " " + text
+    return out
+
+
 def _dated_ahead(sentence: str, anchor) -> bool:
     """The sentence names the day (or month) a change takes effect, on or after it was said."""
     if not anchor:
@@ -449,8 +458,7 @@ def _merge(pieces: list[dict]) -> list[list[dict]]:
 def _candidate(group: list[dict], turn_id: str, speaker: str) -> Candidate:
     head = group[0]
     chinese = is_chinese(head["text"])
-    content = "".join(p["text"] if not i or (chinese and not re.search(r"[.!?;:]$", group[i - 1]["text"]))
-                      else " " + p["text"] for i, p in enumerate(group))
+    content = _joined([p["text"] for p in group], chinese)
     if head["attributed"] and head["subject"] != "user":  # news told by a named speaker: say who
         # (in an assistant chat the user told it: the source link says so; "According to the
         # user, …" is not how a person writes a memory down)
