@@ -35,7 +35,7 @@ def bm25_rankings(docs: list[str], queries: list[str]) -> list[list[int]]:
 
 
 def dense_rankings(embedder, docs: list[str], queries: list[str]) -> list[list[int]]:
-    """Full cosine rankings of `docs` per query with `embedder` (a `vaultmem.embed.Embedder`)."""
+    """Full cosine rankings of `docs` per query with `embedder` (a `vaultmem.index.embed.Embedder`)."""
     import numpy as np
 
     doc_vectors = embedder.encode(docs)

@@ -46,7 +46,7 @@ def main(argv=None) -> int:
     from perf_runtime import timed_extract
 
     from vaultmem.api import Memory, init
-    from vaultmem.embed import Embedder
+    from vaultmem.index.embed import Embedder
 
     options = {"threads": 1}
     if args.runtime:

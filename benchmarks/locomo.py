@@ -295,7 +295,7 @@ def main(argv=None) -> int:
     if wanted and wanted - {c.sample_id for c in conversations}:
         raise SystemExit(f"no such conversation in {args.data}: {sorted(wanted - {c.sample_id for c in conversations})}")
     depth = max(args.ks)
-    from vaultmem.embed import Embedder
+    from vaultmem.index.embed import Embedder
 
     started = time.perf_counter()
     embedder = Embedder(args.model) if args.model else Embedder()

@@ -75,7 +75,7 @@ def ranked(scores, unit_list, k=10) -> Ranked:
 
 
 def measure(model_name: str, conversations) -> dict:
-    from vaultmem.embed import Embedder
+    from vaultmem.index.embed import Embedder
 
     embedder = Embedder(model_name)
     recall = {"single": [], "pair": []}

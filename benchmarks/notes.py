@@ -98,10 +98,10 @@ def summarise(results: list[dict]) -> dict:
 
 def run(args: argparse.Namespace, embedder=None) -> dict:
     """The whole benchmark on a private copy of `args.vault`; returns the figures.
-    `embedder`: an already loaded `vaultmem.embed.Embedder` to use (the tests' shared model)."""
+    `embedder`: an already loaded `vaultmem.index.embed.Embedder` to use (the tests' shared model)."""
     from vaultmem.api import Memory, init
-    from vaultmem.config import load_config
-    from vaultmem.embed import Embedder
+    from vaultmem.store.config import load_config
+    from vaultmem.index.embed import Embedder
 
     questions = load_questions(args.questions)
     seconds = {}

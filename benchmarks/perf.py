@@ -10,7 +10,7 @@ The vault holds memory notes and, beside them, the person's own notes outside `M
 against raw encode of the same chunk texts by the same runtime, a ratio so that machine speed
 cancels, and its peak RSS); raw encode throughput; in-process search p50/p95 for memory
 questions and for questions about the person's notes, at the vault's size and at 100k
-chunks (synthetic rows with random unit vectors inserted through `vaultmem.index`); a cold
+chunks (synthetic rows with random unit vectors inserted through `vaultmem.index.table`); a cold
 `vaultmem search` and `vaultmem add` (no daemon: wall time and peak RSS) against a search
 answered by the daemon; edit-to-searchable latency through the daemon; the daemon's idle
 CPU and RSS; the ingest rate of `Memory.extract` on LoCoMo (turns per CPU second). Once:
@@ -68,7 +68,7 @@ def open_memory(root: Path, embedder=None):
 def chunk_texts(memory) -> list[str]:
     """The texts the indexer embeds for this vault: every chunk's `search_text`, memory notes
     and the person's own notes, cut by the indexer's own `chunks_of`."""
-    from vaultmem.ingest import chunks_of
+    from vaultmem.index.ingest import chunks_of
 
     vault, texts = memory.vault, []
     for item in vault.iter_indexed():
@@ -79,7 +79,7 @@ def chunk_texts(memory) -> list[str]:
 
 def user_note_counts(root: Path) -> dict:
     """How many of the person's notes, and chunks of them, the index holds."""
-    from vaultmem.index import ChunkIndex
+    from vaultmem.index.table import ChunkIndex
 
     paths = [row["path"] for row in ChunkIndex(root).rows(where="type = 'note'", columns=["path"])]
     return {"user_notes": len(set(paths)), "user_note_chunks": len(paths)}
@@ -88,7 +88,7 @@ def user_note_counts(root: Path) -> dict:
 def sampled(texts: list[str], sample: int) -> list[str]:
     """About `sample` of the texts: every n-th slice of EMBED_BATCH_CHUNKS in the indexer's
     order, so each encode call holds the kind of texts the indexer's call at that point holds."""
-    from vaultmem.ingest import EMBED_BATCH_CHUNKS
+    from vaultmem.index.ingest import EMBED_BATCH_CHUNKS
 
     if not 0 < sample < len(texts):
         return texts
@@ -101,7 +101,7 @@ def raw_encode(embedder, texts: list[str], batch_size: int) -> tuple[float, floa
     """(wall, CPU seconds of this process) the runtime itself (`Embedder.backend`: no cache of
     recent texts) takes over the texts in the indexer's slices (one call over all texts
     measured 1.6x slower than slices of 512, which would flatter the ratio)."""
-    from vaultmem.ingest import EMBED_BATCH_CHUNKS
+    from vaultmem.index.ingest import EMBED_BATCH_CHUNKS
 
     started, cpu = time.perf_counter(), time.process_time()
     for start in range(0, len(texts), EMBED_BATCH_CHUNKS):
@@ -352,7 +352,7 @@ def parse_args(argv=None):
 def load_embedders(run: Run) -> tuple[dict, dict]:
     """One warm embedder per runtime, and the figures of a cold load of it in a child process;
     a runtime that cannot be loaded is dropped from the run."""
-    from vaultmem.embed import Embedder
+    from vaultmem.index.embed import Embedder
 
     embedders, loads = {}, {}
     for runtime in list(run.runtimes):
@@ -375,7 +375,8 @@ def load_embedders(run: Run) -> tuple[dict, dict]:
 def main(argv=None) -> int:
     args = parse_args(argv)
     from vaultmem.api import init
-    from vaultmem.embed import BATCH_SIZE, DEFAULT_MODEL, default_threads
+    from vaultmem.index.embed import BATCH_SIZE, default_threads
+    from vaultmem.store.config import DEFAULT_MODEL
 
     run = Run(list(args.runtimes))
     texts, note_texts = queries(args.queries), note_queries(args.queries)

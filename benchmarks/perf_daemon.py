@@ -45,7 +45,7 @@ def measure_daemon_start(root: Path, runtime: str, daemon: dict) -> dict:
 def searchable_after(root: Path, rel: str, word: str, deadline_s: float) -> float:
     """Seconds from now until a hit of the daemon's search for `word` is `rel` showing it
     (polled through the socket client every 10 ms)."""
-    from vaultmem.client import request
+    from vaultmem.ipc.client import request
 
     written = time.perf_counter()
     while True:
@@ -91,7 +91,7 @@ def measure_user_note_edits(root: Path, edits: int, seed: int = 5, deadline_s: f
     rewritten in place as an editor saves it; time until search shows the new text."""
     import random
 
-    from vaultmem.vault import Vault
+    from vaultmem.store.vault import Vault
 
     notes = list(Vault(root).iter_user_notes())
     rng = random.Random(seed)

@@ -130,7 +130,7 @@ def set_runtime(root: Path, runtime: str) -> None:
 
 def measure_model_load(runtime: str) -> dict:
     """A fresh process importing vaultmem's embedder and encoding one text: seconds and peak RSS."""
-    code = ("import json, time; t = time.perf_counter(); from vaultmem.embed import Embedder; "
+    code = ("import json, time; t = time.perf_counter(); from vaultmem.index.embed import Embedder; "
             f"e = Embedder(runtime={runtime!r}); e.encode(['warm up']); "
             "print(json.dumps({'s': time.perf_counter() - t, 'runtime': e.runtime}))")
     done = run_measured([sys.executable, "-c", code], child_env(runtime), timeout=300)

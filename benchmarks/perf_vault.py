@@ -101,11 +101,11 @@ def generate_vault(root: Path, notes: int, seed: int = 1, user: str = "default")
 
     Returns `{"memory_notes", "session_notes"}`. The vault layout itself (config, git) is
     `vaultmem.api.init`'s job; call it afterwards so that the notes are committed."""
-    from vaultmem.extract.importers import Session, Turn
+    from vaultmem.store.session_note import Session, Turn
     from vaultmem.extract.sessions import render_session
-    from vaultmem.ids import new_id
-    from vaultmem.note import Note, new_memory_meta, render_note
-    from vaultmem.vault import safe_title
+    from vaultmem.store.ids import new_id
+    from vaultmem.store.note import Note, new_memory_meta, render_note
+    from vaultmem.store.vault import safe_title
 
     rng = random.Random(seed)
     memory = Path(root) / "Memory"
@@ -294,7 +294,7 @@ def _table(rng, kind, links):
 
 def _body(rng, kind, title, target, links) -> str:
     """Sections of paragraphs, lists, a callout, a table or code block until `target` words."""
-    from vaultmem.user_notes import words
+    from vaultmem.index.user_notes import words
 
     author = next((a for b, a in BOOKS if title.startswith(b)), "")
     name = title if kind == "people" else ""
@@ -358,7 +358,7 @@ def generate_user_notes(root: Path, count: int, seed: int = 2) -> dict:
     """Write `count` notes of the person's own outside `Memory/`, sizes ~50–600 words (mean
     ~200), plus `Templates/` and an `.obsidian/app.json` whose "Excluded files" leave the
     templates out. Returns `{"user_notes", "user_note_words", "templates"}`."""
-    from vaultmem.user_notes import read_user_note, words
+    from vaultmem.index.user_notes import read_user_note, words
 
     rng = random.Random(seed)
     root = Path(root)
@@ -403,7 +403,7 @@ def insert_synthetic_chunks(root: Path, target: int, dim: int, batch: int = 10_0
 
     import numpy as np
 
-    from vaultmem.index import ChunkIndex
+    from vaultmem.index.table import ChunkIndex
 
     index = ChunkIndex(root)
     missing = target - index.count()

@@ -98,7 +98,7 @@ def main(argv=None) -> int:
     if not cases:
         parser.error("give the output file and at least one CASE.json")
     os.environ.setdefault("VAULTMEM_NO_DAEMON", "1")
-    from vaultmem.embed import Embedder
+    from vaultmem.index.embed import Embedder
 
     embedder = Embedder("all-MiniLM-L6-v2")
     rows = [row for case in cases for row in notes_of(case, embedder)]

@@ -34,10 +34,10 @@ class VaultNote:
 
 
 def read_notes(vault: Path) -> tuple[list[VaultNote], list[str]]:
-    """Every note under the vault's memory root, parsed by `vaultmem.note`; and the notes it
+    """Every note under the vault's memory root, parsed by `vaultmem.store.note`; and the notes it
     could not parse (`"path: reason"`)."""
-    from vaultmem.config import load_config
-    from vaultmem.note import read_note
+    from vaultmem.store.config import load_config
+    from vaultmem.store.note import read_note
 
     root = vault / load_config(vault).memory_root
     notes, errors = [], []

@@ -11,7 +11,7 @@ SAMPLE_VAULT = Path(__file__).resolve().parent.parent / "sample_vault"
 # The model exported for ONNX Runtime lives in the user's cache folder; tests that give a
 # command a HOME of its own must still find it there rather than export it again.
 if not os.environ.get("VAULTMEM_CACHE"):
-    from vaultmem.onnx_model import cache_root
+    from vaultmem.index.onnx_model import cache_root
 
     os.environ["VAULTMEM_CACHE"] = str(cache_root())
 
@@ -19,8 +19,8 @@ if not os.environ.get("VAULTMEM_CACHE"):
 def pytest_sessionstart(session):
     """Export the bundled model before any test runs, so no test's output carries the
     once-per-machine "preparing … for ONNX Runtime" line (test_onnx_runtime checks it)."""
-    from vaultmem.embed import bundled_model_path
-    from vaultmem.onnx_model import ensure_exported
+    from vaultmem.index.onnx_model import bundled_model_path
+    from vaultmem.index.onnx_model import ensure_exported
 
     ensure_exported(bundled_model_path())
 
@@ -41,7 +41,7 @@ def git_identity(tmp_path, monkeypatch):
 @pytest.fixture(scope="session")
 def embedder():
     """The real all-MiniLM-L6-v2 from the bundled package, shared by every test."""
-    from vaultmem.embed import Embedder
+    from vaultmem.index.embed import Embedder
 
     return Embedder("all-MiniLM-L6-v2")
 
@@ -49,7 +49,7 @@ def embedder():
 @pytest.fixture(scope="session")
 def multilingual():
     """The real multilingual USE v3 from its package (Chinese and English in one space)."""
-    from vaultmem.embed import Embedder
+    from vaultmem.index.embed import Embedder
 
     return Embedder("use-multilingual-v3")
 
@@ -63,7 +63,7 @@ def copy_sample_vault(dest: Path) -> Path:
 @pytest.fixture
 def sample_vault(tmp_path):
     """A `Vault` over a fresh copy of sample_vault/ in tmp_path."""
-    from vaultmem.vault import Vault
+    from vaultmem.store.vault import Vault
 
     return Vault(copy_sample_vault(tmp_path / "vault"))
 
@@ -71,7 +71,7 @@ def sample_vault(tmp_path):
 @pytest.fixture
 def indexer_for(embedder):
     """`indexer_for(vault)` -> an Indexer using the shared model; `.calls` counts model uses."""
-    from vaultmem.ingest import Indexer
+    from vaultmem.index.ingest import Indexer
 
     def make(vault):
         def factory():

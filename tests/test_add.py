@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from conftest import copy_sample_vault
 from vaultmem import api
 from vaultmem.cli import cli
-from vaultmem.note import as_list, link_target, read_note
+from vaultmem.store.note import as_list, link_target, read_note
 
 LISBON = "Memory/Facts/Lives in Lisbon.md"
 
@@ -128,7 +128,7 @@ def test_a_user_edit_survives_an_update(memory):
 
 
 def test_an_edit_between_reading_the_pool_and_writing_wins(memory, monkeypatch):
-    from vaultmem import write
+    from vaultmem.memory import write
 
     root = memory.vault.root
     path = root / LISBON
@@ -147,7 +147,7 @@ def test_an_edit_between_reading_the_pool_and_writing_wins(memory, monkeypatch):
 
 
 def test_a_note_deleted_meanwhile_makes_the_duplicate_a_new_note(memory, monkeypatch):
-    from vaultmem import write
+    from vaultmem.memory import write
 
     root = memory.vault.root
     real_load_pool = write.load_pool
@@ -167,15 +167,16 @@ def test_the_pool_reuses_a_notes_reading_until_the_file_changes(memory, monkeypa
     # A cold `add` stats the memory notes and parses only those changed since last read.
     import os
 
-    from vaultmem import write
+    from vaultmem.index import readings
+    from vaultmem.memory import write
 
     root, state = memory.vault.root, memory.indexer.state
     old = 1_700_000_000_000_000_000   # mtimes past the racy window: readings are kept
     for path in (root / "Memory").rglob("*.md"):
         os.utime(path, ns=(old, old))
     first = write.load_pool(memory.vault, "default", state=state)
-    real, read = write._pool_fields, []
-    monkeypatch.setattr(write, "_pool_fields", lambda path: read.append(path.name) or real(path))
+    real, read = readings._pool_fields, []
+    monkeypatch.setattr(readings, "_pool_fields", lambda path: read.append(path.name) or real(path))
 
     again = write.load_pool(memory.vault, "default", state=state)
     assert read == []
@@ -200,7 +201,8 @@ def test_an_index_leaves_the_notes_readings_for_the_first_cold_add(memory, monke
     all), and the readings are the ones the policy would have made itself."""
     import os
 
-    from vaultmem import write
+    from vaultmem.index import readings
+    from vaultmem.memory import write
 
     root, state = memory.vault.root, memory.indexer.state
     old = 1_700_000_000_000_000_000   # past the racy window
@@ -211,8 +213,8 @@ def test_an_index_leaves_the_notes_readings_for_the_first_cold_add(memory, monke
     kept = state.memory_fields()
     assert LISBON in kept and "Memory/Facts/Partner is Mei.md" in kept
     assert not any("/Sessions/" in rel or "/Entities/" in rel for rel in kept)
-    real, read = write._pool_fields, []
-    monkeypatch.setattr(write, "_pool_fields", lambda path: read.append(path.name) or real(path))
+    real, read = readings._pool_fields, []
+    monkeypatch.setattr(readings, "_pool_fields", lambda path: read.append(path.name) or real(path))
     pool = write.load_pool(memory.vault, "default", state=state)
     assert read == [] and pool.entries
     state.put_memory_fields([], gone=list(kept))
@@ -223,7 +225,7 @@ def test_an_index_leaves_the_notes_readings_for_the_first_cold_add(memory, monke
 
 
 def test_cli_add_json_shape(memory, embedder, monkeypatch):
-    monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
+    monkeypatch.setattr("vaultmem.index.embed.Embedder", lambda *a, **k: embedder)
     runner, root = CliRunner(), str(memory.vault.root)
     created = runner.invoke(cli, ["--vault", root, "add", "The user plays the cello on Sundays",
                                   "--type", "preference", "--json"])

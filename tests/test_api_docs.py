@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import copy_sample_vault
-from vaultmem import api, export
+from vaultmem import api
+from vaultmem.memory import export
 from vaultmem.api import Memory
 
 DOC = Path(__file__).resolve().parent.parent / "README.md"

@@ -124,8 +124,8 @@ def test_perf_harness_smoke(tmp_path):
 def test_perf_user_notes_are_deterministic_and_leave_templates_out(tmp_path):
     from perf_vault import generate_user_notes, note_queries
 
-    from vaultmem.user_notes import read_user_note, words
-    from vaultmem.vault import Vault
+    from vaultmem.index.user_notes import read_user_note, words
+    from vaultmem.store.vault import Vault
 
     one, two = tmp_path / "one", tmp_path / "two"
     assert generate_user_notes(one, 80, seed=4) == generate_user_notes(two, 80, seed=4)

@@ -1,4 +1,4 @@
-"""The one change path (vaultmem/change.py): every command changes the vault the same way.
+"""The one change path (vaultmem/history/change.py): every command changes the vault the same way.
 
 - A commit that fails (another git process holds `.git/index.lock`) is handled alike by
   add, correct, forget, rollback, gc and extract: the change stays on disk and indexed, the
@@ -21,12 +21,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from vaultmem import api, history
-from vaultmem.change import held_paths, vault_change
+from vaultmem import api
+from vaultmem.history import git as history
+from vaultmem.history.change import held_paths, vault_change
 from vaultmem.cli import cli
 from vaultmem.daemon.chores import Chores
 from vaultmem.daemon.worker import Gate
-from vaultmem.note import read_note
+from vaultmem.store.note import read_note
 
 HOLD_LOCK = str(Path(__file__).parent / "helpers" / "hold_index_lock.py")
 WRITTEN = "2026-01-05T09:00:00"

@@ -8,9 +8,9 @@ from datetime import date, datetime
 
 import pytest
 
-from vaultmem.extract.dates import find_date
-from vaultmem.extract.howto import find_howto
-from vaultmem.extract.importers import Turn
+from vaultmem.text.dates import find_date
+from vaultmem.text.howto import find_howto
+from vaultmem.store.session_note import Turn
 from vaultmem.extract.offline import extract_offline
 
 NOW = datetime(2026, 9, 20, 10, 0)
@@ -284,7 +284,7 @@ def test_a_request_to_the_assistant_is_not_written_as_a_fact(text, kept, left_ou
 
 
 def test_a_request_to_remember_and_a_standing_instruction_stay():
-    from vaultmem.extract.chatter import without_request
+    from vaultmem.text.chatter import without_request
 
     asked = "Can you remember that I'm allergic to peanuts"
     assert without_request(asked, False) == asked
@@ -341,7 +341,7 @@ def test_a_note_says_whose_it_is_without_the_talk_that_opened_it(text, kept, lef
     ("用户住在上海。", "用户住在上海"),
 ])
 def test_a_title_is_the_first_sentence_or_clause_that_fits(content, title):
-    from vaultmem.extract.candidate import make_title
+    from vaultmem.policy.candidate import make_title
 
     assert make_title(content) == title
 

@@ -6,10 +6,11 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
-from vaultmem import api, history
+from vaultmem import api
+from vaultmem.history import git as history
 from vaultmem.cli import cli
-from vaultmem.memories import write_memory
-from vaultmem.vault import Vault
+from vaultmem.memory.memories import write_memory
+from vaultmem.store.vault import Vault
 
 
 def git(root, *args):
@@ -84,7 +85,7 @@ def test_history_diff_show_at_and_rollback(vault):
 
 
 def test_rollback_run_reactivates_the_superseded_memory(vault):
-    from vaultmem.memories import update_note
+    from vaultmem.memory.memories import update_note
 
     old = add_memory(vault, "The user lives in Beijing.", run="run-1")
     new = vault.rel(write_memory(vault, text="The user lives in Shanghai.", type="fact", user="default",

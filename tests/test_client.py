@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from vaultmem import client
+from vaultmem.ipc import client
 from vaultmem.daemon import server as server_mod
 from vaultmem.daemon.server import SocketServer, handle_message, peer_allowed, peer_uid
 from vaultmem.errors import DaemonError, NoteNotFound, UnknownOperation
@@ -176,7 +176,7 @@ def test_handle_message_shapes():
 
 
 def test_client_imports_only_the_standard_library():
-    code = ("import sys, vaultmem.client\n"
+    code = ("import sys, vaultmem.ipc.client\n"
             "heavy = [m for m in ('torch', 'sentence_transformers', 'lancedb', 'numpy', "
             "'pyarrow', 'click', 'git') if m in sys.modules]\n"
             "print(heavy)")

@@ -1,10 +1,10 @@
-"""vaultmem/config.py: `.vaultmem/config.toml` read once into a frozen Config."""
+"""vaultmem/store/config.py: `.vaultmem/config.toml` read once into a frozen Config."""
 
 import dataclasses
 
 import pytest
 
-from vaultmem.config import DEFAULT_CONFIG_TOML, Config, config_path, load_config
+from vaultmem.store.config import DEFAULT_CONFIG_TOML, Config, config_path, load_config
 from vaultmem.errors import ConfigError
 
 
@@ -153,7 +153,7 @@ def test_every_key_of_the_default_file_is_read_back_into_its_field(tmp_path):
     field it names: no key of the template is dead, and no field is missing from it."""
     import tomllib
 
-    from vaultmem.config import default_config_toml
+    from vaultmem.store.config import default_config_toml
 
     assert DEFAULT_CONFIG_TOML == default_config_toml()
     template = tomllib.loads(DEFAULT_CONFIG_TOML)

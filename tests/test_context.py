@@ -6,8 +6,8 @@ import pytest
 from conftest import copy_sample_vault, memory_meta, write_note
 
 from vaultmem.api import Memory
-from vaultmem.context import HEADER, NO_MEMORIES, PINNED_HEADER, build_context
-from vaultmem.search import Hit
+from vaultmem.retrieve.context import HEADER, NO_MEMORIES, PINNED_HEADER, build_context
+from vaultmem.retrieve.search import Hit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from memquality import NOT_CURRENT, memory_entries  # noqa: E402
@@ -48,7 +48,7 @@ def test_lines_are_in_score_order_with_excerpts_and_memories_interleaved(embedde
 def test_the_memory_that_answers_leads_the_excerpt_it_came_from(embedder):
     """Issue 33: an excerpt is ordered and shown at EXCERPT_LEAD of its search score, so a
     memory scoring half of it comes first; an excerpt that is mostly redactions, half again."""
-    from vaultmem.context import EXCERPT_LEAD, REDACTED_LEAD
+    from vaultmem.retrieve.context import EXCERPT_LEAD, REDACTED_LEAD
 
     turn = hit(1, type="session", text="Alice: we finally moved to Denver, the commute is great", score=1.1,
                valid_from="2026-10-12", sources=["[[2026-10-12 chat#^m-1]]"])
@@ -64,7 +64,7 @@ def test_the_memory_that_answers_leads_the_excerpt_it_came_from(embedder):
 
 
 def test_mostly_redacted_reads_the_users_turns_only():
-    from vaultmem.context import mostly_redacted
+    from vaultmem.retrieve.context import mostly_redacted
 
     assert mostly_redacted("Alice: key [REDACTED:api-key] and [REDACTED:password]")
     assert not mostly_redacted("Alice: the gate code changed, it is [REDACTED:password] now, tell Sam and Ana")
@@ -96,7 +96,7 @@ def test_two_turn_snippet_keeps_one_turn_per_line_inside_its_bullet(embedder):
 
 
 def test_a_long_excerpt_is_cut_so_it_leaves_room_for_the_memory_that_answers(embedder):
-    from vaultmem.context import EXCERPT_WORDS
+    from vaultmem.retrieve.context import EXCERPT_WORDS
 
     plan = " ".join(f"word{i}" for i in range(300))
     long_turns = hit(4, type="session", text=f"Bot: {plan}\nAlice: thanks", score=2.06, valid_from="2026-09-25",

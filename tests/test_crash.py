@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem import client
+from vaultmem.ipc import client
 from vaultmem.daemon.lock import lock_is_held, running_pid
 from vaultmem.errors import DaemonError
 
@@ -130,7 +130,8 @@ def test_only_a_dead_vaultmem_writers_leftovers_are_removed(tmp_path):
     file. Another program's lock, and a live process's temp file, stay."""
     import socket
 
-    from vaultmem import api, history
+    from vaultmem import api
+    from vaultmem.history import git as history
 
     root = tmp_path / "vault"
     api.init(root)

@@ -1,4 +1,4 @@
-"""Issue 32's read-time net (`vaultmem.current`): when the memories a question finds give one
+"""Issue 32's read-time net (`vaultmem.retrieve.current`): when the memories a question finds give one
 slot two values and neither supersedes the other (a wording the write policy did not read,
 a note written by hand), `context` and `search` show the one said last as current and the
 other as earlier, until the day the later one was said; `doctor` lists the pair.
@@ -13,7 +13,7 @@ from datetime import date, datetime
 import pytest
 
 from vaultmem import api
-from vaultmem.memories import write_memory
+from vaultmem.memory.memories import write_memory
 from tests.helpers.clock import clock_at
 
 NOW = "2026-11-30T12:00:00"
@@ -126,7 +126,7 @@ def test_the_answer_told_last_leads_a_question_no_frame_reads(games):
 
 
 def test_an_event_told_early_is_not_the_latest_answer_for_being_dated_late(tmp_path, embedder, git_identity):
-    from vaultmem.current import told_day
+    from vaultmem.retrieve.current import told_day
 
     with clock_at(NOW):
         api.init(tmp_path / "v", model="all-MiniLM-L6-v2")

@@ -19,12 +19,12 @@ import pytest
 
 from tests.helpers.cli_probe import cli_imports
 
-from vaultmem import client
+from vaultmem.ipc import client
 from vaultmem.daemon.lock import DaemonLock, lock_is_held, read_pid, running_pid
 from vaultmem.daemon.worker import Gate
 from vaultmem.errors import DaemonError
-from vaultmem.index import ChunkIndex
-from vaultmem.protocol import INDEXING_WARNING
+from vaultmem.index.table import ChunkIndex
+from vaultmem.ipc.protocol import INDEXING_WARNING
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 REEMBEDDED = re.compile(r"indexed: \d+ added, [1-9]\d* updated")

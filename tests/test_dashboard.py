@@ -1,4 +1,4 @@
-"""vaultmem/dashboard.py: the Obsidian Bases dashboard over the memory notes.
+"""vaultmem/store/dashboard.py: the Obsidian Bases dashboard over the memory notes.
 
 The allow-lists below come from Obsidian's own help, obsidianmd/obsidian-help:
 `en/Bases/Bases syntax.md` (file layout; filter objects `and`/`or`/`not`; the operators
@@ -16,11 +16,12 @@ import re
 import pytest
 import yaml
 
-from vaultmem import dashboard
-from vaultmem.dashboard import DASHBOARD_NAME, dashboard_text, ensure_dashboard
-from vaultmem.layout import NOTE_TYPES
-from vaultmem.note import STATUSES
-from vaultmem.vault import Vault, init_vault
+from vaultmem.store import dashboard
+from vaultmem.store.dashboard import DASHBOARD_NAME, dashboard_text, ensure_dashboard
+from vaultmem.store.layout import NOTE_TYPES
+from vaultmem.store.note import STATUSES
+from vaultmem.store.vault import Vault
+from vaultmem.store.init import init_vault
 
 # SPEC §3's frontmatter keys, plus `attribute` (the slot a statement fills).
 FRONTMATTER = {"id", "type", "status", "created", "updated", "valid_from", "valid_to",

@@ -1,10 +1,10 @@
-"""Relative date expressions resolved against a session time (vaultmem/extract/dates.py)."""
+"""Relative date expressions resolved against a session time (vaultmem/text/dates.py)."""
 
 from datetime import date, datetime
 
 import pytest
 
-from vaultmem.extract.dates import find_date, resolve_relative
+from vaultmem.text.dates import find_date, resolve_relative
 
 MONDAY = datetime(2023, 5, 8, 13, 56)  # LoCoMo's first session: "1:56 pm on 8 May, 2023"
 

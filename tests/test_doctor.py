@@ -120,7 +120,7 @@ def test_links_obsidian_opens_are_not_broken(tmp_path):
     import unicodedata
 
     from vaultmem.api import init
-    from vaultmem.vault import Vault
+    from vaultmem.store.vault import Vault
 
     root = tmp_path / "vault"
     init(root)

@@ -4,9 +4,10 @@ import sys
 import numpy as np
 import pytest
 
-from vaultmem.config import Config
-from vaultmem.embed import (DEFAULT_MODEL, E5_MODEL, MINILM_MODEL, MULTILINGUAL_MODEL, Embedder,
-                            bundled_model_path, resolve_model)
+from vaultmem.store.config import Config
+from vaultmem.index.embed import Embedder, resolve_model
+from vaultmem.index.onnx_model import bundled_model_path
+from vaultmem.store.config import DEFAULT_MODEL, E5_MODEL, MINILM_MODEL, MULTILINGUAL_MODEL
 from vaultmem.errors import ConfigError
 
 # Six notes in each language, and questions in both: the right note must come first
@@ -71,7 +72,7 @@ def test_model_loads_offline(embedder):
 def test_the_multilingual_model_needs_no_torch():
     import subprocess
 
-    code = ("import sys; from vaultmem.embed import Embedder; e = Embedder('use-multilingual-v3'); "
+    code = ("import sys; from vaultmem.index.embed import Embedder; e = Embedder('use-multilingual-v3'); "
             "e.encode(['用户住在上海']); print(sorted(m for m in ('torch', 'sentence_transformers', "
             "'transformers') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

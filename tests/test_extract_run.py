@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from vaultmem import api
 from vaultmem.cli import cli
-from vaultmem.extract.sessions import parse_session_turns
-from vaultmem.note import as_list, link_target, read_note
+from vaultmem.store.session_note import parse_session_turns
+from vaultmem.store.note import as_list, link_target, read_note
 from tests.helpers.clock import clock_at
 
 RUNS = Path(__file__).parent / "data" / "runs"
@@ -287,7 +287,7 @@ def test_across_runs_supersede_merge_duplicates_and_keep_the_users_edit(tmp_path
 # ---- command line: --json, one bad file among good ones ---------------------------------------
 
 def test_cli_json_and_a_bad_file_among_good_ones(tmp_path, embedder, monkeypatch):
-    monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
+    monkeypatch.setattr("vaultmem.index.embed.Embedder", lambda *a, **k: embedder)
     root = tmp_path / "vault"
     api.init(root)
     bad = Path(__file__).parent / "data" / "transcripts" / "bad_json.jsonl"
@@ -370,7 +370,7 @@ def point_llm_at(root: Path, base_url: str) -> None:
 
 
 def test_extract_llm_creates_what_the_model_returns(tmp_path, embedder, monkeypatch, llm_server):
-    monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
+    monkeypatch.setattr("vaultmem.index.embed.Embedder", lambda *a, **k: embedder)
     root = tmp_path / "vault"
     api.init(root)
     point_llm_at(root, llm_server(lambda convo: json.dumps({"memory_items": canned_items(convo)})))

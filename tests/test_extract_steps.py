@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from tests.helpers.llm_endpoint import LoopbackLLM, completion
 from vaultmem import api
 from vaultmem.cli import cli
-from vaultmem.note import read_head, read_note
+from vaultmem.store.note import read_head, read_note
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -210,7 +210,7 @@ def test_a_fact_restated_in_many_sessions_of_a_step_is_merged_into_its_note_once
     """Each restatement adds its turn to the note's sources, but the note is written once a
     step (it was re-read and re-rendered with its growing sources at every restatement);
     a restated memory superseded later in the same step keeps every restatement's turn."""
-    from vaultmem import memories
+    from vaultmem.memory import memories
 
     writes = []
     real = memories.update_note
@@ -219,7 +219,7 @@ def test_a_fact_restated_in_many_sessions_of_a_step_is_merged_into_its_note_once
         writes.append(Path(path).name)
         return real(vault, path, changes, **kw)
 
-    monkeypatch.setattr("vaultmem.write.update_note", counted)
+    monkeypatch.setattr("vaultmem.memory.write.update_note", counted)
     lines = []
     says = ["I love jazz."] * 6 + ["I live in Porto."] * 3 + ["I live in Denver now."]
     for s, text in enumerate(says, start=1):

@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers.wait import wait_for
 
-from vaultmem import client
+from vaultmem.ipc import client
 from vaultmem.cli.fallback import COLD_HINT, HINT_MARKER
 from vaultmem.daemon.lock import lock_is_held, running_pid
 from vaultmem.errors import DaemonError

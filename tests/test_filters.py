@@ -10,8 +10,8 @@ import shutil
 import pytest
 from conftest import memory_meta, write_note
 
-from vaultmem.search import Searcher
-from vaultmem.vault import Vault
+from vaultmem.retrieve.search import Searcher
+from vaultmem.store.vault import Vault
 
 NOW = "2026-12-10T09:00:00"
 TODAY = NOW[:10]
@@ -71,7 +71,7 @@ def indexed(tmp_path_factory, embedder):
         write_note(root, f"Memory/Facts/n{n:02d}.md", meta, note_text(n))
         metas[meta["id"]] = meta
     vault = Vault(root)
-    from vaultmem.ingest import Indexer
+    from vaultmem.index.ingest import Indexer
 
     indexer = Indexer(vault, embedder_factory=lambda: embedder)
     indexer.sync()
@@ -120,7 +120,7 @@ def test_as_of_search_keeps_its_keyword_half(tmp_path, embedder, monkeypatch):
                "Parcel tracking code ZX81QUOKKA arrives Thursday at the depot.")
     write_note(root, "Memory/Facts/tea.md", memory_meta("TEA"), "The user drinks green tea every morning.")
     vault = Vault(root)
-    from vaultmem.ingest import Indexer
+    from vaultmem.index.ingest import Indexer
 
     indexer = Indexer(vault, embedder_factory=lambda: embedder)
     indexer.sync()
@@ -143,7 +143,7 @@ def test_a_filter_that_excludes_the_top_keyword_hits_does_not_starve_the_rest(tm
     that say it once must still come back under `--since`, however many old ones lie ahead."""
     monkeypatch.setenv("VAULTMEM_NOW", NOW)
     # Few candidates per retriever, so that the old notes overflow LanceDB's first answer.
-    monkeypatch.setattr("vaultmem.search.CANDIDATES", 5)
+    monkeypatch.setattr("vaultmem.retrieve.search.CANDIDATES", 5)
     root = tmp_path / "vault"
     for n in range(100):
         write_note(root, f"Memory/Facts/old{n}.md", memory_meta(f"OLD{n}", created="2026-01-05T09:00:00"),
@@ -155,7 +155,7 @@ def test_a_filter_that_excludes_the_top_keyword_hits_does_not_starve_the_rest(tm
         write_note(root, f"Memory/Facts/new{n}.md", memory_meta(f"NEW{n}"),
                    f"A recent note {n}: a zephyrine breeze over the bay.")
     vault = Vault(root)
-    from vaultmem.ingest import Indexer
+    from vaultmem.index.ingest import Indexer
 
     indexer = Indexer(vault, embedder_factory=lambda: embedder)
     indexer.sync()
@@ -190,7 +190,7 @@ def test_a_damaged_full_text_index_is_reported_not_ignored(tmp_path, embedder, m
     for n in range(3):
         write_note(root, f"Memory/Facts/n{n}.md", memory_meta(f"N{n}"), note_text(n))
     vault = Vault(root)
-    from vaultmem.ingest import Indexer
+    from vaultmem.index.ingest import Indexer
 
     indexer = Indexer(vault, embedder_factory=lambda: embedder)
     indexer.sync()

@@ -10,9 +10,9 @@ from datetime import datetime
 
 import pytest
 
-from vaultmem.extract.frames import Reading, question_frame, read
+from vaultmem.text.frames import Reading, question_frame, read
 from vaultmem.extract.offline import extract_offline
-from vaultmem.extract.statements import frame_statement
+from vaultmem.text.statements import frame_statement
 
 
 @pytest.mark.parametrize("sentence, attribute, value, modality", [

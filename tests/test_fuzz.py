@@ -20,12 +20,14 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from vaultmem.chunking import IndexedNote, chunk_note, read_for_index
+from vaultmem.index.chunking import IndexedNote, chunk_note, read_for_index
 from vaultmem.errors import NoteParseError, TranscriptError, UnsafeName
 from vaultmem.extract.importers import load_transcript
-from vaultmem.extract.sessions import parse_session_turns, render_session
-from vaultmem.note import parse_note, parse_note_bytes, render_note
-from vaultmem.vault import MAX_TITLE, Vault, check_title, init_vault, safe_title
+from vaultmem.extract.sessions import render_session
+from vaultmem.store.session_note import parse_session_turns
+from vaultmem.store.note import parse_note, parse_note_bytes, render_note
+from vaultmem.store.vault import MAX_TITLE, Vault, check_title, safe_title
+from vaultmem.store.init import init_vault
 
 pytestmark = pytest.mark.filterwarnings("ignore::ruamel.yaml.error.ReusedAnchorWarning")
 EXAMPLES = int(os.environ.get("VAULTMEM_FUZZ_EXAMPLES", "1000"))
@@ -412,7 +414,7 @@ def tree_hashes(root: Path) -> dict:
 
 
 def test_indexer_sync_changes_only_its_own_state(tmp_path, indexer_for):
-    from vaultmem.ingest import Indexer  # noqa: F401  (indexer_for builds the real one)
+    from vaultmem.index.ingest import Indexer  # noqa: F401  (indexer_for builds the real one)
 
     vault = Vault(Path(init_vault(tmp_path / "vault")["vault"]))
     indexer = indexer_for(vault)
@@ -471,7 +473,7 @@ def fact(note_id, body):
 
 
 def test_daemon_stays_up_and_answers_after_hostile_files(tmp_path):
-    from vaultmem import client
+    from vaultmem.ipc import client
     from vaultmem.daemon.control import stop_daemon
 
     root = tmp_path / "vault"

@@ -1,4 +1,4 @@
-"""vaultmem.history, .rollback and .forget on real git repositories in tmp_path."""
+"""vaultmem.history.git, .rollback and .forget on real git repositories in tmp_path."""
 
 import subprocess
 import threading
@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem import forget as forgetting
-from vaultmem import history, rollback
+from vaultmem.memory import forget as forgetting
+from vaultmem.history import git as history
+from vaultmem.history import rollback
 from vaultmem.errors import HistoryError
 
 NOTE = "Memory/Facts/Lives in Beijing.md"

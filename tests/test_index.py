@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from vaultmem.errors import IndexUnavailable
-from vaultmem.index import ChunkIndex, cjk_bigrams
+from vaultmem.index.table import ChunkIndex, cjk_bigrams
 
 
 def row(n, text, path=None, status="active", vector=None, dim=4):
@@ -131,7 +131,7 @@ def test_the_index_is_a_lancedb_table_that_lancedb_opens_and_searches(index):
 
 
 def test_the_full_text_index_has_lancedbs_settings(index):
-    from vaultmem.index import FTS_PARAMS
+    from vaultmem.index.table import FTS_PARAMS
 
     index.replace([], [row(1, "Running shoes"), row(2, "The user runs")])
     index.maintain()
@@ -147,8 +147,8 @@ def test_from_ten_thousand_rows_the_vector_half_projects_and_keeps_the_exact_ten
     shape: 300 topics in a 96-dimensional space, spread over all 384 with noise, so that
     the 128 principal directions hold ~97 % of the variance (MiniLM's vectors of the perf
     vault: 97.3 %, of a LoCoMo conversation's chunks: 96.1 %)."""
-    from vaultmem import index as index_module
-    from vaultmem.index import Snapshot
+    from vaultmem.index import table as index_module
+    from vaultmem.index.table import Snapshot
 
     rng = np.random.default_rng(7)
     latent = rng.normal(size=(300, 96))[rng.integers(0, 300, 12_000)] + 0.5 * rng.normal(size=(12_000, 96))
@@ -172,7 +172,7 @@ def test_from_ten_thousand_rows_the_vector_half_projects_and_keeps_the_exact_ten
 def test_lance_metadata_cache_stays_within_its_cap(tmp_path, monkeypatch):
     """Lance caches the manifest and file metadata of every version it reads (1 GiB by
     default): a long extraction writes a version per step. Capped, it stays bounded."""
-    import vaultmem.index as index_module
+    import vaultmem.index.table as index_module
 
     def cached_after_edits(cap: int, where) -> int:
         monkeypatch.setattr(index_module, "METADATA_CACHE_BYTES", cap)
@@ -196,7 +196,7 @@ def test_many_small_writes_are_compacted_before_they_slow_bm25(index):
     """Each edit the daemon indexes adds a fragment that BM25 reads (and a deletion file to
     the one the old version was in); maintain() compacts the table once there are
     OPTIMIZE_AFTER_FRAGMENTS, however few rows they hold."""
-    from vaultmem.index import OPTIMIZE_AFTER_FRAGMENTS, OPTIMIZE_AFTER_ROWS
+    from vaultmem.index.table import OPTIMIZE_AFTER_FRAGMENTS, OPTIMIZE_AFTER_ROWS
 
     notes = OPTIMIZE_AFTER_FRAGMENTS + 5
     index.replace([], [row(n, f"note {n} about tea", path=f"p{n}.md") for n in range(notes)])

@@ -3,12 +3,12 @@ from datetime import datetime
 
 from conftest import memory_meta, write_note
 
-from vaultmem.config import Config
-from vaultmem.extract.importers import Session, Turn
+from vaultmem.store.config import Config
+from vaultmem.store.session_note import Session, Turn
 from vaultmem.extract.sessions import render_session
-from vaultmem.ingest import chunk_note
-from vaultmem.note import parse_note
-from vaultmem.vault import Vault
+from vaultmem.index.chunking import chunk_note
+from vaultmem.store.note import parse_note
+from vaultmem.store.vault import Vault
 
 COFFEE = "Memory/Preferences/Cutting back on coffee.md"
 
@@ -146,8 +146,8 @@ def test_session_chunks_pair_turns_that_fit_with_neighbours_in_search_text():
         ("D1:4", "Melanie", "That is great to hear."),
     ])
     chunks = chunk_note(note, f"Memory/Sessions/{title}.md", content_hash="h")
-    from vaultmem.chunking import read_for_index
-    from vaultmem.note import render_note
+    from vaultmem.index.chunking import read_for_index
+    from vaultmem.store.note import render_note
 
     fast = chunk_note(read_for_index(render_note(note).encode(), None), f"Memory/Sessions/{title}.md",
                       content_hash="h")
@@ -181,8 +181,8 @@ def test_memory_chunk_carries_metadata_for_filters():
 
 
 def test_fast_index_parser_agrees_with_the_round_trip_parser(sample_vault):
-    from vaultmem.chunking import read_for_index
-    from vaultmem.note import parse_note_bytes
+    from vaultmem.index.chunking import read_for_index
+    from vaultmem.store.note import parse_note_bytes
 
     for path in sample_vault.iter_notes():
         data = path.read_bytes()
@@ -236,7 +236,7 @@ def test_a_session_chunks_window_points_at_exactly_what_it_embeds():
 def test_session_chunks_are_embedded_in_context_with_about_each_turn_once(embedder, monkeypatch):
     import numpy as np
 
-    from vaultmem import ingest
+    from vaultmem.index import ingest
 
     note, title = session_note(LOCOMO_TURNS)
     chunks = chunk_note(note, f"Memory/Sessions/{title}.md", content_hash="h")
@@ -264,8 +264,8 @@ def test_session_chunks_are_embedded_in_context_with_about_each_turn_once(embedd
 def test_session_vectors_in_context_agree_across_runtimes_and_a_too_long_turn_is_embedded_alone(embedder):
     import numpy as np
 
-    from vaultmem.embed import Embedder
-    from vaultmem.ingest import chunk_vectors
+    from vaultmem.index.embed import Embedder
+    from vaultmem.index.ingest import chunk_vectors
 
     turns = LOCOMO_TURNS[:4] + [("D1:5", "Caroline", "word " * 300)] + LOCOMO_TURNS[5:]
     note, title = session_note(turns)
@@ -283,7 +283,7 @@ def test_session_vectors_in_context_agree_across_runtimes_and_a_too_long_turn_is
 
 
 def test_passages_share_one_turn_and_stay_within_the_budget():
-    from vaultmem.ingest import PASSAGE_OVERLAP, _passages
+    from vaultmem.index.ingest import PASSAGE_OVERLAP, _passages
 
     tokens = [30, 40, 25, 60, 10, 90, 35, 20, 300, 15, 15]
     passages = _passages(tokens, 120)

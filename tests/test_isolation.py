@@ -21,12 +21,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from vaultmem import api, client
+from vaultmem import api
+from vaultmem.ipc import client
 from vaultmem.cli import cli
 from vaultmem.errors import NoteNotFound
-from vaultmem.memories import write_memory
-from vaultmem.note import read_note
-from vaultmem.search import Filters, keyword_search
+from vaultmem.memory.memories import write_memory
+from vaultmem.store.note import read_note
+from vaultmem.retrieve.search import Filters, keyword_search
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 BUILT = "2026-11-01T09:00:00"
@@ -42,7 +43,7 @@ def vault(tmp_path_factory, embedder):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("VAULTMEM_NOW", BUILT)
         mp.delenv("VAULTMEM_VAULT", raising=False)
-        mp.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
+        mp.setattr("vaultmem.index.embed.Embedder", lambda *a, **k: embedder)
         root = tmp_path_factory.mktemp("isolation") / "vault"
         api.init(root)
         mem = api.Memory(root, embedder=embedder)
@@ -224,7 +225,7 @@ def test_change_commands_for_alice_cannot_touch_bobs_notes(vault, notes):
     """forget, correct and rollback (a note or a whole run) scope by user in the one NOTE
     resolver, not only in the MCP server: for alice, bob's notes and runs do not exist, and
     the vault and its history stay exactly as they were."""
-    from vaultmem.note import read_note as read
+    from vaultmem.store.note import read_note as read
 
     head = _git_head(vault)
     before = {rel: (vault / rel).read_bytes() for rel in notes["bob"].values() if (vault / rel).exists()}

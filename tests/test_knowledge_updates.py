@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from vaultmem import api
-from vaultmem.extract.corrections import apply_correction, find_correction
+from vaultmem.text.corrections import apply_correction, find_correction
 from vaultmem.extract.offline import extract_offline, split_slots
-from vaultmem.extract.patterns import detect
-from vaultmem.note import as_list, link_target, read_note
+from vaultmem.text.patterns import detect
+from vaultmem.store.note import as_list, link_target, read_note
 from tests.helpers.clock import clock_at
 
 NOW = "2026-11-30T12:00:00"

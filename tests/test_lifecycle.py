@@ -1,4 +1,4 @@
-"""Memory lifecycle (vaultmem/lifecycle.py): access tracking, gc's decay policy under a fake
+"""Memory lifecycle (vaultmem/memory/lifecycle.py): access tracking, gc's decay policy under a fake
 clock, stale ranking, corrections (command, API, EN/ZH transcripts) and the audit log.
 
 Real vault, git, LanceDB and the bundled model; only the clock is faked (VAULTMEM_NOW)."""
@@ -12,9 +12,9 @@ from click.testing import CliRunner
 
 from vaultmem import api
 from vaultmem.cli import cli
-from vaultmem.memories import write_memory
-from vaultmem.note import read_note
-from vaultmem.state import State
+from vaultmem.memory.memories import write_memory
+from vaultmem.store.note import read_note
+from vaultmem.index.state import State
 
 CREATED = "2026-11-01T09:00:00"
 
@@ -23,7 +23,7 @@ CREATED = "2026-11-01T09:00:00"
 def mem(tmp_path, monkeypatch, embedder):
     monkeypatch.setenv("VAULTMEM_NOW", CREATED)
     monkeypatch.delenv("VAULTMEM_VAULT", raising=False)
-    monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
+    monkeypatch.setattr("vaultmem.index.embed.Embedder", lambda *a, **k: embedder)
     root = tmp_path / "vault"
     api.init(root)
     memory = api.Memory(root, embedder=embedder)
@@ -113,7 +113,7 @@ def test_gc_never_archives_important_memories_however_old(mem, monkeypatch):
 
 
 def test_gc_counts_an_edit_after_the_last_recall_as_use(mem, monkeypatch):
-    from vaultmem.memories import update_note
+    from vaultmem.memory.memories import update_note
 
     note = add(mem, "The user collects vintage postcards from Lisbon.", 0.3)
     State(mem.vault.root).record_access([note["id"]], "2026-11-02T09:00:00")
@@ -129,7 +129,7 @@ def test_gc_counts_an_edit_after_the_last_recall_as_use(mem, monkeypatch):
 def test_gc_ages_a_memory_from_the_day_it_was_said_not_the_day_it_was_written(mem, monkeypatch):
     from datetime import date
 
-    from vaultmem.memories import update_note
+    from vaultmem.memory.memories import update_note
 
     old = mem.add("The user once tried a pottery class downtown.", importance=0.3)
     path = mem.vault.abs(old["path"])

@@ -1,4 +1,4 @@
-"""vaultmem/limits.py: one set of size limits, the same on every path.
+"""vaultmem/store/limits.py: one set of size limits, the same on every path.
 
 A note over MAX_NOTE_BYTES is refused with the same sentence by `reindex`, `doctor` and the
 daemon (a real daemon process), and its old text leaves the index. A session too long for one
@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem import client, limits
+from vaultmem.ipc import client
+from vaultmem.store import limits
 from vaultmem.api import Memory, init
 from vaultmem.errors import DaemonError
 from vaultmem.extract.importers import load_transcript
-from vaultmem.extract.sessions import (message_link, parse_session_turns, render_session_parts,
-                                       split_session)
-from vaultmem.note import parse_note
+from vaultmem.extract.sessions import message_link, render_session_parts, split_session
+from vaultmem.store.session_note import parse_session_turns
+from vaultmem.store.note import parse_note
 
 from tests.helpers.wait import wait_for as wait
 
@@ -187,7 +188,7 @@ def test_parts_written_to_a_vault_resolve_every_turn_link(tmp_path):
     """Links to turns, as memory notes' `sources` carry them, open the part holding the turn
     (checked by doctor's own link check: the note and the `#^block` exist)."""
     from vaultmem.doctor import broken_links
-    from vaultmem.vault import Vault
+    from vaultmem.store.vault import Vault
 
     root = tmp_path / "vault"
     init(root)

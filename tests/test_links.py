@@ -1,4 +1,4 @@
-"""Wikilinks read and resolved as Obsidian does (vaultmem/links.py), and entity links that
+"""Wikilinks read and resolved as Obsidian does (vaultmem/store/links.py), and entity links that
 go to the user's own note through its alias."""
 
 import json
@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from vaultmem.links import Link, LinkResolver, entity_link, note_aliases, parse_link, wikilinks
+from vaultmem.store.links import Link, LinkResolver, entity_link, note_aliases, parse_link, wikilinks
 
 
 def targets(text):
@@ -212,7 +212,7 @@ def test_a_block_id_ends_its_line(tmp_path):
 # --- entity hubs link to the user's note through its alias -----------------------------
 def test_an_entity_that_is_an_alias_links_to_the_users_note(tmp_path, embedder):
     from vaultmem.api import Memory, init
-    from vaultmem.note import parse_note
+    from vaultmem.store.note import parse_note
 
     root = tmp_path / "vault"
     init(root)

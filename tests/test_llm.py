@@ -15,7 +15,7 @@ from vaultmem.errors import LLMError
 from vaultmem.extract import llm as llm_module
 from vaultmem.extract.llm import (
     LLMSettings, extract_llm, extract_with_fallback, normalise_slot, parse_memory_items, render_turns)
-from vaultmem.note import read_note
+from vaultmem.store.note import read_note
 
 
 @dataclass
@@ -363,7 +363,7 @@ def vault(tmp_path, embedder, monkeypatch):
     """A fresh vault whose `extract` embeds with the shared model; the clock after the sessions."""
     monkeypatch.setenv("VAULTMEM_NOW", "2026-11-30T12:00:00")
     monkeypatch.delenv("VAULTMEM_VAULT", raising=False)
-    monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
+    monkeypatch.setattr("vaultmem.index.embed.Embedder", lambda *a, **k: embedder)
     root = tmp_path / "vault"
     api.init(root)
     return root

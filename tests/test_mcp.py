@@ -13,8 +13,8 @@ import anyio
 import pytest
 
 from vaultmem import api
-from vaultmem.memories import write_memory
-from vaultmem.vault import Vault
+from vaultmem.memory.memories import write_memory
+from vaultmem.store.vault import Vault
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 REPO = Path(__file__).resolve().parent.parent  # the server runs this checkout's code
@@ -232,7 +232,7 @@ def test_recall_context_remember_go_through_the_daemon(vault, env):
                              capture_output=True, text=True, env=full_env, timeout=240)
     assert started.returncode == 0, started.stderr
     try:
-        from vaultmem import client
+        from vaultmem.ipc import client
 
         deadline = time.monotonic() + 240
         while client.request(vault, "status")["state"] != "watching":

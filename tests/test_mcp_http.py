@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from tests.helpers.wait import wait_for
 from tests.test_mcp import CALL_TIMEOUT, TOOLS, call, call_error, env, vault  # noqa: F401  fixtures
-from vaultmem import mcp_tokens
+from vaultmem.agents import mcp_tokens
 from vaultmem.cli import cli
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from vaultmem import api
-from vaultmem.embed import MINILM_MODEL, MULTILINGUAL_MODEL
-from vaultmem.extract.zh_names import zh_entities
-from vaultmem.languages import cjk_share, pick_model
-from vaultmem.vault import with_model
+from vaultmem.store.config import MINILM_MODEL, MULTILINGUAL_MODEL
+from vaultmem.text.zh_names import zh_entities
+from vaultmem.store.languages import cjk_share, pick_model
+from vaultmem.store.init import with_model
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 ENV = dict(os.environ, VAULTMEM_NO_DAEMON="1", VAULTMEM_NOW="2026-11-29T10:30:00")
@@ -164,8 +164,8 @@ def test_a_chinese_chat_gets_hubs_for_the_people_and_places_it_names(tmp_path, m
 def test_a_multilingual_vault_embeds_session_chunks_as_shown_and_with_neighbours(multilingual, embedder):
     import numpy as np
 
-    from vaultmem.chunking import Chunk
-    from vaultmem.ingest import chunk_vectors
+    from vaultmem.index.chunking import Chunk
+    from vaultmem.index.ingest import chunk_vectors
 
     base = dict(note_id="n", path="p.md", title="t", status="active", user="default", tags="",
                 entities="", created="", updated="", valid_from="", valid_to="", importance=0.5,
@@ -199,7 +199,7 @@ def test_doctor_advises_the_multilingual_model_for_a_chinese_vault_on_the_englis
 def test_the_speaker_is_not_supplied_twice_in_casual_chinese():
     from datetime import datetime
 
-    from vaultmem.extract.importers import Turn
+    from vaultmem.store.session_note import Turn
     from vaultmem.extract.offline import extract_offline
 
     now = datetime(2026, 9, 20, 10, 0)

@@ -1,4 +1,4 @@
-"""vaultmem/note.py: parse and render memory notes (SPEC §3) without losing what the user wrote."""
+"""vaultmem/store/note.py: parse and render memory notes (SPEC §3) without losing what the user wrote."""
 
 import re
 from datetime import date, datetime
@@ -8,13 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vaultmem.errors import NoteParseError
-from vaultmem.limits import MAX_NOTE_BYTES
-from vaultmem.memories import update_note
-from vaultmem.note import (Note, _scan_scalars, as_date, as_datetime, clean_tag, content_hash, link,
+from vaultmem.store.limits import MAX_NOTE_BYTES
+from vaultmem.memory.memories import update_note
+from vaultmem.store.note import (Note, _scan_scalars, as_date, as_datetime, clean_tag, content_hash, link,
                            link_target, new_memory_meta, parse_note, parse_note_bytes, read_head,
                            read_note, read_properties, render_note, split_frontmatter,
                            validate_memory)
-from vaultmem.vault import Vault, init_vault
+from vaultmem.store.vault import Vault
+from vaultmem.store.init import init_vault
 
 VALID = """\
 ---
@@ -461,7 +462,7 @@ def test_read_head_of_a_missing_file_or_a_folder_is_empty(tmp_path):
 def test_a_value_holding_a_yaml_line_break_character_reads_back_as_itself():
     """NEL, LS and PS are line breaks to YAML: written raw (as ruamel does), a message id "\x85"
     read back as a space (found by tests/test_fuzz.py on a Claude Code log)."""
-    from vaultmem.note import Note, parse_note, render_note
+    from vaultmem.store.note import Note, parse_note, render_note
 
     for odd in ("\x85", "m-\u2028", "a\u2029b"):
         note = Note(meta={"message_ids": [odd, "m-2"], "title": odd}, body="text\n")

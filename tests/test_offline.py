@@ -316,6 +316,6 @@ def test_correction_marker_after_an_interjection_and_in_mixed_language():
 ])
 def test_the_pronoun_swap_agrees_and_a_new_sentence_names_the_person_again(said, written):
     """Issue 33: "The user need help" was written because "need" ends like a past form."""
-    from vaultmem.extract.rewrite import to_third_person
+    from vaultmem.text.rewrite import to_third_person
 
     assert to_third_person(said, "the user") == written

@@ -10,9 +10,11 @@ import sys
 import numpy as np
 import pytest
 
-from vaultmem.embed import Embedder, MINILM_MODEL, bundled_model_path
+from vaultmem.index.embed import Embedder
+from vaultmem.index.onnx_model import bundled_model_path
+from vaultmem.store.config import MINILM_MODEL
 from vaultmem.errors import ConfigError
-from vaultmem.onnx_model import NotExportable, cache_root, describe, ensure_exported, export_dir
+from vaultmem.index.onnx_model import NotExportable, cache_root, describe, ensure_exported, export_dir
 
 # A test set of what vaults hold, besides the export's own probe texts: questions, turns,
 # memories, Chinese, code, a text past the model's 256-token limit.
@@ -60,7 +62,7 @@ def test_batching_by_length_keeps_each_text_in_its_place(both):
 def test_a_batch_of_long_texts_is_cut_to_the_token_budget(both, monkeypatch):
     """ONNX Runtime keeps its largest batch's buffers for the session's life: long texts go
     in small batches (64 texts of 244 tokens peaked at 1.24 GB), short ones in full ones."""
-    from vaultmem import onnx_model
+    from vaultmem.index import onnx_model
 
     model = Embedder(MINILM_MODEL, runtime="onnx").backend.model
     shapes = []
@@ -92,7 +94,7 @@ def test_repeated_texts_come_from_the_cache_and_cannot_be_changed_through_it(bot
 
 
 def test_a_process_searching_with_onnx_imports_no_torch(tmp_path):
-    code = ("import sys; from vaultmem.embed import Embedder; e = Embedder('all-MiniLM-L6-v2'); "
+    code = ("import sys; from vaultmem.index.embed import Embedder; e = Embedder('all-MiniLM-L6-v2'); "
             "e.encode_query('tea'); e.encode(['a', 'b']); "
             "print(e.runtime, sorted(m for m in ('torch', 'sentence_transformers', 'transformers') "
             "if m in sys.modules))")
@@ -133,7 +135,7 @@ def test_a_bad_runtime_names_the_choices():
 
 def test_the_runtime_setting_is_read_and_checked(tmp_path):
     from vaultmem.api import init
-    from vaultmem.config import load_config
+    from vaultmem.store.config import load_config
 
     init(tmp_path)
     config = tmp_path / ".vaultmem" / "config.toml"

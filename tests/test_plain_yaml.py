@@ -1,4 +1,4 @@
-"""vaultmem/plain_yaml.py: the frontmatter it writes is byte for byte what ruamel writes, or
+"""vaultmem/store/plain_yaml.py: the frontmatter it writes is byte for byte what ruamel writes, or
 it leaves the block to ruamel."""
 
 import io
@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, LiteralScalarString, SingleQuotedScalarString
 
-from vaultmem import plain_yaml
-from vaultmem.note import (_quote_ambiguous_strings, _yaml, link, new_memory_meta, parse_note,
+from vaultmem.store import plain_yaml
+from vaultmem.store.note import (_quote_ambiguous_strings, _yaml, link, new_memory_meta, parse_note,
                            render_note)
 
 INDENTS = [(4, 2), (2, 0), (3, 1)]
@@ -127,7 +127,7 @@ def test_a_note_read_back_renders_unchanged():
     strings) renders to the same bytes whichever writer takes it."""
     meta = new_memory_meta(id="a1", type="event", created=datetime(2026, 1, 2, 3, 4, 5), user="default",
                            tags=["trip"], entities=["Porto"], valid_from=date(2026, 1, 2))
-    from vaultmem.note import Note
+    from vaultmem.store.note import Note
 
     text = render_note(Note(meta=meta, body="The user went to Porto.\n"))
     again = parse_note(text)

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from vaultmem.extract.candidate import Candidate
-from vaultmem.policy import Existing, Pool, decide, normalise, screen, screen_request
+from vaultmem.policy.candidate import Candidate
+from vaultmem.policy.decide import Existing, Pool, decide, normalise, screen, screen_request
 
 
 @pytest.mark.parametrize("text, reason", [
@@ -127,7 +127,7 @@ def test_a_work_change_in_a_later_session_supersedes_the_other_work_slot():
 
 
 def test_a_correction_supersedes_the_latest_memory_holding_its_detail_with_it_fixed():
-    from vaultmem.extract.corrections import find_correction
+    from vaultmem.text.corrections import find_correction
 
     older = entry("The dentist is on Tuesday.", "Facts/d.md", sources=["Sessions/a#^m-1"])
     latest = entry("Kabir's swim lessons are Tuesday evenings.", "Facts/s.md", sources=["Sessions/b#^m-11"])

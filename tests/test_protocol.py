@@ -1,4 +1,4 @@
-"""The daemon protocol (vaultmem/protocol.py) against everything that uses it: the
+"""The daemon protocol (vaultmem/ipc/protocol.py) against everything that uses it: the
 runner and `Memory` handle each operation of the table as the table says, the client's
 timeouts follow its flags, bad requests are refused with a stable code before anything
 runs, every public error crosses the real socket as itself, and `reindex --full` sent to a
@@ -17,10 +17,11 @@ import pytest
 from tests.helpers.cli_probe import cli_imports
 from tests.helpers.wait import wait_for
 
-from vaultmem import client, errors
+from vaultmem import errors
+from vaultmem.ipc import client
 from vaultmem.api import Memory
-from vaultmem import protocol
-from vaultmem.protocol import OPS, REQUIRED
+from vaultmem.ipc import protocol
+from vaultmem.ipc.protocol import OPS, REQUIRED
 from vaultmem.daemon.server import SocketServer, handle_message
 from vaultmem.errors import (BadRequest, DaemonError, NotServed, NoteParseError, TranscriptError,
                              UnknownOperation)
@@ -111,7 +112,7 @@ def test_every_operation_the_cli_and_mcp_send_is_in_the_table():
     assert cli_ops <= set(OPS)
     for name in cli_ops - {"status", "flush", "shutdown"}:  # ask() falls back to Memory.<op>
         assert callable(getattr(Memory, name)), name
-    asked = set(re.findall(r'backend\.ask\("(\w+)"', (PACKAGE / "mcp_server.py").read_text()))
+    asked = set(re.findall(r'backend\.ask\("(\w+)"', (PACKAGE / "agents" / "mcp_server.py").read_text()))
     assert asked - set(OPS) <= {"history"}  # not served: the MCP server reads it in-process
     for name in asked:
         assert callable(getattr(Memory, name))
@@ -213,7 +214,7 @@ def test_each_public_error_round_trips_through_the_socket(tmp_path):
             assert vars(caught.value) == vars(original)
         # A class of its own elsewhere travels as its nearest public ancestor.
         from vaultmem.daemon.worker import GateBusy
-        from vaultmem.export import ExportError
+        from vaultmem.memory.export import ExportError
 
         raised["error"] = GateBusy("the daemon is busy (indexing)")
         with pytest.raises(DaemonError, match=r"^the daemon is busy \(indexing\)$") as caught:

@@ -22,10 +22,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from vaultmem import api, client, history
+from vaultmem import api
+from vaultmem.ipc import client
+from vaultmem.history import git as history
 from vaultmem.cli import cli
-from vaultmem.erasure import REDACTED, redact_turns
-from vaultmem.note import read_note
+from vaultmem.history.erasure import REDACTED, redact_turns
+from vaultmem.store.note import read_note
 
 from tests.helpers.wait import wait_for
 
@@ -144,7 +146,7 @@ def assert_session_redacted(root: Path, session: str) -> None:
 
 @pytest.fixture
 def mem(tmp_path, monkeypatch, embedder):
-    monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
+    monkeypatch.setattr("vaultmem.index.embed.Embedder", lambda *a, **k: embedder)
     root = tmp_path / "vault"
     api.init(root)
     return api.Memory(root, embedder=embedder)
@@ -230,7 +232,7 @@ def test_redact_turns_keeps_everything_but_the_words():
 def test_purge_redacts_every_version_of_its_turn_and_keeps_the_users_work(tmp_path):
     """On git alone (no index): two versions of the session note, a staged and an unstaged
     edit of it, another memory drawn from the same turn, a message citing a hash."""
-    from vaultmem import forget
+    from vaultmem.memory import forget
 
     root = tmp_path / "vault"
     api.init(root)
@@ -284,7 +286,7 @@ TEARDOWN = "Here is the teardown:\n\n```python\ndef teardown():\n    ledger.clea
 def payments_session():
     from datetime import datetime
 
-    from vaultmem.extract.importers import Session, Turn
+    from vaultmem.store.session_note import Session, Turn
 
     texts = [("Alice", "user", "Good morning!"), ("Assistant", "assistant", "Good morning, how can I help?"),
              ("Alice", "user", PAYMENTS), ("Assistant", "assistant", TEARDOWN),
@@ -295,7 +297,7 @@ def payments_session():
 
 
 def test_redact_turns_blanks_every_line_of_a_turn_with_paragraphs_and_code():
-    from vaultmem.extract.session_text import parse_session_turns
+    from vaultmem.store.session_note import parse_session_turns
     from vaultmem.extract.sessions import render_session
 
     note = render_session(payments_session()).text
@@ -317,10 +319,10 @@ def test_purge_erases_every_line_of_a_turn_with_paragraphs_and_code(tmp_path):
     in an older version of it written before (blank lines dropped, fences escaped), and in
     the transcript kept in the inbox: none of its words is left in any of them, in the
     working tree or in git; the other turns stay as they were."""
-    from vaultmem import forget
-    from vaultmem.extract.session_text import parse_session_turns
+    from vaultmem.memory import forget
+    from vaultmem.store.session_note import parse_session_turns
     from vaultmem.extract.sessions import render_session
-    from vaultmem.vault import Vault
+    from vaultmem.store.vault import Vault
 
     root = tmp_path / "vault"
     api.init(root)

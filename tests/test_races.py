@@ -20,10 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem import api, client, history, memories, write
+from vaultmem import api
+from vaultmem.ipc import client
+from vaultmem.history import git as history
+from vaultmem.memory import memories
+from vaultmem.memory import write
 from vaultmem.daemon.lock import lock_is_held, running_pid
 from vaultmem.errors import DaemonError
-from vaultmem.note import read_note
+from vaultmem.store.note import read_note
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 HOLD_LOCK = str(Path(__file__).parent / "helpers" / "hold_index_lock.py")
@@ -217,7 +221,7 @@ def test_a_held_index_lock_delays_a_commit_then_it_goes_through(race_vault, monk
 
 
 def test_a_lock_held_past_the_timeout_keeps_the_change_and_says_so(race_vault, monkeypatch):
-    """The one policy for a commit that fails (vaultmem.change): the note stays, indexed,
+    """The one policy for a commit that fails (vaultmem.history.change): the note stays, indexed,
     the result says why git did not record it, and vaultmem's next change commits it first,
     as vaultmem's, under its own message."""
     mem, root = race_vault, race_vault.vault.root

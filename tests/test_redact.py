@@ -2,7 +2,7 @@
 
 import pytest
 
-from vaultmem.redact import Secret, cn_id_ok, contains_secret, find_secrets, luhn_ok, redact
+from vaultmem.policy.redact import Secret, cn_id_ok, contains_secret, find_secrets, luhn_ok, redact
 
 GITHUB = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 OPENAI = "sk-proj-Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7jKl0"
@@ -139,7 +139,7 @@ def test_a_clean_text_is_looked_at_once_and_a_text_with_a_secret_every_time(monk
     """Extraction redacts each turn twice (reading the session, writing its note): the second
     look at a clean turn is a lookup; a text with a secret is redacted every time and never
     kept; the memory of clean texts is bounded."""
-    from vaultmem import redact as redact_module
+    from vaultmem.policy import redact as redact_module
 
     monkeypatch.setattr(redact_module, "_clean", {})
     calls = []

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.note import MEMORY_TYPES, as_list, link_target, read_note, render_note, validate_memory
-from vaultmem.vault import TYPE_FOLDERS, Vault
+from vaultmem.store.note import as_list, link_target, read_note, render_note, validate_memory
+from vaultmem.store.layout import MEMORY_TYPES
+from vaultmem.store.vault import TYPE_FOLDERS, Vault
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_vault"
 HAN = re.compile(r"[\u4e00-\u9fff]")

@@ -1,7 +1,7 @@
 """Final ranking rules of `search._best_per_note` and the filler test, on hand-made rows
 (no model); `test_search_order.py` runs them through a real index."""
 
-from vaultmem.search import REPEAT_FACTOR, _best_per_note, is_filler
+from vaultmem.retrieve.search import REPEAT_FACTOR, _best_per_note, is_filler
 
 
 def row(note_id, type, sources, chunk=0, session="chat"):

@@ -1,10 +1,10 @@
-"""gitleaks' vendored rule set, read with Python's `re` (vaultmem/secret_rules.py)."""
+"""gitleaks' vendored rule set, read with Python's `re` (vaultmem/policy/secret_rules.py)."""
 
 import re
 
 import pytest
 
-from vaultmem.secret_rules import go_to_python, load_rules, scan, shannon_entropy
+from vaultmem.policy.secret_rules import go_to_python, load_rules, scan, shannon_entropy
 
 
 def test_every_rule_with_a_pattern_compiles():

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.redact import redact
+from vaultmem.policy.redact import redact
 
 DATA = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "blind" / "secrets1"
 FLOORS = {"tune": 0.97, "heldout": 0.79}

@@ -88,7 +88,7 @@ def breakdown(missed, total, key) -> str:
 
 
 def test_redact_removes_every_positive_secret():
-    from vaultmem.redact import redact
+    from vaultmem.policy.redact import redact
 
     missed = []
     for p in POSITIVES:
@@ -106,7 +106,7 @@ def test_redact_removes_every_positive_secret():
 
 
 def test_redact_leaves_lookalikes_alone():
-    from vaultmem.redact import redact
+    from vaultmem.policy.redact import redact
 
     changed = []
     for n in NEGATIVES:
@@ -172,7 +172,7 @@ class Run:
 
 
 def start_daemon(root: Path, env: dict, logs: Path):
-    from vaultmem import client
+    from vaultmem.ipc import client
 
     out, err = open(logs / "daemon.out", "w"), open(logs / "daemon.err", "w")
     process = subprocess.Popen([VAULTMEM, "--vault", str(root), "daemon", "run"], stdout=out, stderr=err, env=env)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from vaultmem import api
-from vaultmem.index import ChunkIndex
+from vaultmem.index.table import ChunkIndex
 
 TRANSCRIPT = Path(__file__).parent / "data" / "runs" / "secrets.jsonl"
 

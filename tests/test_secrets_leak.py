@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.note import read_note
+from vaultmem.store.note import read_note
 
 from tests.helpers.transcripts import write_chatgpt, write_claude, write_jsonl, write_markdown
 
@@ -136,7 +136,7 @@ def test_session_notes_hold_a_redaction_mark_for_each_planted_secret(run):
 
 
 def test_no_secret_in_any_note_the_index_git_or_state(run):
-    from vaultmem.index import ChunkIndex
+    from vaultmem.index.table import ChunkIndex
 
     root, _, output = run
     leaks = []

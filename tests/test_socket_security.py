@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem import client
+from vaultmem.ipc import client
 from vaultmem.daemon.server import peer_allowed, peer_uid
 
 NOBODY = 65534

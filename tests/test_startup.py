@@ -66,7 +66,7 @@ def test_each_commands_help_imports_no_heavy_library(command):
 def test_list_and_show_do_not_load_the_model_or_the_index(tmp_path):
     """Reading notes is file work: no torch, no LanceDB (init needs git, nothing else)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    subprocess.run([sys.executable, "-c", "from vaultmem.vault import init_vault; import sys; "
+    subprocess.run([sys.executable, "-c", "from vaultmem.store.init import init_vault; import sys; "
                     "init_vault(sys.argv[1])", str(tmp_path)], check=True, env=env)
     note = tmp_path / "Memory" / "Facts" / "Tea.md"
     note.write_text("---\nid: A1\ntype: fact\ncreated: 2026-11-29T10:30:00\n"

@@ -1,7 +1,7 @@
 import threading
 from datetime import datetime
 
-from vaultmem.state import FileStat, State, access_stats, record_access
+from vaultmem.index.state import FileStat, State, access_stats, record_access
 
 
 def test_file_stats_round_trip_and_delete(tmp_path):

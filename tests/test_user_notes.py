@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from vaultmem import api
-from vaultmem.config import load_config
+from vaultmem.store.config import load_config
 from vaultmem.errors import ConfigError, NoteNotFound
-from vaultmem.user_notes import chunk_user_note, read_user_note
-from vaultmem.vault import Vault
+from vaultmem.index.user_notes import chunk_user_note, read_user_note
+from vaultmem.store.vault import Vault
 
 VAULTMEM = str(Path(sys.executable).with_name("vaultmem"))
 TEA = """---
@@ -264,8 +264,8 @@ def test_cli_search_scope_and_type_note(notes_vault):
 
 
 def test_notes_take_at_most_half_the_budget_while_memories_compete():
-    from vaultmem.context import build_context
-    from vaultmem.search import Hit
+    from vaultmem.retrieve.context import build_context
+    from vaultmem.retrieve.search import Hit
 
     def hit(n, type, score, text):
         return Hit(id=f"id{n}", path=f"p{n}.md", type=type, title=f"T{n}", text=text, score=score,

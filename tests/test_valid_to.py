@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from vaultmem import api
 from vaultmem.cli import cli
-from vaultmem.memories import write_memory
-from vaultmem.note import as_date, read_note
+from vaultmem.memory.memories import write_memory
+from vaultmem.store.note import as_date, read_note
 
 NOW = "2026-12-10T09:00:00"   # a Thursday
 
@@ -23,7 +23,7 @@ NOW = "2026-12-10T09:00:00"   # a Thursday
 def mem(tmp_path, monkeypatch, embedder):
     monkeypatch.setenv("VAULTMEM_NOW", NOW)
     monkeypatch.delenv("VAULTMEM_VAULT", raising=False)
-    monkeypatch.setattr("vaultmem.embed.Embedder", lambda *a, **k: embedder)
+    monkeypatch.setattr("vaultmem.index.embed.Embedder", lambda *a, **k: embedder)
     root = tmp_path / "vault"
     api.init(root)
     memory = api.Memory(root, embedder=embedder)

@@ -1,4 +1,4 @@
-"""vaultmem/vault.py: finding the vault, its layout, safe names, atomic writes, ignore rules."""
+"""vaultmem/store/vault.py: finding the vault, its layout, safe names, atomic writes, ignore rules."""
 
 import os
 import re
@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultmem.config import load_config
+from vaultmem.store.config import load_config
 from vaultmem.errors import AmbiguousNote, NoteNotFound, UnsafeName, VaultNotFound
-from vaultmem.vault import (LAYOUT, MAX_TITLE, Vault, atomic_write, check_title, find_vault,
-                            init_vault, safe_title)
+from vaultmem.store.vault import MAX_TITLE, Vault, atomic_write, check_title, find_vault, safe_title
+from vaultmem.store.init import LAYOUT, init_vault
 
 FORBIDDEN_IN_NAMES = re.compile(r"[#|^:%\[\]/\\]")
 
@@ -404,7 +404,7 @@ def test_note_names_are_relisted_only_where_the_vault_changed(tmp_path, monkeypa
     walking the whole vault for each new note: only folders whose mtime moved are listed."""
     import os
 
-    from vaultmem import vault as vault_module
+    from vaultmem.store import vault as vault_module
 
     root = tmp_path / "v"
     for folder in ("Memory/Facts", "Projects/Old", "Journal", ".obsidian"):

@@ -15,23 +15,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vaultmem.config import load_config
-from vaultmem.vault import Vault, find_vault
+from vaultmem.store.config import load_config
+from vaultmem.store.vault import Vault, find_vault
 
 
 def init(path: str | Path, model: str | None = None) -> dict:
     """Create the layout, config, .gitignore entries and a git repo (if none) in `path`.
     `model`: the embedding model (default: the one that suits the vault's language)."""
-    from vaultmem.vault import init_vault
-
-    from vaultmem import history
+    from vaultmem.history import git as history
+    from vaultmem.store.init import init_vault
 
     result = init_vault(path, model=model)
     created = history.ensure_repo(Path(result["vault"]))
     result["git"] = "created a repository" if created else "using the existing repository"
     root = Path(result["vault"])
     memory_root = load_config(root).memory_root
-    from vaultmem import sync
+    from vaultmem.sync import remote as sync
 
     if sync.install_attributes(Vault(root)):
         result["created"].append(".gitattributes")
@@ -63,7 +62,7 @@ class Memory:
 
     def __init__(self, vault: str | Path | None = None, user: str | None = None, embedder=None,
                  serving: bool = False):
-        """`embedder`: an already loaded `vaultmem.embed.Embedder` to share (one model for
+        """`embedder`: an already loaded `vaultmem.index.embed.Embedder` to share (one model for
         several vaults, as the benchmarks do); loaded on first use otherwise. `serving`: this
         is the daemon's own Memory (it never forwards a request to a daemon)."""
         root = find_vault(vault, Path.cwd())
@@ -81,7 +80,7 @@ class Memory:
     def embedder(self):
         """The sentence-transformers model (loaded on first use, then kept warm)."""
         if self._embedder is None:
-            from vaultmem.embed import embedder_for
+            from vaultmem.index.embed import embedder_for
 
             self._embedder = embedder_for(self.vault.config)
         return self._embedder
@@ -95,7 +94,7 @@ class Memory:
     def indexer(self):
         """The ingest pipeline bound to this vault and model."""
         if self._indexer is None:
-            from vaultmem.ingest import Indexer
+            from vaultmem.index.ingest import Indexer
 
             self._indexer = Indexer(self.vault, embedder_factory=lambda: self.embedder)
         return self._indexer
@@ -109,7 +108,7 @@ class Memory:
 
     def _vectors_of(self, user: str):
         """The index's vectors of `user`'s active memories (None before the first index)."""
-        from vaultmem.index import sql_in
+        from vaultmem.index.table import sql_in
 
         try:
             return self.indexer.index.vectors_of(f"{sql_in('user', [user])} AND status = 'active' "
@@ -120,8 +119,8 @@ class Memory:
     def change(self, message: str, action: str, run: str | None = None, source: str | None = None):
         """`with memory.change("vaultmem: ...", "add") as ch:` — the one way to change the
         vault's notes: written atomically, indexed and committed on exit, or put back on a
-        failure (see `vaultmem.change`)."""
-        from vaultmem.change import vault_change
+        failure (see `vaultmem.history.change`)."""
+        from vaultmem.history.change import vault_change
 
         return vault_change(self.vault, message, action, indexer=self.indexer, run=run, source=source)
 
@@ -132,7 +131,7 @@ class Memory:
         >>> Memory(vault).show("Cutting back on coffee")["type"]   # doctest: +SKIP
         'preference'
         """
-        from vaultmem import memories
+        from vaultmem.memory import memories
 
         if at:
             return self.show_at(ref, at, user=user)
@@ -141,7 +140,7 @@ class Memory:
     def list(self, type: str | None = None, user: str | None = None,
              status: str | None = None) -> dict:
         """`{"notes": [summary, ...], "errors": [{"path", "reason"}, ...]}`."""
-        from vaultmem import memories
+        from vaultmem.memory import memories
 
         notes, errors = memories.list_notes(self.vault, type=type, user=self._readers(user),
                                             status=status)
@@ -160,7 +159,7 @@ class Memory:
     def searcher(self):
         """Hybrid search over the index (kept warm: its vector matrix stays in memory)."""
         if getattr(self, "_searcher", None) is None:
-            from vaultmem.search import Searcher
+            from vaultmem.retrieve.search import Searcher
 
             self._searcher = Searcher(self.vault, embedder_factory=lambda: self.embedder,
                                       index=self.indexer.index,
@@ -209,9 +208,9 @@ class Memory:
 
         >>> print(Memory(vault).context("what does the user drink?", budget=200)["text"])  # doctest: +SKIP
         """
-        from vaultmem.context import CARE, PINNED_MAX, PINNED_TAG, build_context
         from vaultmem.errors import VaultmemError
-        from vaultmem.extract.rewrite import is_chinese
+        from vaultmem.retrieve.context import CARE, PINNED_MAX, PINNED_TAG, build_context
+        from vaultmem.text.rewrite import is_chinese
 
         try:  # embedded once for both searches
             vector = self.embedder.encode_query(question)
@@ -242,8 +241,8 @@ class Memory:
     def _mark_current(self, hits, question: str) -> None:
         """Of two active memories among `hits` that give one slot two values, the one said
         last is current and the other is shown as earlier (`current.mark_current`)."""
-        from vaultmem.current import mark_current
-        from vaultmem.note import read_head
+        from vaultmem.retrieve.current import mark_current
+        from vaultmem.store.note import read_head
 
         if hits.warning is None:
             mark_current(hits, question, lambda rel: read_head(self.vault.abs(rel)))
@@ -252,7 +251,7 @@ class Memory:
         """The `superseded_by` links of the note at `rel`, as written ([] when unreadable):
         the index keeps no links, the note is the source of truth."""
         from vaultmem.errors import VaultmemError
-        from vaultmem.note import as_list, read_note
+        from vaultmem.store.note import as_list, read_note
 
         try:
             return [str(v) for v in as_list(read_note(self.vault.abs(rel)).get("superseded_by"))]
@@ -271,11 +270,11 @@ class Memory:
         return self.indexer.sync(paths=paths, full=full, progress=progress).to_dict()
 
     def _forward(self, op: str, args: dict):
-        """The daemon's result for `op` (see `vaultmem.protocol`), or None when no
+        """The daemon's result for `op` (see `vaultmem.ipc.protocol`), or None when no
         daemon serves it and the work is done here. The daemon's own Memory never forwards."""
         if self._serving:
             return None
-        from vaultmem.client import try_request
+        from vaultmem.ipc.client import try_request
 
         return try_request(self.vault.root, op, args)
 
@@ -284,9 +283,9 @@ class Memory:
         memory folders and its `.git/index.lock` (never another process's lock); then commit,
         as vaultmem's, changes whose commit failed or was cut short (`change.commit_journaled`).
         `{"temp_files": [paths], "git": [names], "commits": [{"message", "commit"}]}`."""
-        from vaultmem import history
-        from vaultmem.change import commit_journaled
-        from vaultmem.vault import remove_stale_temp_files
+        from vaultmem.history import git as history
+        from vaultmem.history.change import commit_journaled
+        from vaultmem.store.vault import remove_stale_temp_files
 
         left = {"temp_files": remove_stale_temp_files(self.vault),
                 "git": history.clear_stale_locks(self.vault.root)}
@@ -302,9 +301,10 @@ class Memory:
         """What `doctor --fix` does for a vault synced from several devices: the merge
         driver registered in `.git/config` (a fresh clone lacks it), then duplicates,
         crossing supersedes and one-way supersede links repaired, one commit each (see
-        `vaultmem.reconcile`); `touching`: only repairs involving those vault paths (what a
+        `vaultmem.sync.reconcile`); `touching`: only repairs involving those vault paths (what a
         merge brought). `{"repairs", "commits", "merge_driver"}`."""
-        from vaultmem import reconcile, sync
+        from vaultmem.sync import reconcile
+        from vaultmem.sync import remote as sync
 
         registered = sync.register_driver(self.vault.root)
         return dict(reconcile.repair(self, touching),
@@ -326,10 +326,10 @@ class Memory:
         >>> Memory(vault).add("The user prefers tea over coffee", type="preference")  # doctest: +SKIP
         {'action': 'created', 'id': '01J...', 'path': 'Memory/Preferences/....md', 'reason': 'new memory'}
         """
-        from vaultmem.extract.candidate import Candidate
-        from vaultmem.extract.slots import describe_statement
-        from vaultmem.policy import decide
-        from vaultmem.write import apply, load_pool
+        from vaultmem.memory.write import apply, load_pool
+        from vaultmem.policy.candidate import Candidate
+        from vaultmem.policy.decide import decide
+        from vaultmem.text.slots import describe_statement
 
         user = user or self.user
         slot = describe_statement(text, type)
@@ -386,7 +386,7 @@ class Memory:
         no longer on disk (rolled back, deleted) is still accepted, so its history can be
         read and restored. With a `user` (or a Memory opened for one), another namespace's
         note is "not found"; reading also reaches `shared`, changing only the user's own."""
-        from vaultmem.memories import resolve_note
+        from vaultmem.memory.memories import resolve_note
 
         users = self._owners(user) if change else self._readers(user)
         return resolve_note(self.vault, ref, users, gone=True)
@@ -405,30 +405,30 @@ class Memory:
         >>> [v["action"] for v in Memory(vault).history("Lives in Lisbon")["versions"]]  # doctest: +SKIP
         ['superseded', 'init']
         """
-        from vaultmem import history
+        from vaultmem.history import git as history
 
         rel = self._note_rel(ref, user)
         return {"note": rel, "versions": history.history(self.vault.root, rel)}
 
     def diff(self, ref: str, rev: str | None = None, user: str | None = None) -> dict:
         """`{"note", "rev", "diff"}`: REV against the note now, or (no REV) its latest change."""
-        from vaultmem import history
+        from vaultmem.history import git as history
 
         rel = self._note_rel(ref, user)
         return {"note": rel, "rev": rev, "diff": history.diff(self.vault.root, rel, rev)}
 
     def show_at(self, ref: str, rev: str, user: str | None = None) -> dict:
         """The note as it was at `rev`, in `show`'s shape plus `"rev"`."""
-        from vaultmem import history
-        from vaultmem.memories import plain_meta, summary
-        from vaultmem.note import content_hash, parse_note
+        from vaultmem.history import git as history
+        from vaultmem.memory.memories import plain_meta, summary
+        from vaultmem.store.note import content_hash, parse_note
 
         rel = self._note_rel(ref, user)
         text = history.show_at(self.vault.root, rel, rev)
         note = parse_note(text, self.vault.root / rel)
         readers = self._readers(user)
         if readers is not None and note.user not in readers:
-            from vaultmem.memories import not_found
+            from vaultmem.memory.memories import not_found
 
             raise not_found(ref)
         out = summary(self.vault, self.vault.root / rel, note)
@@ -444,11 +444,11 @@ class Memory:
         >>> Memory(vault).rollback("Lives in Lisbon", to=first)["note"]              # doctest: +SKIP
         'Memory/Facts/Lives in Lisbon.md'
         """
-        from vaultmem import rollback
         from vaultmem.errors import HistoryError
+        from vaultmem.history import rollback
 
         if run:
-            from vaultmem.memories import check_run_owner
+            from vaultmem.memory.memories import check_run_owner
 
             check_run_owner(self.vault, run, self._owners(user))
             return rollback.rollback_run(self.vault, run, indexer=self.indexer)
@@ -467,7 +467,7 @@ class Memory:
         >>> Memory(vault).forget("Started learning Portuguese")["status"]   # doctest: +SKIP
         'archived'
         """
-        from vaultmem import forget
+        from vaultmem.memory import forget
 
         if purge:
             result = self._forward("forget", {"ref": ref, "purge": True, "force": force,
@@ -476,7 +476,7 @@ class Memory:
                 return result
         rel = self._note_rel(ref, user, change=True)
         if purge:
-            from vaultmem.lifecycle import purge as purge_memory
+            from vaultmem.memory.lifecycle import purge as purge_memory
 
             return purge_memory(self, rel, force=force)
         return forget.forget(self.vault, rel, indexer=self.indexer)
@@ -485,7 +485,7 @@ class Memory:
     def gc(self, dry_run: bool = False, user: str | None = None) -> dict:
         """Archive low-importance memories not recalled for `[gc] archive_after_days`.
         `{"dry_run", "archived": [paths], "plan": [{"path", "reason", ...}]}`."""
-        from vaultmem.lifecycle import gc
+        from vaultmem.memory.lifecycle import gc
 
         return gc(self, dry_run=dry_run, user=user)
 
@@ -495,14 +495,14 @@ class Memory:
         >>> Memory(vault).correct("Lives in Lisbon", "The user lives in Porto")  # doctest: +SKIP
         {'action': 'superseded', 'path': 'Memory/Facts/The user lives in Shanghai.md', ...}
         """
-        from vaultmem.lifecycle import correct
+        from vaultmem.memory.lifecycle import correct
 
         return correct(self, ref, text, user=user or self._scope)
 
     def log(self, limit: int = 50, run: str | None = None, user: str | None = None) -> list:
         """The audit trail, newest first: `[{"date", "action", "what", "run", "message", "paths"}]`
         from git's commits and state.db's events (purges). `user`: only that namespace's notes."""
-        from vaultmem.lifecycle import audit_log
+        from vaultmem.memory.lifecycle import audit_log
 
         return audit_log(self.vault, limit=limit, run=run, user=user or self._scope)
 
@@ -517,6 +517,6 @@ class Memory:
         >>> Memory(vault).export("claude", out=tmp / "CLAUDE.md")["files"]  # doctest: +SKIP
         ['/tmp/.../CLAUDE.md']
         """
-        from vaultmem.export import export
+        from vaultmem.memory.export import export
 
         return export(self.vault, format, out=out, user=user or self.user)

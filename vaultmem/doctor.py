@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from vaultmem.chunking import as_list, as_text
 from vaultmem.errors import IndexUnavailable, VaultmemError
-from vaultmem.index import ChunkIndex
-from vaultmem.limits import note_too_large
-from vaultmem.links import LinkResolver, parse_link, wikilinks
-from vaultmem.note import content_hash, parse_note_bytes
+from vaultmem.index.chunking import as_list, as_text
+from vaultmem.index.table import ChunkIndex
+from vaultmem.store.limits import note_too_large
+from vaultmem.store.links import LinkResolver, parse_link, wikilinks
+from vaultmem.store.note import content_hash, parse_note_bytes
 
 LINK_PROPERTIES = ("entities", "sources", "supersedes", "superseded_by")
 # Two active memories of one subject this similar are probably two versions of one fact.
@@ -75,7 +75,7 @@ def contradictions(vault, notes, index: ChunkIndex | None, resolver=None) -> lis
     and vectors closer than CONTRADICTION_SIMILARITY (similarity alone is not a subject:
     an English model puts any two Chinese sentences close together).
     """
-    from vaultmem.current import slot_of
+    from vaultmem.retrieve.current import slot_of
 
     active = {rel: note for rel, (_, note) in notes.items()
               if as_text(note.meta.get("type")) not in ("session", "entity", "")
@@ -186,8 +186,9 @@ def sync_findings(vault, notes) -> dict:
     `merge_driver` problems, sync tools' `conflict_copies`, `merge_conflicts` (notes whose
     two devices' texts the merge driver kept side by side) and the `repairs` that
     `doctor --fix` would make (`reconcile.plan`)."""
-    from vaultmem import reconcile, sync
-    from vaultmem.merge import CONFLICT_MARK
+    from vaultmem.sync import reconcile
+    from vaultmem.sync import remote as sync
+    from vaultmem.sync.merge import CONFLICT_MARK
 
     return {
         "merge_driver": sync.driver_problems(vault),
@@ -216,8 +217,8 @@ def model_advice(vault, notes) -> str | None:
     """A hint when the vault's memories are mostly Chinese, Japanese or Korean but its model
     reads English only (a vault made before the multilingual model, or on an English
     locale); None otherwise. A warning: `ok` does not change."""
-    from vaultmem.embed import MULTILINGUAL_MODEL, MULTILINGUAL_MODELS
-    from vaultmem.languages import CJK_VAULT_SHARE, SAMPLE_BYTES, SAMPLE_FILES, cjk_share
+    from vaultmem.store.config import MULTILINGUAL_MODEL, MULTILINGUAL_MODELS
+    from vaultmem.store.languages import CJK_VAULT_SHARE, SAMPLE_BYTES, SAMPLE_FILES, cjk_share
 
     if vault.config.model in MULTILINGUAL_MODELS:
         return None

@@ -122,7 +122,7 @@ def fork_run(fn, kill_after: float | None = None) -> tuple[int, float, bytes]:
 def check_vault(root: Path, embedder, reindex: bool = True) -> list[str]:
     """Restart (reindex in a fresh fork; after a daemon cycle its own restart did that),
     then everything that must hold after a crash."""
-    from vaultmem.note import read_note
+    from vaultmem.store.note import read_note
 
     problems = []
 
@@ -201,7 +201,7 @@ def daemon_cycle(root: Path, embedder, n: int, rng: random.Random, work: Path) -
     """Run the real daemon (forked, model shared), make it index, commit user edits and
     extract, SIGKILL it at a random moment, restart it, wait for its reconciliation, stop
     it; returns (killed mid-work, problems)."""
-    from vaultmem import client
+    from vaultmem.ipc import client
     from vaultmem.daemon.runner import Daemon, setup_logging
 
     def run_daemon():
@@ -289,7 +289,7 @@ def main(argv=None) -> int:
     import lancedb  # noqa: F401  (imported once; forked children reset its loop)
 
     from vaultmem import api
-    from vaultmem.embed import Embedder
+    from vaultmem.index.embed import Embedder
 
     root = options.vault.resolve()
     work = root.parent / "transcripts"

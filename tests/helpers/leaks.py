@@ -108,7 +108,7 @@ class LeakFinder:
         objects = subprocess.run([*git, "cat-file", "--batch-all-objects", "--batch"], cwd=root,
                                  capture_output=True, check=True).stdout
         leaks += [("git objects", v) for v in self.in_text(objects.decode("utf-8", "replace"))]
-        from vaultmem.index import ChunkIndex
+        from vaultmem.index.table import ChunkIndex
 
         for row in ChunkIndex(root).rows():
             for column, value in row.items():

@@ -2,6 +2,8 @@
 
 from vaultmem.cli.app import cli
 
+__all__ = ["cli", "main"]
+
 # Each module registers its commands on `cli` when imported.
 from vaultmem.cli import core  # noqa: F401,E402  init, add, show, list
 from vaultmem.cli import extract  # noqa: F401,E402

@@ -20,12 +20,12 @@ def mcp(click_ctx, address):
         return
     vault_opt = click_ctx.obj.vault_opt
     if address is None:
-        from vaultmem.mcp_server import serve
+        from vaultmem.agents.mcp_server import serve
 
         serve(vault_opt)
         return
-    from vaultmem.mcp_http import HttpServer, is_loopback
-    from vaultmem.vault import find_vault
+    from vaultmem.agents.mcp_http import HttpServer, is_loopback
+    from vaultmem.store.vault import find_vault
 
     server = HttpServer(find_vault(vault_opt), address)
     click.echo(f"vaultmem MCP server on {server.url} (Authorization: Bearer <token>)", err=True)
@@ -45,9 +45,9 @@ def token(ctx, user, new, revoke, as_json):
     """Make (or replace, or revoke) the bearer token one user's MCP clients send over HTTP.
 
     The token is printed once; the vault keeps only its hash (.vaultmem/mcp_tokens.json)."""
-    from vaultmem import mcp_tokens
-    from vaultmem.config import load_config
-    from vaultmem.vault import find_vault
+    from vaultmem.agents import mcp_tokens
+    from vaultmem.store.config import load_config
+    from vaultmem.store.vault import find_vault
 
     if new and revoke:
         raise click.UsageError("give --new or --revoke, not both")

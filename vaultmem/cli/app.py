@@ -62,9 +62,9 @@ def warn(result):
 def via_daemon(ctx, op, args, why=None):
     """The daemon's answer to `op`, or None when no daemon runs (then work in-process;
     `why` gets the reason, see `client.try_request`). `args` must fit the protocol table
-    (`vaultmem.protocol`); checked before sending."""
-    from vaultmem.client import try_request
-    from vaultmem.protocol import check
+    (`vaultmem.ipc.protocol`); checked before sending."""
+    from vaultmem.ipc.client import try_request
+    from vaultmem.ipc.protocol import check
 
     check(op, args)
     return try_request(ctx.vault_opt, op, args, why=why)

@@ -3,7 +3,7 @@
 import click
 
 from vaultmem.cli.app import ask, cli, emit_json, pass_ctx
-from vaultmem.layout import MEMORY_TYPES
+from vaultmem.store.layout import MEMORY_TYPES
 
 
 @cli.command()

@@ -10,7 +10,7 @@ NOT_RUNNING_EXIT = 3  # as `systemctl status` does for an inactive unit
 
 
 def _root(ctx):
-    from vaultmem.vault import find_vault
+    from vaultmem.store.vault import find_vault
 
     return find_vault(ctx.vault_opt)
 

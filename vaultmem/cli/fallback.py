@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import click
 
-from vaultmem.client import NO_DAEMON_RUNNING, state_dir
-from vaultmem.protocol import INDEXING_WARNING, OPS
+from vaultmem.ipc.client import NO_DAEMON_RUNNING, state_dir
+from vaultmem.ipc.protocol import INDEXING_WARNING, OPS
 
 HINT_MARKER = "daemon-hint-shown"
 # The operations whose in-process run loads the embedding model (seconds on a cold start).

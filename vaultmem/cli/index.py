@@ -3,7 +3,7 @@
 import click
 
 from vaultmem.cli.app import ask, cli, emit_json, pass_ctx
-from vaultmem.layout import NOTE_TYPES
+from vaultmem.store.layout import NOTE_TYPES
 
 SCOPE = click.Choice(["memories", "notes", "all", "both"])
 SCOPE_HELP = ("memories (memory and session notes), notes (your own notes, read-only) "

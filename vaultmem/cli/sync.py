@@ -1,4 +1,4 @@
-"""The hidden `merge-driver` command git runs for memory notes (see `vaultmem.sync`)."""
+"""The hidden `merge-driver` command git runs for memory notes (see `vaultmem.sync.remote`)."""
 
 import click
 
@@ -13,6 +13,6 @@ from vaultmem.cli.app import cli
 def merge_driver(base, ours, theirs, name):
     """Merge a memory note edited on two devices (git's `%O %A %B %P`); the result replaces
     OURS. Exit 1, with git's conflict markers, when a version is not a readable note."""
-    from vaultmem.merge import run_driver
+    from vaultmem.sync.merge import run_driver
 
     raise SystemExit(run_driver(base, ours, theirs, name))

@@ -2,7 +2,7 @@
 memory files, and run gc on its schedule. Each chore is guarded: a failure is logged once
 and never stops indexing.
 
-A commit of the user's edits never takes in vaultmem's own changes (`vaultmem.change`):
+A commit of the user's edits never takes in vaultmem's own changes (`vaultmem.history.change`):
 paths a change is still writing wait until it is done, and a change whose commit failed
 (or whose process was killed) is committed as vaultmem's, with its own message.
 """
@@ -83,8 +83,8 @@ class Chores:
             self._guarded("export", self._export)
 
     def _commit(self, rels) -> None:
-        from vaultmem.change import commit_journaled, held_paths
-        from vaultmem.history import commit_user_edits
+        from vaultmem.history.change import commit_journaled, held_paths
+        from vaultmem.history.git import commit_user_edits
 
         vault = self.memory.vault
         self._retry_at = None
@@ -119,7 +119,7 @@ class Chores:
             log.info("gc archived %d memories", len(result["archived"]))
 
     def _export(self) -> None:
-        from vaultmem.export import export_if_configured
+        from vaultmem.memory.export import export_if_configured
 
         with self.gate.write():
             results = export_if_configured(self.memory)

@@ -18,9 +18,9 @@ import sys
 import time
 from pathlib import Path
 
-from vaultmem.client import LOG_NAME, request, state_dir, try_request
 from vaultmem.daemon.lock import lock_is_held, read_pid, running_pid
 from vaultmem.errors import DaemonError
+from vaultmem.ipc.client import LOG_NAME, request, state_dir, try_request
 
 OUT_NAME = "daemon.out"  # the detached process's stdout/stderr (crashes before logging)
 SPAWNED_NAME = "daemon.spawned"  # pid of the last detached start (no second one while it starts)

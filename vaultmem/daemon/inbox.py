@@ -12,7 +12,7 @@ import os
 import time
 from pathlib import Path
 
-from vaultmem.vault import atomic_write
+from vaultmem.store.vault import atomic_write
 
 log = logging.getLogger("vaultmem.daemon")
 
@@ -151,7 +151,7 @@ def _keep_redacted(path: Path, target: Path) -> None:
         return
     clean = _redacted_json(text, path.suffix.lower())
     if clean is None:
-        from vaultmem.redact import redact
+        from vaultmem.policy.redact import redact
         clean = redact(text)[0]
     if clean == text:
         os.replace(path, target)
@@ -169,7 +169,7 @@ def _redacted_json(text: str, suffix: str) -> str | None:
     """The JSON or JSON-lines text with every string value redacted, or None if not JSON."""
     import json
 
-    from vaultmem.redact import redact
+    from vaultmem.policy.redact import redact
 
     def walk(value):
         if isinstance(value, str):

@@ -10,8 +10,8 @@ import fcntl
 import os
 from pathlib import Path
 
-from vaultmem.client import LOCK_NAME, PID_NAME
 from vaultmem.errors import DaemonError
+from vaultmem.ipc.client import LOCK_NAME, PID_NAME
 
 
 class DaemonLock:

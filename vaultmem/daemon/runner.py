@@ -22,16 +22,15 @@ from datetime import datetime
 from pathlib import Path
 
 from vaultmem import __version__
-from vaultmem.client import LOG_NAME, socket_path, state_dir
-from vaultmem import protocol
 from vaultmem.daemon.chores import Chores
 from vaultmem.daemon.inbox import Inbox
 from vaultmem.daemon.lock import DaemonLock
 from vaultmem.daemon.server import SocketServer
 from vaultmem.daemon.watcher import BULK_NOTES, HEAD_MOVED, Coalescer, make_handler, start_observer
-from vaultmem.daemon.worker import (BATCH_NOTES, BULK_BATCH_NOTES, QUERY_WAIT_SECONDS, Gate, GateBusy,
-                                    IndexWorker)
+from vaultmem.daemon.worker import BATCH_NOTES, BULK_BATCH_NOTES, QUERY_WAIT_SECONDS, Gate, GateBusy, IndexWorker
 from vaultmem.errors import DaemonError, NotServed, VaultmemError
+from vaultmem.ipc import protocol
+from vaultmem.ipc.client import LOG_NAME, socket_path, state_dir
 
 log = logging.getLogger("vaultmem.daemon")
 # .vaultmem/sync_head: the commit the daemon last saw HEAD at, for "did a merge happen since".
@@ -168,8 +167,8 @@ class Daemon:
         address = self.vault.config.mcp_http
         if not address:
             return
-        from vaultmem.mcp_http import HttpServer
-        from vaultmem.mcp_server import Backend
+        from vaultmem.agents.mcp_http import HttpServer
+        from vaultmem.agents.mcp_server import Backend
 
         try:
             server = HttpServer(self.root, address,
@@ -269,7 +268,7 @@ class Daemon:
 
     def _register_merge_driver(self) -> None:
         # .git/config is not cloned: a fresh clone's first daemon names the driver there.
-        from vaultmem.sync import register_driver
+        from vaultmem.sync.remote import register_driver
 
         try:
             if register_driver(self.root):
@@ -286,7 +285,7 @@ class Daemon:
         call for none, and nothing outside what arrived is touched: a vault of 10,000
         memories is not re-examined (and rewritten) at every start."""
         from vaultmem.errors import HistoryError
-        from vaultmem.history import Repo
+        from vaultmem.history.git import Repo
 
         touching = set(arrived)
         try:
@@ -318,7 +317,7 @@ class Daemon:
             return None
 
     def _see_head(self, head: str) -> None:
-        from vaultmem.vault import atomic_write
+        from vaultmem.store.vault import atomic_write
 
         atomic_write(self.root / ".vaultmem" / SYNC_HEAD, head + "\n")
 

@@ -21,9 +21,9 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from vaultmem.client import LineReader, _ShortPath, encode_message
 from vaultmem import errors
 from vaultmem.errors import BadRequest, DaemonError, VaultmemError
+from vaultmem.ipc.client import LineReader, ShortPath, encode_message
 
 log = logging.getLogger("vaultmem.daemon")
 
@@ -96,7 +96,7 @@ class SocketServer:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old_umask = os.umask(0o177)
         try:
-            with _ShortPath(self.path) as address:
+            with ShortPath(self.path) as address:
                 sock.bind(address)
         except OSError as exc:
             sock.close()

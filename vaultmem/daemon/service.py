@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from vaultmem.errors import DaemonError
-from vaultmem.layout import STATE_DIR
+from vaultmem.store.layout import STATE_DIR
 
 LAUNCHD_PREFIX = "com.vaultmem.daemon"
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from vaultmem.layout import STATE_DIR
+from vaultmem.store.layout import STATE_DIR
 
 log = logging.getLogger("vaultmem.daemon")
 
@@ -197,9 +197,15 @@ def start_observer(root: Path, handler):
     (inotify's watch limit on a huge vault), a polling observer with a slow period keeps
     the daemon useful, and the log says how to raise the limit.
     """
-    from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirMovedEvent,
-                                 FileCreatedEvent, FileDeletedEvent, FileModifiedEvent,
-                                 FileMovedEvent)
+    from watchdog.events import (
+        DirCreatedEvent,
+        DirDeletedEvent,
+        DirMovedEvent,
+        FileCreatedEvent,
+        FileDeletedEvent,
+        FileModifiedEvent,
+        FileMovedEvent,
+    )
     from watchdog.observers import Observer
     from watchdog.observers.polling import PollingObserver
 

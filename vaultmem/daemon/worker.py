@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from datetime import datetime
 
 from vaultmem.errors import DaemonError
-from vaultmem.limits import MAX_NOTE_BYTES
-from vaultmem.protocol import INDEXING_WARNING
+from vaultmem.ipc.protocol import INDEXING_WARNING
+from vaultmem.store.limits import MAX_NOTE_BYTES
 
 log = logging.getLogger("vaultmem.daemon")
 

@@ -1,1 +1,11 @@
-"""Extraction: transcript importers, session notes, and the extractors that turn turns into memories."""
+"""Transcripts in, memory notes out: importers for each agent's and app's format,
+session notes, the offline and LLM extractors and the run that writes their notes.
+"""
+
+from vaultmem.public import lazy_names
+
+_PUBLIC = {
+    "extract": "run",
+}
+__all__ = sorted(_PUBLIC)
+__getattr__ = lazy_names(__name__, _PUBLIC)

@@ -37,7 +37,8 @@ import re
 from pathlib import Path
 
 from vaultmem.errors import TranscriptError
-from vaultmem.extract.importers import Session, Turn, _time_or_error, content_text, jsonl_records
+from vaultmem.extract.records import content_text, jsonl_records, time_or_error
+from vaultmem.store.session_note import Session, Turn
 
 AGENT_HINT = "the log may be cut short or edited: copy it again from the agent's folder"
 
@@ -83,7 +84,7 @@ def load_claude_code(path: Path, text: str) -> list[Session]:
         if uuid:
             seen.add(uuid)
         message = record["message"]
-        when = _time_or_error(path, number, record.get("timestamp"))
+        when = time_or_error(path, number, record.get("timestamp"))
         if kind == "assistant" and turns and turns[-1].role == "assistant" and message.get("id") \
                 and message.get("id") == reply_of:
             last = turns[-1]  # the same reply, streamed one content block per line
@@ -144,11 +145,11 @@ def load_codex(path: Path, text: str) -> list[Session]:
         kind, payload = record.get("type"), record.get("payload")
         if kind == "session_meta" and isinstance(payload, dict):
             session_id = session_id or _str(payload.get("id"))
-            started = started or _time_or_error(path, number, payload.get("timestamp") or record.get("timestamp"))
+            started = started or time_or_error(path, number, payload.get("timestamp") or record.get("timestamp"))
             continue
         if index == 0 and "instructions" in record and "id" in record:  # the older header
             session_id = _str(record.get("id"))
-            started = _time_or_error(path, number, record.get("timestamp"))
+            started = time_or_error(path, number, record.get("timestamp"))
             continue
         if kind == "event_msg" and isinstance(payload, dict) and payload.get("type") == "thread_name_updated":
             title = _str(payload.get("thread_name")) or title
@@ -175,7 +176,7 @@ def _codex_turn(path: Path, number: int, item: dict, record: dict, n: int) -> Tu
     if not body:
         return None
     message_id = _str(item.get("id")) or f"m-{n}"
-    return Turn("", message_id, _time_or_error(path, number, record.get("timestamp")), role, role, body, number)
+    return Turn("", message_id, time_or_error(path, number, record.get("timestamp")), role, role, body, number)
 
 
 def _injected(part) -> bool:

@@ -18,58 +18,30 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 from vaultmem.errors import NoteParseError, TranscriptError
-from vaultmem.note import read_properties, split_frontmatter
+from vaultmem.extract.agent_transcripts import load_claude_code, load_codex
+from vaultmem.extract.chat_exports import load_chatgpt, load_claude
+from vaultmem.extract.records import content_text, jsonl_records, parse_time, read_text, time_or_error
+from vaultmem.store.note import read_properties, split_frontmatter
+from vaultmem.store.session_note import Session, Turn
 
 FORMATS = ("jsonl", "chatgpt", "claude", "markdown", "claude-code", "codex")
 ROLES = ("user", "assistant", "system")
 _ROLE_ALIASES = {"human": "user", "ai": "assistant", "bot": "assistant", "model": "assistant"}
-# OpenAI-style roles that are tools or the app's prompt, not speech: dropped (see `_load_jsonl`).
+# OpenAI-style roles that are tools or the app's prompt, not speech: dropped (see `load_jsonl`).
 _NOT_SPEECH_ROLES = ("tool", "function", "ipython", "developer")
-# Parts of an OpenAI-style `content` list that hold visible text; images, audio, files go.
-TEXT_PARTS = ("text", "input_text", "output_text")
 FORMAT_HINT = "pass --format " + "|".join(FORMATS)
-
-
-@dataclass(frozen=True)
-class Turn:
-    session: str
-    id: str
-    time: datetime | None
-    speaker: str
-    role: str
-    text: str
-    line: int
-
-
-@dataclass(frozen=True)
-class Session:
-    id: str
-    title: str
-    turns: list[Turn]
-    source: str  # the transcript's file name
-    started: datetime | None = None  # a start time the source gives beside its turns' times
-
-    @property
-    def start(self) -> datetime | None:
-        """When the session began: the given start, else the first turn that has a time."""
-        if self.started:
-            return self.started
-        return next((t.time for t in self.turns if t.time), None)
 
 
 def load_transcript(path: str | Path, fmt: str | None = None) -> list[Session]:
     """Read one transcript file; `fmt` None sniffs it. Raises TranscriptError."""
     path = Path(path)
-    text = _read_text(path)
+    text = read_text(path)
     fmt = fmt or sniff_format(path, text)
-    from vaultmem.extract.agent_transcripts import load_claude_code, load_codex
-
-    loaders = {"jsonl": _load_jsonl, "chatgpt": _load_chatgpt, "claude": _load_claude,
+    loaders = {"jsonl": load_jsonl, "chatgpt": load_chatgpt, "claude": load_claude,
                "markdown": _load_markdown, "claude-code": load_claude_code, "codex": load_codex}
     if fmt not in loaders:
         raise TranscriptError(path, None, f"unknown format {fmt!r} — {FORMAT_HINT}")
@@ -83,7 +55,7 @@ def load_transcript(path: str | Path, fmt: str | None = None) -> list[Session]:
 def sniff_format(path: str | Path, text: str | None = None) -> str:
     """Guess the format from the file name and content; TranscriptError when it cannot."""
     path = Path(path)
-    text = _read_text(path) if text is None else text
+    text = read_text(path) if text is None else text
     suffix = path.suffix.lower()
     head = text.lstrip()
     if suffix in (".jsonl", ".ndjson"):
@@ -145,62 +117,6 @@ def _jsonl_kind(text: str) -> str:
 _CODEX_LINES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
 
 
-def parse_time(value) -> datetime | None:
-    """ISO string (offset optional, `Z` allowed) or epoch seconds/milliseconds -> naive local.
-
-    Raises ValueError for anything else; None and "" give None."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool):
-        raise ValueError(f"not a time: {value!r}")
-    if isinstance(value, (int, float)):
-        seconds = value / 1000 if value > 1e11 else value  # epoch milliseconds
-        return datetime.fromtimestamp(seconds, timezone.utc).astimezone().replace(tzinfo=None, microsecond=0)
-    if not isinstance(value, str):
-        raise ValueError(f"not a time: {value!r}")
-    text = value.strip()
-    if re.fullmatch(r"\d{9,13}(\.\d+)?", text):
-        return parse_time(float(text))
-    match = _ISO.fullmatch(text)
-    if not match:
-        raise ValueError(f"not an ISO date-time: {value!r}")
-    date, clock, zone = match.group("date"), match.group("clock") or "00:00:00", match.group("zone")
-    if len(clock) == 5:
-        clock += ":00"
-    parsed = datetime.fromisoformat(f"{date}T{clock}")
-    if zone:
-        zone = "+00:00" if zone in ("Z", "z") else zone
-        if len(zone) == 5:  # +0800
-            zone = zone[:3] + ":" + zone[3:]
-        parsed = datetime.fromisoformat(parsed.isoformat() + zone).astimezone().replace(tzinfo=None)
-    return parsed
-
-
-_ISO = re.compile(r"(?P<date>\d{4}-\d{2}-\d{2})(?:[T ](?P<clock>\d{2}:\d{2}(?::\d{2})?)(?:[.,]\d+)?)?"
-                  r"\s*(?P<zone>[Zz]|[+-]\d{2}:?\d{2})?")
-
-
-# ---- reading -----------------------------------------------------------------------------
-
-def _read_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise TranscriptError(path, None, "file not found — check the path") from None
-    except IsADirectoryError:
-        raise TranscriptError(path, None, "is a directory — pass the transcript files in it") from None
-    except OSError as exc:
-        raise TranscriptError(path, None, f"cannot be read: {exc.strerror}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise TranscriptError(path, line, "not UTF-8 — re-save the file as UTF-8") from None
-    if not text.strip():
-        raise TranscriptError(path, None, "file is empty — nothing to import")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
 def _json_export_kind(data) -> str | None:
     items = data if isinstance(data, list) else [data]
     items = [item for item in items if isinstance(item, dict)]
@@ -213,87 +129,9 @@ def _json_export_kind(data) -> str | None:
     return None
 
 
-def _load_json(path: Path, text: str):
-    try:
-        return _no_lone_surrogates(json.loads(text))
-    except json.JSONDecodeError as exc:
-        raise TranscriptError(path, exc.lineno, f"not valid JSON ({exc.msg}: column {exc.colno}) — "
-                              "fix the file or re-export it") from None
-    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, 10,000 nested arrays
-        raise TranscriptError(path, None, f"not usable JSON ({_json_problem(exc)}) — fix the file "
-                              "or re-export it") from None
-
-
-def _json_problem(exc: Exception) -> str:
-    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
-
-
-def _no_lone_surrogates(value):
-    """JSON may spell half a UTF-16 pair, which no file can hold as UTF-8: replace each
-    with U+FFFD, as a decoder does with a bad byte."""
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [_no_lone_surrogates(v) for v in value]
-    if isinstance(value, dict):
-        return {_no_lone_surrogates(k): _no_lone_surrogates(v) for k, v in value.items()}
-    return value
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _line_of(text: str, needle: str) -> int | None:
-    """Best-effort line number of a JSON value, so errors in exports point somewhere useful."""
-    at = text.find(json.dumps(needle)) if needle else -1
-    return text.count("\n", 0, at) + 1 if at >= 0 else None
-
-
-def _time_or_error(path: Path, line: int | None, value) -> datetime | None:
-    try:
-        return parse_time(value)
-    except (ValueError, OverflowError, OSError):  # OverflowError/OSError: a year past 9999
-        raise TranscriptError(path, line, f"bad time {value!r} — use ISO 8601 "
-                              "(2026-11-29T10:29:41) or epoch seconds") from None
-
-
 # ---- jsonl -------------------------------------------------------------------------------
 
-JSONL_HINT = 'each line must be one JSON object like {"id": "m-1", "role": "user", "text": "..."}'
-
-
-def jsonl_records(path: Path, text: str, hint: str = JSONL_HINT):
-    """(line number, object) for each non-blank line; TranscriptError for a line that is
-    not one JSON object, with the parser's whole message (its column: the line is ours)."""
-    for number, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            record = _no_lone_surrogates(json.loads(raw))
-        except json.JSONDecodeError as exc:
-            raise TranscriptError(path, number, f"not JSON ({exc.msg}: column {exc.colno}) — {hint}") from None
-        except (ValueError, RecursionError) as exc:
-            raise TranscriptError(path, number, f"not usable JSON ({_json_problem(exc)}) — {hint}") from None
-        if not isinstance(record, dict):
-            raise TranscriptError(path, number, f"not a JSON object — {hint}")
-        yield number, record
-
-
-def content_text(content) -> str:
-    """The visible text of a message's `content`: a string, or a list of parts of which the
-    text ones (`{"type": "text"|"input_text"|"output_text", "text": ...}`, or bare strings)
-    count; images, audio, files and tool parts are dropped."""
-    if isinstance(content, str):
-        return content.strip()
-    if not isinstance(content, list):
-        return ""
-    texts = [part if isinstance(part, str) else part.get("text")
-             for part in content
-             if isinstance(part, str) or (isinstance(part, dict) and part.get("type", "text") in TEXT_PARTS)]
-    return "\n\n".join(t.strip() for t in texts if isinstance(t, str) and t.strip())
-
-
-def _load_jsonl(path: Path, text: str) -> list[Session]:
+def load_jsonl(path: Path, text: str) -> list[Session]:
     """vaultmem's jsonl, and OpenAI-style messages (`content` string or parts, `name`).
 
     Left out of the session note as well as the memories, as the ChatGPT importer does:
@@ -318,7 +156,7 @@ def _load_jsonl(path: Path, text: str) -> list[Session]:
                                   f"{session!r} — message ids must be unique within a session")
         seen[session].add(message_id)
         speaker = str(record.get("speaker") or record.get("name") or role)
-        turns.append(Turn(session, message_id, _time_or_error(path, number, record.get("time")),
+        turns.append(Turn(session, message_id, time_or_error(path, number, record.get("time")),
                           speaker, role, body, number))
     return [Session(sid, sid, [t for t in turns if t.text], path.name) for sid, turns in grouped.items()]
 
@@ -354,124 +192,6 @@ def _jsonl_role(path: Path, number: int, record: dict) -> str | None:
         raise TranscriptError(path, number, f"unknown role {record.get('role')!r} — use user, assistant "
                               "or system (OpenAI's developer and tool messages are accepted and left out)")
     return role
-
-
-# ---- ChatGPT export ----------------------------------------------------------------------
-
-def _load_chatgpt(path: Path, text: str) -> list[Session]:
-    data = _load_json(path, text)
-    conversations = data if isinstance(data, list) else [data]
-    sessions = []
-    for index, conv in enumerate(conversations, start=1):
-        if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):
-            raise TranscriptError(path, None, f"conversation {index} has no 'mapping' — not a ChatGPT "
-                                  "conversations.json; pass the right --format")
-        sid = str(conv.get("conversation_id") or conv.get("id") or f"{path.stem}-{index}")
-        turns = []
-        for node in _active_branch(conv["mapping"], conv.get("current_node")):
-            turn = _chatgpt_turn(path, text, sid, node)
-            if turn:
-                turns.append(turn)
-        started = _time_or_error(path, _line_of(text, sid), conv.get("create_time"))
-        sessions.append(Session(sid, str(conv.get("title") or sid), turns, path.name, started))
-    return sessions
-
-
-def _active_branch(mapping: dict, current: str | None) -> list[dict]:
-    """The nodes from the root to `current_node` (the branch the user last saw)."""
-    # Ids are strings; anything else (a list, a number) in an export names no node.
-    current = current if isinstance(current, str) else None
-    if current not in mapping:
-        # No current node: follow the last child from the root, as the web UI shows it.
-        roots = [n for n in mapping.values() if isinstance(n, dict) and not n.get("parent")]
-        node, seen = (roots[0] if roots else None), set()
-        while node and id(node) not in seen and isinstance(node.get("children"), list) \
-                and node["children"] and isinstance(node["children"][-1], str):
-            seen.add(id(node))
-            node = mapping.get(node["children"][-1])
-        current = node.get("id") if isinstance(node, dict) else None
-    chain, seen = [], set()
-    while isinstance(current, str) and current in mapping and current not in seen:
-        seen.add(current)
-        node = mapping[current]
-        if not isinstance(node, dict):
-            break
-        chain.append(node)
-        current = node.get("parent")
-    return list(reversed(chain))
-
-
-def _dict(value) -> dict:
-    """An export's object, or {} where the export holds something else."""
-    return value if isinstance(value, dict) else {}
-
-
-def _chatgpt_turn(path: Path, text: str, sid: str, node: dict) -> Turn | None:
-    message = node.get("message")
-    if not isinstance(message, dict):
-        return None
-    author = _dict(message.get("author"))
-    role = author.get("role")
-    if role not in ("user", "assistant") or _dict(message.get("metadata")).get("is_visually_hidden_from_conversation"):
-        return None  # system prompts, tool output and hidden context are not conversation
-    if message.get("recipient") not in (None, "all"):
-        return None  # an assistant call to a tool, not a reply
-    content = _dict(message.get("content"))
-    if content.get("content_type", "text") not in ("text", "multimodal_text"):
-        return None  # code, browsing, reasoning traces
-    parts = content.get("parts")
-    parts = [p for p in parts if isinstance(p, str)] if isinstance(parts, list) else []
-    body = "\n".join(parts).strip()
-    if not body:
-        return None
-    message_id = str(message.get("id") or node.get("id"))
-    line = _line_of(text, message_id)
-    name = author.get("name")
-    return Turn(sid, message_id, _time_or_error(path, line, message.get("create_time")),
-                str(name or role), role, body, line or 0)
-
-
-# ---- Claude export -----------------------------------------------------------------------
-
-def _load_claude(path: Path, text: str) -> list[Session]:
-    data = _load_json(path, text)
-    if isinstance(data, dict) and isinstance(data.get("conversations"), list):
-        data = data["conversations"]
-    conversations = data if isinstance(data, list) else [data]
-    sessions = []
-    for index, conv in enumerate(conversations, start=1):
-        if not isinstance(conv, dict) or not isinstance(conv.get("chat_messages"), list):
-            raise TranscriptError(path, None, f"conversation {index} has no 'chat_messages' — not a "
-                                  "Claude conversations.json; pass the right --format")
-        sid = str(conv.get("uuid") or f"{path.stem}-{index}")
-        turns = []
-        for number, message in enumerate(conv["chat_messages"], start=1):
-            turn = _claude_turn(path, text, sid, number, message)
-            if turn:
-                turns.append(turn)
-        started = _time_or_error(path, _line_of(text, sid), conv.get("created_at"))
-        sessions.append(Session(sid, str(conv.get("name") or sid), turns, path.name, started))
-    return sessions
-
-
-def _claude_turn(path: Path, text: str, sid: str, number: int, message) -> Turn | None:
-    if not isinstance(message, dict):
-        raise TranscriptError(path, None, f"conversation {sid}: message {number} is not an object")
-    message_id = str(message.get("uuid") or f"m-{number}")
-    line = _line_of(text, message_id)
-    sender = str(message.get("sender") or "")
-    role = {"human": "user", "user": "user", "assistant": "assistant"}.get(sender)
-    if role is None:
-        raise TranscriptError(path, line, f"unknown sender {sender!r} in conversation {sid} — "
-                              "expected human or assistant")
-    content = message.get("content")
-    blocks = [b.get("text", "") for b in (content if isinstance(content, list) else [])
-              if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
-    body = "\n\n".join(b.strip() for b in blocks if b.strip()) or str(message.get("text") or "").strip()
-    if not body:
-        return None
-    return Turn(sid, message_id, _time_or_error(path, line, message.get("created_at")),
-                role, role, body, line or 0)
 
 
 # ---- Markdown chat log -------------------------------------------------------------------

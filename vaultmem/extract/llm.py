@@ -23,9 +23,9 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from vaultmem.errors import LLMError
-from vaultmem.extract.candidate import Candidate
-from vaultmem.extract.patterns import _PETS, _RELATIONS, HEALTH
-from vaultmem.layout import STATEMENT_TYPES
+from vaultmem.policy.candidate import Candidate
+from vaultmem.store.layout import STATEMENT_TYPES
+from vaultmem.text.patterns import HEALTH, PETS, RELATIONS
 
 # Sized for a small local server (llama.cpp's common --n_ctx 4096): the system prompt, one
 # batch of transcript, a retry's echo of the bad reply and its reasons, and the reply itself
@@ -416,9 +416,9 @@ def normalise_slot(subject: str | None, attribute: str | None, value: str | None
         head, obj = "favorite", head.split("_", 1)[1].replace("_", " ")
     elif head in ("favourite", "favorites", "favourites"):
         head = "favorite"
-    elif head in _RELATIONS and not colon:
+    elif head in RELATIONS and not colon:
         head, obj = "family", head
-    elif head in _PETS and not colon:
+    elif head in PETS and not colon:
         head, obj = "pet", head
     else:
         head = _SYNONYMS.get(head, head)

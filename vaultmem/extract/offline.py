@@ -19,26 +19,45 @@ import re
 from dataclasses import replace
 from datetime import datetime
 
-from vaultmem.extract.candidate import Candidate, make_title
-from vaultmem.extract.chatter import (chatter, is_venting_sentence, leans_on_context, strip_lead_in,
-                                      without_chat, without_clause, without_question,
-                                      without_request)
-from vaultmem.extract.classify import (
-    assistant_statements, classify_text, clean_text, correction_prefix, first_person_statement,
-    is_context_statement, is_informative, is_reaction, procedure_prefix, remember_prefix,
-    sentence_kind, shared_images, split_sentences, strip_discourse)
-from vaultmem.extract.corrections import find_correction
-from vaultmem.extract.dates import find_date
-from vaultmem.extract.frames import FRAME_KINDS, HEDGED, frame_detection
-from vaultmem.extract.frames import read as read_frame
-from vaultmem.extract.howto import find_howto, howto_text
-from vaultmem.extract.kinds import STANDING, content_words, plain_kind
-from vaultmem.extract.names import entities_of, known_names, names_someone, resolve_pronoun, the_one_named
-from vaultmem.extract.patterns import _PETS, _RELATIONS, HEALTH, JOBS, Detection, detect
-from vaultmem.extract.rewrite import capitalise, has_first_person, is_chinese, to_third_person
-from vaultmem.extract.statements import frame_statement, says_little_else
-from vaultmem.extract.wording import MAX_WORDS, finish, instruction_text, limit_words, lower_first, with_date
-from vaultmem.policy import is_request
+from vaultmem.policy.candidate import Candidate, make_title
+from vaultmem.text.chatter import (
+    chatter,
+    is_venting_sentence,
+    leans_on_context,
+    strip_lead_in,
+    without_chat,
+    without_clause,
+    without_question,
+    without_request,
+)
+from vaultmem.text.classify import (
+    assistant_statements,
+    classify_text,
+    clean_text,
+    correction_prefix,
+    first_person_statement,
+    is_context_statement,
+    is_informative,
+    is_reaction,
+    procedure_prefix,
+    remember_prefix,
+    sentence_kind,
+    shared_images,
+    split_sentences,
+    strip_discourse,
+)
+from vaultmem.text.corrections import find_correction
+from vaultmem.text.dates import find_date
+from vaultmem.text.frames import FRAME_KINDS, HEDGED, frame_detection
+from vaultmem.text.frames import read as read_frame
+from vaultmem.text.howto import find_howto, howto_text
+from vaultmem.text.kinds import STANDING, content_words, plain_kind
+from vaultmem.text.names import entities_of, known_names, names_someone, resolve_pronoun, the_one_named
+from vaultmem.text.noise import is_request
+from vaultmem.text.patterns import HEALTH, JOBS, PETS, RELATIONS, Detection, detect
+from vaultmem.text.rewrite import capitalise, has_first_person, is_chinese, to_third_person
+from vaultmem.text.statements import frame_statement, says_little_else
+from vaultmem.text.wording import MAX_WORDS, finish, instruction_text, limit_words, lower_first, with_date
 
 _GENERIC_SPEAKERS = {"", "user", "human", "me", "you", "customer", "assistant"}
 
@@ -166,7 +185,7 @@ def _vocatives(turns) -> set[str]:
 _WANTS = re.compile(r"(?:I|we)(?:'d| would| really| just|\s)*\s*(?:want|need|like|am looking for|are looking for)\s+"
                     r"(?:a|an|some|the|to find|to get|to make|to write|help)\b|(?:I|we)'d like\b"
                     r"|我(?:们)?(?:想|需要|要)(?!念|吃)(?!.*(?:今年|明年|以后|将来|一直|打算|这辈子))", re.I)
-_KIN = "|".join(_RELATIONS + _PETS)
+_KIN = "|".join(RELATIONS + PETS)
 _NAMED_IN_PASSING = re.compile(rf"\b([A-Z][a-z]+),? (?:my|our) ({_KIN})\b|\b(?:my|our) ({_KIN}),? ([A-Z][a-z]+)\b")
 _HOUSEHOLD = re.compile(r"^(.*\b(?:live|lives|living|moved|based|settled)\s+(?:in|to)\s+(?:the\s+)?"
                         r"[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)\s+with\s+((?:my|our)\s+.+)$", re.I)

@@ -31,8 +31,8 @@ import re
 from dataclasses import dataclass
 
 from vaultmem.errors import LLMError
-from vaultmem.extract.frames import about_someone_else
-from vaultmem.policy import Decision, Existing, Pool
+from vaultmem.policy.decide import Decision, Existing, Pool
+from vaultmem.text.frames import about_someone_else
 
 NEIGHBOURS = 3          # held memories shown beside each new one
 SHOWN_FLOOR = 0.3       # a held memory less like the new one than this is not shown
@@ -206,9 +206,9 @@ def _related(new: str, held: str, score: float) -> bool:
     are close in meaning. Chinese needs the attribute: the bundled English model puts two
     Chinese sentences close whatever they say, and a small model then "updates" a memory of a
     son's maths class with a cousin's school."""
-    from vaultmem.extract.frames import TOPICS, speaks_of
-    from vaultmem.extract.rewrite import is_chinese
-    from vaultmem.extract.values import tools_in
+    from vaultmem.text.frames import TOPICS, speaks_of
+    from vaultmem.text.rewrite import is_chinese
+    from vaultmem.text.values import tools_in
 
     topics = [*TOPICS, *{f"tool:{kind}" for _tool, kind in tools_in(new)}]
     if any(speaks_of(topic, new) and speaks_of(topic, held) for topic in topics):
@@ -220,7 +220,7 @@ def _names_news(new: str, held: str) -> bool:
     """Whether `new` names a value `held` does not (a place, an organisation, a tool, a name,
     a number; the days and times either is dated by do not count): a memory that goes on
     about the same thing ("The user misses teaching", 在地铁上看完了一本书) replaces nothing."""
-    from vaultmem.extract.frames import named_values
+    from vaultmem.text.frames import named_values
 
     def names(text):
         return named_values(_DAYS.sub(" ", text), loose=False)
@@ -243,7 +243,7 @@ def _cosine(a, b) -> float:
 
 def _unreal(text: str) -> bool:
     """A statement of a change that is only talked of: a plan, a hedge, a negation."""
-    from vaultmem.extract.frames import read
+    from vaultmem.text.frames import read
 
     reading = read(text)
     if reading is not None and reading.modality in ("hypothetical", "negated", "other"):

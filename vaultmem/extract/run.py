@@ -47,17 +47,17 @@ from pathlib import Path
 
 from vaultmem import clock
 from vaultmem.errors import TranscriptError, VaultmemError
-from vaultmem.extract.candidate import Candidate
-from vaultmem.extract.importers import Session, load_transcript
+from vaultmem.extract.importers import load_transcript
 from vaultmem.extract.review import check, review
-from vaultmem.extract.sessions import block_ids, message_link, part_title, redact_session, \
-    render_session_parts, session_title
-from vaultmem.ids import run_id
-from vaultmem.layout import STATEMENT_TYPES
-from vaultmem.note import as_list, read_head, read_note
-from vaultmem.policy import decide
-from vaultmem.vault import Vault, atomic_write, is_conflict_copy
-from vaultmem.write import UNDATED, Merges, apply, load_pool, plan
+from vaultmem.extract.sessions import message_link, part_title, redact_session, render_session_parts, session_title
+from vaultmem.memory.write import UNDATED, Merges, apply, load_pool, plan
+from vaultmem.policy.candidate import Candidate
+from vaultmem.policy.decide import decide
+from vaultmem.store.ids import run_id
+from vaultmem.store.layout import STATEMENT_TYPES
+from vaultmem.store.note import as_list, read_head, read_note
+from vaultmem.store.session_note import Session, block_ids
+from vaultmem.store.vault import Vault, atomic_write, is_conflict_copy
 
 STEP_TURNS = 2000            # offline: a step (one commit) closes once it holds this many turns
 MAX_LISTED_DECISIONS = 1000  # the report lists these first decisions; the counts cover all
@@ -391,7 +391,7 @@ def _decided_by_llm(old: list[Path], session: Session) -> bool:
 
 def _mark_decided_by_llm(vault: Vault, rel: str, ch) -> None:
     """`extracted_by: llm` on the session's first note, after its memories: a later run skips it."""
-    from vaultmem.memories import update_note
+    from vaultmem.memory.memories import update_note
 
     path = vault.abs(rel)
     note = read_note(path)
@@ -470,7 +470,7 @@ def _free_titles(vault: Vault, folder: Path, session: Session, numbers, taken: s
 def _repoint_sources(vault: Vault, moved: dict[str, str], ch) -> list[str]:
     """Point memories' `sources` citing a moved turn (`moved`: old link -> new link) at its
     new place, within `ch`; returns the vault paths changed. Their `updated` stays."""
-    from vaultmem.memories import update_note
+    from vaultmem.memory.memories import update_note
 
     sessions = vault.folder_for("session")
     prefixes = {old.split("#", 1)[0][2:] + "#^" for old in moved}
@@ -526,7 +526,7 @@ def _turned_down(session: Session, candidates) -> list[Candidate]:
     (a greeting, a one-off request, a secret), so `--dry-run` and the counts show them.
     Candidates about a secret redacted from their turn are marked rejected on the way."""
     from vaultmem.extract.offline import classify_turn
-    from vaultmem.policy import screen
+    from vaultmem.policy.decide import screen
 
     secret_turns = {t.id for t in session.turns if "[REDACTED:" in t.text}
     for cand in candidates:

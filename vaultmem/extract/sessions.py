@@ -25,17 +25,16 @@ into pieces that keep its message id (their block ids are made unique as usual).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
-from vaultmem import clock, limits
-from vaultmem.extract.importers import Session, Turn
-from vaultmem.extract.session_text import render_turn
+from vaultmem import clock
+from vaultmem.policy.redact import redact
+from vaultmem.store import limits
+
 # Re-exported: callers read the turn format as `sessions.<name>` too.
-from vaultmem.extract.session_text import SessionTurn, parse_session_turns, turn_spans, turn_time  # noqa: F401
-from vaultmem.ids import new_id
-from vaultmem.redact import redact
-from vaultmem.vault import safe_title
+from vaultmem.store.ids import new_id
+from vaultmem.store.session_note import Session, Turn, block_id, block_ids, render_turn
+from vaultmem.store.vault import safe_title
 
 SESSION_TAG = "vaultmem/session"
 
@@ -79,33 +78,6 @@ def _short(text: str) -> str:
         return text
     cut = text[:MAX_TITLE_CHARS]
     return (cut.rsplit(" ", 1)[0] if " " in cut[20:] else cut).rstrip(" .,;-")
-
-
-def block_id(message_id: str) -> str:
-    """An original message id as an Obsidian block id (only `[A-Za-z0-9-]`).
-
-    >>> block_id("m-12"), block_id("D1:3"), block_id("msg_7")
-    ('m-12', 'D1-3', 'msg-7')
-    """
-    cleaned = re.sub(r"[^A-Za-z0-9-]", "-", str(message_id)).strip("-")
-    return cleaned or "m"
-
-
-def block_ids(message_ids: list[str]) -> list[str]:
-    """Block ids for a note's message ids, in order, made unique (`-2`, `-3`, ...) where
-    two ids clean to the same one. Deterministic: the frontmatter's `message_ids` give
-    back the same block ids, so a block id maps to its original message id."""
-    taken: set[str] = set()
-    out = []
-    for message_id in message_ids:
-        base = candidate = block_id(message_id)
-        n = 1
-        while candidate.lower() in taken:  # Obsidian matches block ids case-insensitively
-            n += 1
-            candidate = f"{base}-{n}"
-        taken.add(candidate.lower())
-        out.append(candidate)
-    return out
 
 
 def message_link(session_path: str, block: str) -> str:
@@ -232,7 +204,7 @@ def _render(session: Session, kinds: list[str], *, user: str, run: str | None,
     """One session note of already-redacted turns; `part` (n, of) with the parts' `titles`."""
     from ruamel.yaml.comments import CommentedMap
 
-    from vaultmem.note import Note, render_note
+    from vaultmem.store.note import Note, render_note
 
     n, of = part
     start = session.start or clock.now()

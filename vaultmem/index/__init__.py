@@ -1,0 +1,23 @@
+"""The search index: embedders and their runtimes, chunking, the Lance table, ingest of
+changed notes, the person's own notes, and the state kept beside them.
+"""
+
+from vaultmem.public import lazy_names
+
+_PUBLIC = {
+    "as_list": "chunking",
+    "as_text": "chunking",
+    "embedder_for": "embed",
+    "Indexer": "ingest",
+    "chunks_of": "ingest",
+    "memory_readings": "readings",
+    "State": "state",
+    "ChunkIndex": "table",
+    "FILTER_COLUMNS": "table",
+    "Snapshot": "table",
+    "column_array": "table",
+    "sql_in": "table",
+    "NOTE_TYPE": "user_notes",
+}
+__all__ = sorted(_PUBLIC)
+__getattr__ = lazy_names(__name__, _PUBLIC)

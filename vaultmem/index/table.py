@@ -1,0 +1,529 @@
+"""The LanceDB chunk index under `.vaultmem/index/`: storage and raw queries, no ranking.
+
+The table is read and written with pylance (see `ChunkIndex._dataset`).
+
+One row per chunk (see docs/ARCHITECTURE.md). Besides the table, `meta.json` records the
+embedding model and dimension the vectors were made with, so vectors of two models never mix.
+
+The full-text side indexes `fts_text`: `search_text` plus the chunk's keywords (title,
+type, entities, date), with every run of CJK characters
+rewritten as overlapping bigrams ("戒咖啡" -> "戒咖 咖啡"), so LanceDB's English tokenizer
+(stemming, stop words) also finds Chinese and Japanese words; queries get the same rewrite.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from datetime import timedelta
+from functools import lru_cache
+from pathlib import Path
+
+from vaultmem.errors import IndexUnavailable
+from vaultmem.store.layout import STATE_DIR
+
+TABLE = "chunks"
+# Bumped when a column's layout or meaning changes; `Indexer.sync` then rebuilds the index
+# (4: a session chunk's `valid_from` is the day its turns were said).
+SCHEMA_VERSION = 4
+# Rows added since the last FTS/compaction pass before `maintain()` folds them in;
+# below it LanceDB's flat scan of unindexed rows costs less than re-optimising.
+OPTIMIZE_AFTER_ROWS = 2000
+# ... or once the table has this many fragments: every edit the daemon indexes writes one
+# (and a deletion file), and BM25 reads each. A 10k-note vault after ~250 edits and adds
+# (72 fragments, 430 rows pending) took 6 ms for BM25 and 11 ms a search, 2 and 7.8 ms once
+# compacted (0.5 s); its rows pending stayed under the row count's trigger.
+OPTIMIZE_AFTER_FRAGMENTS = 48
+# From this many rows the vector half of a search scores every row first in the
+# PROJECTED_DIMS principal directions of the table's vectors, then exactly the
+# PROJECTED_CANDIDATES best of those (`Snapshot.nearest_rows`). At 100k rows (the perf
+# vault topped up with random vectors) the product with the whole matrix reads 150 MB and a
+# search given its query vector took 27.8 ms here, this way 15.9 ms, with the same first hit
+# for 200 of 200 questions and the same ten hits in the same order for 187 (96 directions
+# and 1,000 candidates: 10-12 ms, 195 and 175). Below 50k rows the candidates are fewer,
+# one row in 25 but at least 500: at 12k rows (the perf vault, 200 questions) the product
+# with the whole matrix took 1.44 ms alone and ~2.7 ms beside BM25's thread, this way 0.67
+# ms alone, with every question's exact ten best among its candidates and 99.97 % of its
+# sixty (2,000 candidates: 100 %, 1.16 ms). Below 10k rows the product is exact.
+PROJECT_AFTER_ROWS = 10_000
+PROJECTED_DIMS = 128
+PROJECTED_CANDIDATES = 2000
+PROJECTED_SHARE = 25
+MIN_PROJECTED_CANDIDATES = 500
+_PROJECTION_SAMPLE = 20_000   # rows the principal directions are computed from
+# The full-text index: LanceDB's `FTS()` defaults, spelled out (the index was built with
+# lancedb before; the same settings give the same tokens and BM25 scores).
+FTS_PARAMS = dict(with_position=False, base_tokenizer="simple", language="English",
+                  max_token_length=40, lower_case=True, stem=True, remove_stop_words=True,
+                  ascii_folding=True)
+
+# Filter columns compared with == or <= on every query; the others stay Python objects.
+SHORT_COLUMNS = {"type", "status", "user", "created", "valid_from", "valid_to"}
+# Held in memory too, so that a hit is built without reading the table again.
+HIT_COLUMNS = ["text", "fts_text", "source_messages", "sources"]
+FILTER_COLUMNS = ["chunk_id", "note_id", "path", "title", "type", "status", "user", "tags",
+                  "entities", "created", "updated", "valid_from", "valid_to", "importance"]
+SNAPSHOT_COLUMNS = FILTER_COLUMNS + HIT_COLUMNS
+# Lance caches each version's manifest and file metadata it reads, by default up to 1 GiB:
+# a long extraction writes a version per step and grew it ~1 MB a thousand turns.
+METADATA_CACHE_BYTES = 16 << 20
+
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+
+
+def cjk_bigrams(text: str) -> str:
+    """Rewrite CJK runs as space-separated bigrams (a lone character stays itself)."""
+    def split(match):
+        run = match.group(0)
+        if len(run) == 1:
+            return f" {run} "
+        return " " + " ".join(run[i:i + 2] for i in range(len(run) - 1)) + " "
+
+    return _CJK_RUN.sub(split, text)
+
+
+def sql_str(value: str) -> str:
+    """A SQL string literal."""
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def sql_in(column: str, values) -> str:
+    return f"{column} IN ({', '.join(sql_str(v) for v in values)})"
+
+
+def schema(dim: int):
+    import pyarrow as pa
+
+    text = pa.string()
+    return pa.schema([
+        ("chunk_id", text), ("note_id", text), ("path", text), ("title", text),
+        ("type", text), ("status", text), ("user", text), ("tags", text), ("entities", text),
+        ("created", text), ("updated", text), ("valid_from", text), ("valid_to", text),
+        ("importance", pa.float32()), ("content_hash", text),
+        ("source_messages", pa.list_(text)), ("sources", pa.list_(text)), ("text", text),
+        ("search_text", text), ("fts_text", text), ("vector", pa.list_(pa.float32(), dim)),
+    ])
+
+
+@dataclass
+class Snapshot:
+    """The filterable and shown columns and the vectors of the whole table, held in memory
+    so that a search reads nothing from disk but the BM25 index."""
+
+    version: int
+    columns: dict          # column name -> numpy array (object dtype for strings)
+    vectors: object        # (n, dim) float32, rows of norm 1
+    _positions: dict | None = None
+    cache: dict = field(default_factory=dict)   # derived arrays and filter masks
+
+    def __len__(self):
+        return len(self.vectors)
+
+    def offsets_of(self, chunk_ids) -> list[int]:
+        """Row offsets of the given chunk ids (unknown ids are skipped)."""
+        positions = self.positions()
+        return [positions[c] for c in chunk_ids if c in positions]
+
+    def positions(self) -> dict:
+        """chunk id -> row offset, built once per snapshot."""
+        if self._positions is None:
+            self._positions = {c: i for i, c in enumerate(self.columns["chunk_id"])}
+        return self._positions
+
+    def nearest_rows(self, vector, mask, allowed: int, limit: int):
+        """(offsets of the `limit` rows passing `mask` with the largest dot product with
+        `vector`, in no order; every row's dot product, or None where not computed).
+
+        Exact below `PROJECT_AFTER_ROWS` rows and for a snapshot's first search; otherwise
+        the rows are ranked first by their projection on the table's principal directions
+        and only the best of that ranking (`PROJECTED_CANDIDATES` at most) are scored exactly."""
+        import numpy as np
+
+        # A snapshot's first search is exact: a one-shot command would pay more for the
+        # projection (~0.3 s at 100k rows) than it saves; the daemon's next ones use it.
+        first = not self.cache.get("searched") and "projection" not in self.cache
+        self.cache["searched"] = True
+        if len(self) < PROJECT_AFTER_ROWS or first:
+            with one_blas_thread():
+                sims = self.vectors @ vector     # one BLAS call beats gathering the allowed rows
+            sims[~mask] = -np.inf
+            top = min(allowed, limit)
+            best = np.argpartition(-sims, top - 1)[:top] if top < len(sims) else np.flatnonzero(mask)
+            return best, sims
+        basis, projected = self.projection()
+        with one_blas_thread():
+            rough = projected @ (vector @ basis)
+        rough[~mask] = -np.inf
+        wanted = min(PROJECTED_CANDIDATES, max(MIN_PROJECTED_CANDIDATES, len(self) // PROJECTED_SHARE))
+        pool = min(allowed, max(wanted, limit))
+        rows = np.argpartition(-rough, pool - 1)[:pool] if pool < len(rough) else np.flatnonzero(mask)
+        exact = self.vectors[rows] @ vector
+        top = min(len(rows), limit)
+        return (rows[np.argpartition(-exact, top - 1)[:top]] if top < len(rows) else rows), None
+
+    def projection(self):
+        """(basis (dim, PROJECTED_DIMS), the rows projected on it), made once per snapshot
+        (a patched snapshot inherits them)."""
+        found = self.cache.get("projection")
+        if found is None:
+            # One BLAS thread: another one's buffers stay in the daemon's RSS (+8 MB at 12k rows).
+            with one_blas_thread():
+                basis = _principal_directions(self.vectors)
+                found = self.cache["projection"] = (basis, _project(self.vectors, basis))
+        return found
+
+
+@lru_cache(maxsize=1)
+def _blas_limit():
+    """threadpoolctl's `limit`, with the BLAS libraries found once (finding them per query
+    costs milliseconds); None when threadpoolctl cannot read this numpy's BLAS."""
+    try:
+        from threadpoolctl import ThreadpoolController
+
+        return ThreadpoolController().limit
+    except Exception:  # an unknown BLAS build: run as configured
+        return None
+
+
+def one_blas_thread():
+    """A context that keeps numpy's BLAS to one thread. The query's product with the
+    vector matrix is bound by memory, not arithmetic, and OpenBLAS's second thread waking
+    up next to the model's made it cost 30 ms instead of 1 (12k rows, 2 busy cores);
+    the sums are the same either way (each row's dot product is one thread's)."""
+    limit = _blas_limit()
+    return limit(limits=1, user_api="blas") if limit is not None else nullcontext()
+
+
+def _principal_directions(vectors):
+    """The PROJECTED_DIMS directions of most variance of a sample of `vectors` (fixed seed:
+    the same table gives the same basis)."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    sample = vectors if len(vectors) <= _PROJECTION_SAMPLE else \
+        vectors[np.sort(rng.choice(len(vectors), _PROJECTION_SAMPLE, replace=False))]
+    _, directions = np.linalg.eigh(sample.T @ sample)
+    return np.ascontiguousarray(directions[:, ::-1][:, :PROJECTED_DIMS], dtype=np.float32)
+
+
+def _project(vectors, basis):
+    import numpy as np
+
+    return np.ascontiguousarray(vectors @ basis, dtype=np.float32)
+
+
+class ChunkIndex:
+    """The chunk table of one vault. Open it with `ChunkIndex(vault_root)`.
+
+    Writers: `reset(model, dim)`, `replace(paths, rows)`, `delete_paths(paths)`, `maintain()`.
+    Readers: `check_model(model)`, `snapshot()`, `fts(query, where, limit)`, `rows(where)`.
+    """
+
+    def __init__(self, vault_root: str | Path):
+        self.dir = Path(vault_root) / STATE_DIR / "index"
+        self.meta_path = self.dir / "meta.json"
+        self._snapshot = None
+        self._reader = None     # the dataset reads go through (see `_dataset`)
+
+    # --- metadata ----------------------------------------------------------------------
+    def meta(self) -> dict | None:
+        """`{"model", "dim", "schema", "pending"}` of the existing index, or None."""
+        try:
+            return json.loads(self.meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def _write_meta(self, **changes):
+        meta = dict(self.meta() or {}, **changes)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.meta_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        tmp.replace(self.meta_path)
+
+    def exists(self) -> bool:
+        return self.meta() is not None and (self.dir / f"{TABLE}.lance").exists()
+
+    def check_model(self, model: str) -> None:
+        """Raise IndexUnavailable unless the index exists and was built with `model`."""
+        meta = self.meta()
+        if meta is None or not (self.dir / f"{TABLE}.lance").exists():
+            raise IndexUnavailable("the search index has not been built; run `vaultmem reindex`")
+        if meta.get("schema") != SCHEMA_VERSION:
+            raise IndexUnavailable("the search index has an old layout; run `vaultmem reindex --full`")
+        if meta.get("model") != model:
+            raise IndexUnavailable(
+                f"the search index was built with model {meta.get('model')!r} but config.toml "
+                f"names {model!r}; run `vaultmem reindex --full` to rebuild it")
+
+    # --- table -------------------------------------------------------------------------
+    @property
+    def uri(self) -> str:
+        return str(self.dir / f"{TABLE}.lance")
+
+    def _dataset(self):
+        """The table as a Lance dataset at its latest version, for reading and writing.
+
+        The table is a LanceDB table (`lancedb.connect(".vaultmem/index").open_table("chunks")`
+        opens it), read and written with pylance, the Lance library LanceDB is built on:
+        importing lancedb costs 2.4 CPU-s and 30 MB more (its namespace client), which every
+        cold command and every `add` paid, for the same files.
+
+        One dataset object is kept and moved to each new version (`checkout_version` keeps
+        its caches): a fresh one reads the full-text index again for every query (BM25 at
+        12k chunks took 3.6 ms instead of 1.2). A version written by another process (the
+        daemon) is seen at the next call."""
+        dataset = self._reader
+        try:
+            if dataset is None:
+                import lance
+
+                dataset = lance.dataset(self.uri, session=_session())
+            else:
+                latest = dataset.latest_version
+                if dataset.version != latest:
+                    dataset = dataset.checkout_version(latest)
+        except Exception as exc:  # pylance raises ValueError, OSError or its own errors
+            self._reader = None
+            raise IndexUnavailable(
+                f"the search index at {self.dir} cannot be opened ({exc}); "
+                "run `vaultmem reindex --full`") from exc
+        self._reader = dataset
+        return dataset
+
+    def reset(self, model: str, dim: int) -> None:
+        """Drop everything and start an empty table for `model` vectors of size `dim`."""
+        import lance
+
+        self.close()
+        if self.dir.exists():
+            shutil.rmtree(self.dir)
+        self.dir.mkdir(parents=True)
+        empty = schema(dim)
+        self._reader = lance.write_dataset(empty.empty_table(), self.uri, schema=empty, session=_session())
+        self._write_meta(model=model, dim=dim, schema=SCHEMA_VERSION, pending=0, fts=False)
+
+    def close(self) -> None:
+        self._snapshot = self._reader = None
+
+    def count(self) -> int:
+        return self._dataset().count_rows()
+
+    def size_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.dir.rglob("*") if p.is_file())
+
+    # --- writes ------------------------------------------------------------------------
+    def replace(self, paths, rows: list[dict]) -> None:
+        """Delete every chunk of `paths`, then add `rows` (the new chunks of those notes)."""
+        import pyarrow as pa
+
+        paths = sorted(set(paths))
+        dataset = self._dataset()
+        before, snap = dataset.version, self._snapshot
+        if paths:
+            dataset.delete(sql_in("path", paths))
+        if rows:
+            for row in rows:
+                keywords = row.pop("keywords", "")
+                row["fts_text"] = cjk_bigrams(f"{row['search_text']}\n{keywords}")
+            table = pa.Table.from_pylist(rows, schema=dataset.schema)
+            dataset.insert(table)
+        meta = self.meta() or {}
+        self._write_meta(pending=int(meta.get("pending", 0)) + len(rows))
+        # Patch the in-memory snapshot rather than reload it: reloading 100k vectors after
+        # every edit would make the daemon's edit-to-searchable time seconds, not ms.
+        if snap is not None and snap.version == before:
+            self._snapshot = _patched(snap, paths, rows, dataset.version)
+        else:
+            self._snapshot = None
+
+    def delete_paths(self, paths) -> None:
+        self.replace(paths, [])
+
+    def maintain(self, force: bool = False) -> None:
+        """Build the FTS index if missing; fold pending rows into it and compact the table once
+        there are many of them or many fragments."""
+        meta = self.meta() or {}
+        if self.count() == 0:
+            return
+        if not meta.get("fts"):
+            self._build_indexes()
+        elif force or int(meta.get("pending", 0)) >= OPTIMIZE_AFTER_ROWS \
+                or len(self._dataset().get_fragments()) >= OPTIMIZE_AFTER_FRAGMENTS:
+            self._optimize(timedelta(days=7))
+            self._write_meta(pending=0)
+
+    def _optimize(self, keep) -> None:
+        """What LanceDB's `Table.optimize` does: compact small files, fold new rows into the
+        indexes, delete versions older than `keep`."""
+        import warnings
+
+        dataset = self._dataset()
+        dataset.optimize.compact_files()
+        dataset.optimize.optimize_indices()
+        with warnings.catch_warnings():
+            # Lance warns that concurrent readers of old versions fail: the daemon, the
+            # index's one writer, runs this with its queries held back.
+            warnings.simplefilter("ignore", UserWarning)
+            dataset.cleanup_old_versions(older_than=keep, delete_unverified=keep == timedelta(0))
+
+    def _build_indexes(self) -> None:
+        dataset = self._dataset()
+        dataset.create_scalar_index("fts_text", "INVERTED", replace=True, **FTS_PARAMS)
+        # B-trees serve fetch-by-chunk and delete-by-path without a full scan.
+        dataset.create_scalar_index("chunk_id", "BTREE", replace=True)
+        dataset.create_scalar_index("path", "BTREE", replace=True)
+        self._write_meta(fts=True, pending=0)
+
+    def rewrite(self) -> dict:
+        """Rewrite the table from its live rows alone, rebuild its indexes and delete every
+        older version: data files, deletion files, transaction files (a delete's holds its
+        predicate, i.e. the paths), full-text and B-tree index files. Afterwards no byte of
+        a deleted row is left under `.vaultmem/index/` (a purge's erasure relies on it).
+        Returns `{"rows", "versions_removed", "files_removed"}`."""
+        import lance
+
+        dataset = self._dataset()
+        versions = len(dataset.versions())
+        before = {p for p in self.dir.rglob("*") if p.is_file()}
+        # Lance keeps the old fragments until the cleanup below, so the table can be read
+        # while its overwrite is written: the rows stream through, never all in memory.
+        self._reader = lance.write_dataset(dataset.scanner().to_reader(), self.uri, mode="overwrite",
+                                           session=_session())
+        rows = self._reader.count_rows()
+        if rows:
+            self._build_indexes()
+        else:
+            self._write_meta(fts=False, pending=0)
+        self._optimize(timedelta(0))
+        self._snapshot = None
+        after = {p for p in self.dir.rglob("*") if p.is_file()}
+        return {"rows": rows, "versions_removed": max(0, versions - len(self._dataset().versions())),
+                "files_removed": len(before - after)}
+
+    # --- reads -------------------------------------------------------------------------
+    def path_hashes(self) -> dict[str, str]:
+        """Vault-relative path -> content hash of every indexed note."""
+        data = self._dataset().to_table(columns=["path", "content_hash"]).to_pydict()
+        return dict(zip(data["path"], data["content_hash"]))
+
+    def rows(self, where: str | None = None, columns: list[str] | None = None) -> list[dict]:
+        """Rows matching a SQL filter (all rows when None), without vectors unless asked."""
+        columns = columns or [c for c in schema(1).names if c not in ("vector", "fts_text")]
+        return self._dataset().to_table(columns=columns, filter=where).to_pylist()
+
+    def snapshot(self) -> Snapshot:
+        """Filter columns and the vector matrix, reloaded only when the table changed."""
+        dataset = self._dataset()
+        version = dataset.version
+        if self._snapshot is not None and self._snapshot.version == version:
+            return self._snapshot
+        data = dataset.to_table(columns=SNAPSHOT_COLUMNS + ["vector"])
+        columns = {name: column_array(name, data.column(name).to_pylist()) for name in SNAPSHOT_COLUMNS}
+        self._snapshot = Snapshot(version=version, columns=columns, vectors=_matrix(data))
+        return self._snapshot
+
+    def vectors_of(self, where: str) -> Snapshot:
+        """The rows matching `where` with only their path, user and status and their
+        vectors, read without the whole snapshot (`add` compares with the user's memories:
+        converting every column of every row cost a cold `add` 0.2 s at 12k rows). The
+        loaded snapshot serves when there is one."""
+        import numpy as np
+
+        if self._snapshot is not None and self._snapshot.version == self._dataset().version:
+            return self._snapshot
+        data = self._dataset().to_table(columns=["path", "user", "status", "vector"], filter=where)
+        columns = {name: np.fromiter(data.column(name).to_pylist(), dtype=object, count=len(data))
+                   for name in ("path", "user", "status")}
+        return Snapshot(version=-1, columns=columns, vectors=_matrix(data))
+
+    def fetch(self, chunk_ids, columns: list[str]) -> list[dict]:
+        """The given columns of the given chunks (a B-tree index on chunk_id serves it)."""
+        if not len(chunk_ids):
+            return []
+        wanted = list(dict.fromkeys(columns + ["chunk_id"]))
+        return self.rows(sql_in("chunk_id", chunk_ids), wanted)
+
+    def fts(self, query: str, where: str | None = None, limit: int = 50) -> list[dict]:
+        """BM25 hits for `query` as `{"chunk_id", "_score"}`, best first.
+
+        The query's words are matched as they are (a `MatchQuery`): a plain string would go
+        through LanceDB's query parser, which reads `"tea"` as a phrase query and fails on
+        an index built without positions. So no query text is rejected, and any error here
+        (a bad `where`, a damaged index) is raised, never taken for "no keyword hits"."""
+        from lance.query import MatchQuery
+
+        text = cjk_bigrams(query).strip()
+        if not text or not (self.meta() or {}).get("fts"):
+            return []
+        found = self._dataset().to_table(columns=["chunk_id", "_score"], filter=where, prefilter=bool(where),
+                                         full_text_query=MatchQuery(text, "fts_text"), limit=limit)
+        rows = found.to_pydict()
+        hits = [{"chunk_id": c, "_score": s} for c, s in zip(rows["chunk_id"], rows["_score"])]
+        return sorted(hits, key=lambda hit: -hit["_score"])
+
+
+def _session():
+    """A Lance session whose metadata cache is capped at METADATA_CACHE_BYTES (Lance's own
+    default is 1 GiB), one per process."""
+    global _SESSION
+    if _SESSION is None:
+        import lance
+
+        _SESSION = lance.Session(metadata_cache_size_bytes=METADATA_CACHE_BYTES)
+    return _SESSION
+
+
+_SESSION = None
+
+
+def _matrix(data):
+    """A table's `vector` column as one (rows, dim) float32 matrix."""
+    import numpy as np
+
+    vectors = data.column("vector").combine_chunks()
+    dim = vectors.type.list_size
+    matrix = vectors.values.to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+    return matrix.reshape(-1, dim) if len(data) else np.zeros((0, dim), np.float32)
+
+
+def column_array(name: str, values: list):
+    import numpy as np
+
+    if name == "importance":
+        return np.array(values, dtype=np.float32)
+    if name in SHORT_COLUMNS:  # fixed-width strings compare in C, not per object
+        return np.array(values, dtype=str) if values else np.array([], dtype="U1")
+    # fromiter keeps lists (source_messages) as elements instead of a 2-D array.
+    return np.fromiter(values, dtype=object, count=len(values))
+
+
+def _patched(snap: Snapshot, paths, rows: list[dict], version: int) -> Snapshot:
+    """`snap` without the chunks of `paths` and with `rows` added, as a new Snapshot. Each
+    array is written once into its new size: a gather and then a stack held three copies of
+    the vectors at once (six edits at 12,200 rows in a scratch loop: RSS 340 -> 290 MB)."""
+    import numpy as np
+
+    gone = set(paths)
+    keep = np.fromiter((p not in gone for p in snap.columns["path"]), bool, len(snap))
+    columns = {name: np.concatenate([snap.columns[name][keep], column_array(name, [r[name] for r in rows])])
+               for name in SNAPSHOT_COLUMNS}
+    added = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), snap.vectors.shape[1])
+    patched = Snapshot(version=version, columns=columns, vectors=_kept_then(snap.vectors, keep, added))
+    if "projection" in snap.cache:  # the same basis, the new rows projected on it
+        basis, projected = snap.cache["projection"]
+        patched.cache["projection"] = (basis, _kept_then(projected, keep, _project(added, basis)))
+    return patched
+
+
+def _kept_then(matrix, keep, added):
+    """The rows of `matrix` where `keep`, then `added`, in one new C-contiguous array."""
+    import numpy as np
+
+    kept = int(np.count_nonzero(keep))
+    out = np.empty((kept + len(added), matrix.shape[1]), dtype=matrix.dtype)
+    np.compress(keep, matrix, axis=0, out=out[:kept])
+    out[kept:] = added
+    return out

@@ -1,0 +1,108 @@
+"""A proposed memory: what an extractor hands to the write policy, before anything is written."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from vaultmem.store.layout import STATEMENT_TYPES
+
+_TRAILING = set("a an the and or but so it its it's is was are were to of in on at for with as that "
+                "this their they them which who when while from by".split() + ["", "-", "–", "—"])
+TITLE_LIMIT = 60
+
+# Characters Obsidian links or some file systems cannot hold; the vault makes the final
+# name safe and unique, this only keeps titles readable.
+_TITLE_UNSAFE = re.compile(r'[#|^:%\[\]/\\*"<>?]+')
+
+
+@dataclass
+class Candidate:
+    """One memory statement with its provenance.
+
+    `content` is a self-contained third-person statement ("Alice lives in Shanghai.");
+    `source_messages` are the original message ids it was built from (usually one).
+    `subject`/`attribute`/`value` let the policy spot contradictions: a later candidate with
+    the same subject and attribute but another value supersedes the earlier memory
+    (`attribute="likes:coffee"`, `value="no"`). `rejected_reason` is set only on candidates
+    an extractor proposes *and* turns down (e.g. emotional venting), so the run can report them.
+    `corrects` is set on a turn that only fixes a detail of something said before ("sorry, I
+    meant Thursday"): the policy finds that memory and supersedes it with the detail fixed.
+    """
+
+    content: str
+    type: str
+    importance: float = 0.5
+    source_messages: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    subject: str | None = None
+    attribute: str | None = None
+    value: str | None = None
+    valid_from: date | None = None
+    valid_to: date | None = None
+    tags: list[str] = field(default_factory=list)
+    title: str = ""
+    correction: bool = False
+    speaker: str = ""
+    rejected_reason: str | None = None
+    corrects: object = None  # an `extract.corrections.Correction`: this turn fixes one detail
+
+
+    def __post_init__(self):
+        if self.type not in STATEMENT_TYPES:
+            raise ValueError(f"memory type must be one of {STATEMENT_TYPES}, not {self.type!r}")
+        if not 0.0 <= float(self.importance) <= 1.0:
+            raise ValueError(f"importance must be within 0-1, not {self.importance!r}")
+        if not self.title:
+            self.title = make_title(self.content)
+
+
+def make_title(content: str, limit: int = TITLE_LIMIT) -> str:
+    """A short human title for the note's file name: its first sentence, else cut at the last
+    clause that fits, else at a word boundary (Chinese at half the length: a character says more).
+
+    >>> make_title("On 2023-05-07, Caroline went to an LGBTQ support group.")
+    'Caroline went to an LGBTQ support group (2023-05-07)'
+    >>> make_title("In June 2023, Melanie is going camping.")
+    'Melanie is going camping (June 2023)'
+    >>> make_title("The user moved to Denver in October, after two years of looking for a flat there.")
+    'The user moved to Denver in October'
+    >>> make_title("2026-05-02，用户的书法班上了两个月了，老师说用户横画终于不抖了，现在周六上午雷打不动去练字。")
+    '用户的书法班上了两个月了 (2026-05-02)'
+    """
+    text = content.strip()
+    dated = re.match(r"(?:On|Around|In) ((?:the week (?:before|after|of) |the weekend of )?"
+                     r"(?:\d{4}-\d{2}-\d{2}|[A-Z][a-z]+ \d{4}|\d{4})), (.+)$", text) or \
+        re.match(r"(\d{4}-\d{2}-\d{2}(?:之前的一周|所在的一周|之后的一周|那个周末|前后)?|\d{4}年(?:\d{1,2}月)?)，(.+)$", text)
+    suffix = ""
+    if dated:
+        text, suffix = dated.group(2), f" ({dated.group(1)})"
+    text = _TITLE_UNSAFE.sub(" ", text)
+    text = re.sub(r"\s+", " ", text).strip().rstrip(".!。！ ")
+    text = text[:1].upper() + text[1:]
+    cjk = _is_cjk_heavy(text)
+    room = (limit // 2 if cjk else limit) - len(suffix)
+    if len(text) > room:
+        first = re.split(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<=[.!?])\s+|[。！？；;]",
+                         text, maxsplit=1)[0].rstrip(".!?。！？ ")
+        text = first if len(first) >= room // 3 else text
+    if len(text) > room:
+        cut = text[:room]
+        clauses = [m.start() for m in re.finditer(r"[,，、；;:：]|\s[-–—]\s|\s(?=(?:but|and|so|because|after|"
+                                                  r"since|which|while|though)\s)", cut)]
+        clause = next((i for i in reversed(clauses) if i >= room // 3), None)
+        if clause is not None:
+            cut = cut[:clause]
+        elif " " in cut and not cjk:
+            words = cut[: cut.rfind(" ")].split(" ")
+            while len(words) > 3 and words[-1].lower().strip(",;-–—") in _TRAILING:
+                words.pop()  # "... support group and it" reads as cut off; end on a content word
+            cut = " ".join(words)
+        text = cut.rstrip(" ,;，、-–—")
+    return (text + suffix) if text else "Memory"
+
+
+def _is_cjk_heavy(text: str) -> bool:
+    cjk = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
+    return cjk * 3 >= len(text)

@@ -1,0 +1,17 @@
+"""Answering a question: search (vectors, keywords, filters), which memory is current,
+and the context block an agent reads.
+"""
+
+from vaultmem.public import lazy_names
+
+_PUBLIC = {
+    "CARE": "context",
+    "PINNED_MAX": "context",
+    "PINNED_TAG": "context",
+    "build_context": "context",
+    "mark_current": "current",
+    "slot_of": "current",
+    "Searcher": "search",
+}
+__all__ = sorted(_PUBLIC)
+__getattr__ = lazy_names(__name__, _PUBLIC)

@@ -1,0 +1,103 @@
+"""`vaultmem init`: a new vault's layout, `.vaultmem/config.toml` (with the embedding model
+that suits its language), the dashboard and git's ignore entries; safe to run again.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from vaultmem.errors import VaultNotFound
+from vaultmem.store.config import DEFAULT_CONFIG_TOML, config_path, load_config
+from vaultmem.store.dashboard import ensure_dashboard
+from vaultmem.store.layout import STATE_DIR, TYPE_FOLDERS
+from vaultmem.store.vault import Vault, atomic_write
+
+LAYOUT = tuple(TYPE_FOLDERS.values()) + ("Archive", "Inbox")
+GITIGNORE_LINES = (f"{STATE_DIR}/", ".trash/")
+
+
+def init_vault(path: Path | str, model: str | None = None) -> dict:
+    """Create the layout, `.vaultmem/config.toml`, `.gitignore` entries and a git repo if none.
+    Safe to run again: nothing that exists is overwritten, but for the embedding model when
+    `model` names one. A new config gets `model`, else the one that suits the vault's
+    language (`languages.pick_model`); `model` and `model_reason` in the result say which."""
+    root = Path(path).expanduser().resolve()
+    if root.exists() and not root.is_dir():
+        raise VaultNotFound(f"{root} is a file — give a folder for the vault")
+    root.mkdir(parents=True, exist_ok=True)
+    created = []
+    state = root / STATE_DIR
+    if not state.is_dir():
+        state.mkdir()
+        created.append(STATE_DIR + "/")
+    cfg = config_path(root)
+    chosen = {}
+    if not cfg.exists():
+        from vaultmem.store.languages import pick_model
+
+        picked, reason = (model, "asked for") if model else pick_model(root)
+        atomic_write(cfg, with_model(DEFAULT_CONFIG_TOML, picked))
+        created.append(f"{STATE_DIR}/config.toml")
+        chosen = {"model": picked, "model_reason": reason}
+    elif model and model != load_config(root).model:
+        was = load_config(root).model
+        atomic_write(cfg, with_model(cfg.read_text(encoding="utf-8"), model))
+        chosen = {"model": model, "model_reason": f"asked for, was {was}: run `vaultmem reindex` "
+                                                  "to rebuild the index with it (a running daemon: "
+                                                  "`vaultmem daemon stop` first)"}
+    config = load_config(root)
+    vault = Vault(root, config)
+    for name in LAYOUT:
+        folder = vault.memory_dir / name
+        if not folder.is_dir():
+            folder.mkdir(parents=True)
+            created.append(f"{config.memory_root}/{name}/")
+    dashboard = ensure_dashboard(vault)
+    if dashboard:
+        created.append(dashboard)
+    gitignore = root / ".gitignore"
+    original = gitignore.read_bytes().decode("utf-8", "replace") if gitignore.exists() else ""
+    # "/.vaultmem", ".vaultmem" and ".vaultmem/" all ignore the folder: do not add it twice.
+    present = {line.strip().strip("/") for line in original.splitlines()}
+    missing = [line for line in GITIGNORE_LINES if line.strip("/") not in present]
+    if missing:
+        newline = "\r\n" if "\r\n" in original else "\n"
+        block = ["# vaultmem: index, daemon state and Obsidian's trash stay out of git", *missing]
+        head = original.rstrip("\r\n")
+        text = (head + newline * 2 if head else "") + newline.join(block) + newline
+        atomic_write(gitignore, text)
+        created.append(".gitignore")
+    return {"vault": str(root), "created": created, "config": str(cfg),
+            **(chosen or {"model": config.model}), "notes": notes_scope(vault)}
+
+
+def notes_scope(vault: Vault) -> dict:
+    """What of the person's own notes the index reads: `{"count", "globs", "exclude",
+    "left_out"}` (`left_out`: what is never read, whatever the globs say)."""
+    config = vault.config
+    left_out = [f"{config.memory_root}/", f"{config.obsidian_dir}/", ".trash/"]
+    if config.attachment_folder:
+        left_out.append(f"{config.attachment_folder}/")
+    left_out += [f"Obsidian's excluded {e}" for e in config.obsidian_excluded]
+    return {"count": sum(1 for _ in vault.iter_user_notes()), "globs": list(config.notes),
+            "exclude": list(config.exclude), "left_out": left_out}
+
+
+def with_model(config_text: str, model: str) -> str:
+    """`config_text` with [embedding]'s `model` set to `model` (the line added if missing);
+    comments and every other line kept."""
+    from vaultmem.store.config import _toml_value
+
+    line = f"model = {_toml_value(model)}"
+    head, found, tail = config_text.partition("[embedding]\n")
+    if not found:
+        return config_text.rstrip("\n") + f"\n\n[embedding]\n{line}\n"
+    section, nxt, rest = tail.partition("\n[")
+    lines = section.split("\n")
+    at = next((i for i, text in enumerate(lines) if re.match(r"\s*model\s*=", text)), None)
+    if at is None:
+        lines.insert(0, line)
+    else:
+        lines[at] = line
+    return head + found + "\n".join(lines) + nxt + rest

@@ -1,0 +1,15 @@
+"""A vault on several devices: the merge driver, reconciling merged duplicates, and the
+driver's registration.
+"""
+
+from vaultmem.public import lazy_names
+
+_PUBLIC = {
+    "CONFLICT_MARK": "merge",
+    "run_driver": "merge",
+    "reconcile": None,
+    "register_driver": "remote",
+    "remote": None,
+}
+__all__ = sorted(_PUBLIC)
+__getattr__ = lazy_names(__name__, _PUBLIC)
