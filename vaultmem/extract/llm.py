@@ -25,7 +25,7 @@ from datetime import date, datetime
 from vaultmem.errors import LLMError
 from vaultmem.policy.candidate import Candidate
 from vaultmem.store.layout import STATEMENT_TYPES
-from vaultmem.text.patterns import HEALTH, PETS, RELATIONS
+from vaultmem.text.pattern_words import HEALTH, PETS, RELATIONS
 
 # Sized for a small local server (llama.cpp's common --n_ctx 4096): the system prompt, one
 # batch of transcript, a retry's echo of the bad reply and its reasons, and the reply itself

@@ -54,7 +54,8 @@ from vaultmem.text.howto import find_howto, howto_text
 from vaultmem.text.kinds import STANDING, content_words, plain_kind
 from vaultmem.text.names import entities_of, known_names, names_someone, resolve_pronoun, the_one_named
 from vaultmem.text.noise import is_request
-from vaultmem.text.patterns import HEALTH, JOBS, PETS, RELATIONS, Detection, detect
+from vaultmem.text.pattern_words import HEALTH, JOBS, PETS, RELATIONS
+from vaultmem.text.patterns import Detection, detect
 from vaultmem.text.rewrite import capitalise, has_first_person, is_chinese, to_third_person
 from vaultmem.text.statements import frame_statement, says_little_else
 from vaultmem.text.wording import MAX_WORDS, finish, instruction_text, limit_words, lower_first, with_date
