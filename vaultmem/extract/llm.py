@@ -396,7 +396,7 @@ def normalise_slot(subject: str | None, attribute: str | None, value: str | None
     >>> normalise_slot("The user", "dislikes", "Running")
     ('user', 'likes:running', 'no')
     """
-    from vaultmem.extract.offline import display_name
+    from vaultmem.extract.speakers import display_name
 
     subject = " ".join((subject or "").split()).strip(" .")
     if subject.lower() in _THE_USER:
