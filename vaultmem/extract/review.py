@@ -118,7 +118,7 @@ def parse_decisions(text: str, news: dict, keys: dict) -> tuple[dict, list[str]]
     """`(verdicts by id(candidate), problems)` of a reply; `ValueError` when it is not a JSON
     object with a "decisions" list. An item naming no new memory, an unknown action or a
     target that was not shown is left out with a problem line."""
-    from vaultmem.extract.llm import strip_fence
+    from vaultmem.extract.llm_reply import strip_fence
 
     try:
         data = json.loads(strip_fence(text))

@@ -334,7 +334,7 @@ class _Run:
     def _review(self, session: Session, live: list, vectors: dict) -> dict:
         """The model's verdicts on what the session's candidates update (`extract/review.py`).
         When it fails, the rules decide the session alone and the run says so."""
-        from vaultmem.extract.llm import LLMSettings, chat
+        from vaultmem.extract.llm_endpoint import LLMSettings, chat
 
         settings = LLMSettings.coerce(self.memory.llm_settings())
         outcome = review(live, vectors, self.user, self.pool, lambda messages, tokens: chat(settings, messages, tokens))
