@@ -263,7 +263,7 @@ _ZH_QUESTION_CHARS = set("用户的现在目前是在了吗呢吧什么哪里哪
 def anchor_words(question: str) -> set[str]:
     """The words a memory must share with a question to answer it: its content words
     (English, lightly stemmed), or its characters other than question words (Chinese)."""
-    from vaultmem.retrieve.search import STOP_WORDS
+    from vaultmem.retrieve.keywords import STOP_WORDS
     from vaultmem.text.rewrite import is_chinese
 
     if is_chinese(question):
