@@ -7,7 +7,7 @@ from conftest import copy_sample_vault, memory_meta, write_note
 
 from vaultmem.api import Memory
 from vaultmem.retrieve.context import HEADER, NO_MEMORIES, PINNED_HEADER, build_context
-from vaultmem.retrieve.search import Hit
+from vaultmem.retrieve.hits import Hit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from memquality import NOT_CURRENT, memory_entries  # noqa: E402

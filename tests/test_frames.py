@@ -10,7 +10,9 @@ from datetime import datetime
 
 import pytest
 
-from vaultmem.text.frames import Reading, question_frame, read
+from vaultmem.text.frames import read
+from vaultmem.text.modality import Reading
+from vaultmem.text.question_frames import question_frame
 from vaultmem.extract.offline import extract_offline
 from vaultmem.text.statements import frame_statement
 

@@ -27,7 +27,8 @@ from vaultmem.cli import cli
 from vaultmem.errors import NoteNotFound
 from vaultmem.memory.memories import write_memory
 from vaultmem.store.note import read_note
-from vaultmem.retrieve.search import Filters, keyword_search
+from vaultmem.retrieve.filters import Filters
+from vaultmem.retrieve.search import keyword_search
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 BUILT = "2026-11-01T09:00:00"

@@ -17,7 +17,8 @@ import pytest
 
 from vaultmem import api
 from vaultmem.text.corrections import apply_correction, find_correction
-from vaultmem.extract.offline import extract_offline, split_slots
+from vaultmem.extract.offline import extract_offline
+from vaultmem.extract.clauses import split_slots
 from vaultmem.text.patterns import detect
 from vaultmem.store.note import as_list, link_target, read_note
 from tests.helpers.clock import clock_at

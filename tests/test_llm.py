@@ -13,8 +13,12 @@ from vaultmem import api
 from vaultmem.cli import cli
 from vaultmem.errors import LLMError
 from vaultmem.extract import llm as llm_module
-from vaultmem.extract.llm import (
-    LLMSettings, extract_llm, extract_with_fallback, normalise_slot, parse_memory_items, render_turns)
+from vaultmem.extract import llm_prompt
+from vaultmem.extract.llm import extract_llm, extract_with_fallback
+from vaultmem.extract.llm_endpoint import LLMSettings
+from vaultmem.extract.llm_prompt import render_turns
+from vaultmem.extract.llm_reply import parse_memory_items
+from vaultmem.extract.llm_slots import normalise_slot
 from vaultmem.store.note import read_note
 
 
@@ -288,14 +292,14 @@ def test_source_ids_that_name_no_message_are_still_refused(sources):
 def test_every_request_and_retry_sends_max_tokens():
     with CannedLLM([(200, completion("not JSON")), (200, completion(json.dumps(VALID)))]) as llm:
         extract_llm(TURNS, SESSION, llm.settings)
-    assert [r["body"]["max_tokens"] for r in llm.requests] == [llm_module.MAX_TOKENS] * 2
-    assert 0 < llm_module.MAX_TOKENS <= 1024
+    assert [r["body"]["max_tokens"] for r in llm.requests] == [llm_prompt.MAX_TOKENS] * 2
+    assert 0 < llm_prompt.MAX_TOKENS <= 1024
 
 
 def request_tokens(body):
     """The estimated prompt of a request plus the reply it allows."""
-    return (sum(llm_module.estimate_tokens(m["content"]) for m in body["messages"])
-            + llm_module.OVERHEAD_TOKENS + body["max_tokens"])
+    return (sum(llm_prompt.estimate_tokens(m["content"]) for m in body["messages"])
+            + llm_prompt.OVERHEAD_TOKENS + body["max_tokens"])
 
 
 def test_a_long_session_is_split_into_batches_that_fit_a_small_context():
@@ -307,8 +311,8 @@ def test_a_long_session_is_split_into_batches_that_fit_a_small_context():
     seen = []
     for request in llm.requests:
         prompt = request["body"]["messages"][1]["content"]
-        assert llm_module.estimate_tokens(prompt) <= llm_module.MAX_BATCH_TOKENS
-        assert request_tokens(request["body"]) + llm_module.RETRY_TOKENS <= llm_module.CONTEXT_TOKENS
+        assert llm_prompt.estimate_tokens(prompt) <= llm_prompt.MAX_BATCH_TOKENS
+        assert request_tokens(request["body"]) + llm_prompt.RETRY_TOKENS <= llm_prompt.CONTEXT_TOKENS
         seen += [line.split("]")[0][1:] for line in prompt.splitlines() if line.startswith("[")]
     assert seen == [t.id for t in turns]  # every turn once, in order
 
@@ -324,7 +328,7 @@ def test_a_runaway_reply_and_a_huge_message_still_fit_on_the_retry():
     retry = llm.requests[1]["body"]
     assert retry["messages"][2]["content"].startswith('{"memory_items": [') and \
         retry["messages"][2]["content"].endswith("…")
-    assert request_tokens(retry) <= llm_module.CONTEXT_TOKENS
+    assert request_tokens(retry) <= llm_prompt.CONTEXT_TOKENS
 
 
 @pytest.mark.parametrize("given, wanted", [

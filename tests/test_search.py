@@ -7,7 +7,7 @@ from conftest import copy_sample_vault, memory_meta, write_note
 
 from vaultmem.api import Memory
 from vaultmem.cli import cli
-from vaultmem.retrieve.search import WHEN_BONUS
+from vaultmem.retrieve.ranking import WHEN_BONUS
 
 # SPEC §5's HIT, plus the days it held: `valid_from` (when it was said) and `valid_to`.
 HIT_KEYS = {"id", "path", "type", "title", "text", "score", "status", "created", "updated",

@@ -265,7 +265,7 @@ def test_cli_search_scope_and_type_note(notes_vault):
 
 def test_notes_take_at_most_half_the_budget_while_memories_compete():
     from vaultmem.retrieve.context import build_context
-    from vaultmem.retrieve.search import Hit
+    from vaultmem.retrieve.hits import Hit
 
     def hit(n, type, score, text):
         return Hit(id=f"id{n}", path=f"p{n}.md", type=type, title=f"T{n}", text=text, score=score,

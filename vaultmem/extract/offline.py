@@ -16,50 +16,23 @@ looked like memory but were turned down (emotional venting), so the run can repo
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from datetime import datetime
 
+from vaultmem.extract.pieces import turn_candidates
+from vaultmem.extract.speakers import display_name, vocatives
 from vaultmem.policy.candidate import Candidate, make_title
-from vaultmem.text.chatter import (
-    chatter,
-    is_venting_sentence,
-    leans_on_context,
-    strip_lead_in,
-    without_chat,
-    without_clause,
-    without_question,
-    without_request,
-)
 from vaultmem.text.classify import (
     assistant_statements,
     classify_text,
     clean_text,
-    correction_prefix,
-    first_person_statement,
-    is_context_statement,
-    is_informative,
-    is_reaction,
-    procedure_prefix,
-    remember_prefix,
-    sentence_kind,
     shared_images,
     split_sentences,
-    strip_discourse,
 )
 from vaultmem.text.corrections import find_correction
-from vaultmem.text.dates import find_date
-from vaultmem.text.frames import FRAME_KINDS, HEDGED, frame_detection
-from vaultmem.text.frames import read as read_frame
 from vaultmem.text.howto import find_howto, howto_text
-from vaultmem.text.kinds import STANDING, content_words, plain_kind
-from vaultmem.text.names import entities_of, known_names, names_someone, resolve_pronoun, the_one_named
-from vaultmem.text.noise import is_request
-from vaultmem.text.patterns import HEALTH, JOBS, PETS, RELATIONS, Detection, detect
-from vaultmem.text.rewrite import capitalise, has_first_person, is_chinese, to_third_person
-from vaultmem.text.statements import frame_statement, says_little_else
-from vaultmem.text.wording import MAX_WORDS, finish, instruction_text, limit_words, lower_first, with_date
-
-_GENERIC_SPEAKERS = {"", "user", "human", "me", "you", "customer", "assistant"}
+from vaultmem.text.names import entities_of, known_names
+from vaultmem.text.rewrite import capitalise, is_chinese, to_third_person
+from vaultmem.text.wording import finish, limit_words
 
 
 def classify_turn(turn) -> tuple[str, str]:
@@ -83,7 +56,7 @@ def extract_offline(turns, session_time: datetime | None = None, user_names=None
     names = dict(user_names or {})
     user_speakers = {t.speaker for t in turns if (t.role or "user").lower() == "user"}
     assistant_subject = next(iter(user_speakers)) if len(user_speakers) == 1 else "user"
-    vocatives = _vocatives(turns)
+    their_vocatives = vocatives(turns)
     # "Always ..." between friends is advice, not an instruction to an assistant: standing
     # instructions exist only where an assistant listens or one person talks.
     assistant_chat = any((t.role or "").lower() == "assistant" for t in turns)
@@ -115,28 +88,10 @@ def extract_offline(turns, session_time: datetime | None = None, user_names=None
                 text = howto.rest
             sentences = split_sentences(text)
         images = shared_images(turn.text) if turn.role.lower() == "user" else []
-        out.extend(_turn_candidates(turn.id, speaker, names, sentences, anchor, turn.role.lower(),
-                                    vocatives, images, instructions, known,
-                                    asks=bool(re.search(r"[?？]", clean_text(turn.text)))))
+        out.extend(turn_candidates(turn.id, speaker, names, sentences, anchor, turn.role.lower(),
+                                   their_vocatives, images, instructions, known,
+                                   asks=bool(re.search(r"[?？]", clean_text(turn.text)))))
     return out
-
-
-def _naming_apart(piece: dict, name: str, chinese: bool) -> dict | None:
-    """"My daughter Yara's school nativity play is on December 14": a dated event that names
-    someone in passing. The naming becomes a fact of its own (which a later change of that
-    slot may supersede) and the sentence stays an event, said on its day."""
-    found: Detection | None = piece["detection"]
-    if (found is None or found.kind not in ("family", "pet") or not piece["valid_from"]
-            or piece["valid_to"] or not found.entities):
-        return None
-    relation, who = found.attribute.split(":", 1)[-1], re.sub(r"['’]s$", "", found.value)
-    text = (f"{name}的{relation}叫{who}。" if chinese else f"{capitalise(name)}'s {relation} is called {who}.")
-    naming = dict(piece, text=text, bare=text, words=len(text.split()), dated=False, valid_from=None,
-                  detection=replace(found, value=who, entities=[who]),
-                  tags=list(piece["tags"]), title="")
-    piece.update(detection=None, type="event", tags=[t for t in piece["tags"] if t != found.kind],
-                 importance=min(piece["importance"], 0.6))
-    return naming
 
 
 def _howto(howto, turn_id: str, speaker: str, names: dict) -> Candidate:
@@ -147,362 +102,6 @@ def _howto(howto, turn_id: str, speaker: str, names: dict) -> Candidate:
     return Candidate(content=content, type="procedure", importance=0.8, source_messages=[turn_id],
                      entities=entities_of([{"name": name, "original": " ".join(howto.steps)}], None),
                      tags=["howto"], title=make_title(howto.topic or content), speaker=speaker)
-
-
-def display_name(speaker: str, names: dict, chinese: bool) -> tuple[str, str]:
-    """(name used inside statements, subject key): ('Caroline', 'Caroline'), ('the user', 'user')."""
-    shown = names.get(speaker, speaker) or ""
-    if shown.strip().lower() in _GENERIC_SPEAKERS:
-        return ("用户" if chinese else "the user"), "user"
-    return shown, shown
-
-
-def _strip_vocative(sentence: str, vocatives: set[str]) -> str:
-    """"Hey Caroline, since we ..." -> "since we ...": the person addressed is not the topic."""
-    for word in vocatives:
-        lead = r"^(?:(?:hey|hi|oh|wow|yeah|yes|thanks|thank you)\W+)?"
-        sentence = re.sub(rf"{lead}{re.escape(word)}\w*\s*[,!.\-–—]+\s*", "", sentence, flags=re.I)
-        sentence = re.sub(rf",\s*{re.escape(word)}\w*(?=\s*[.!?]*$)", "", sentence)
-    return sentence
-
-
-def _strip_names(sentence: str, vocatives) -> str:
-    """The sentence without the names people call each other by: "Remember Jon, just do it"
-    is not news about anyone named Jon."""
-    for word in vocatives:
-        sentence = re.sub(rf"\b{re.escape(word)}\w*\b", "", sentence)
-    return sentence
-
-
-def _vocatives(turns) -> set[str]:
-    """Speaker names and their short forms ("Mel" for Melanie), as people call each other."""
-    names = {t.speaker for t in turns if t.speaker and t.speaker.lower() not in _GENERIC_SPEAKERS}
-    return {n[:k] for n in names for k in (3, len(n)) if len(n) >= 3 and n[:1].isupper()}
-
-
-# what a request is for ("we want a go-to takeout place", "I'd like a build system that…",
-# "我想发个朋友圈"), not a goal ("I want to learn Rust this year", "我今年想学日语")
-_WANTS = re.compile(r"(?:I|we)(?:'d| would| really| just|\s)*\s*(?:want|need|like|am looking for|are looking for)\s+"
-                    r"(?:a|an|some|the|to find|to get|to make|to write|help)\b|(?:I|we)'d like\b"
-                    r"|我(?:们)?(?:想|需要|要)(?!念|吃)(?!.*(?:今年|明年|以后|将来|一直|打算|这辈子))", re.I)
-_KIN = "|".join(RELATIONS + PETS)
-_NAMED_IN_PASSING = re.compile(rf"\b([A-Z][a-z]+),? (?:my|our) ({_KIN})\b|\b(?:my|our) ({_KIN}),? ([A-Z][a-z]+)\b")
-_HOUSEHOLD = re.compile(r"^(.*\b(?:live|lives|living|moved|based|settled)\s+(?:in|to)\s+(?:the\s+)?"
-                        r"[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)\s+with\s+((?:my|our)\s+.+)$", re.I)
-
-
-def split_slots(sentence: str, chinese: bool) -> list[str]:
-    """A sentence that sets several things ("I'm Ravi, I work as a test engineer at Kestrel
-    and I live in Cleveland"; "我叫林嘉怡，在成都的锦程新能源做财务分析师") as one clause per
-    thing, so each is a memory of its own that a later change can supersede alone. Clauses
-    that set nothing stay with the clause before them; a sentence that sets at most one
-    thing is returned whole."""
-    household = _HOUSEHOLD.match(sentence) if not chinese else None
-    if (household and re.search(r"\b[A-Z][a-z]+", household.group(2))
-            and (detect(household.group(1), False) or Detection("", "")).attribute == "home"):
-        # "I live in Cleveland with my partner Noor": a move changes the first, not the second
-        # (only where someone is named: "with my partner" alone says little on its own)
-        return [household.group(1), "I live with " + household.group(2)]
-    parts = re.split(r"(，|,\s+)", sentence)
-    if len(parts) < 3:
-        return [sentence]
-    clauses, seps = parts[0::2], parts[1::2]
-    kinds = [_clause_slot(c, chinese, first=i == 0) for i, c in enumerate(clauses)]
-    if len({k for k in kinds if k}) < 2:
-        return [sentence]
-    out: list[str] = []
-    for i, (clause, kind) in enumerate(zip(clauses, kinds)):
-        if out and not kind:
-            out[-1] += seps[i - 1] + clause
-        else:
-            out.append(_with_subject(clause, chinese) if i else clause)
-    return out
-
-
-def _clause_slot(clause: str, chinese: bool, first: bool) -> str | None:
-    """The attribute a clause sets on its own (with its subject supplied), or None."""
-    found = detect(clause if first else _with_subject(clause, chinese), chinese)
-    return found.attribute if found and found.attribute else None
-
-
-def _with_subject(clause: str, chinese: bool) -> str:
-    """"在成都的锦程做分析师" -> "我在成都的锦程做分析师"; "backend developer at Pellucid" ->
-    "I'm a backend developer at Pellucid": the subject a listing leaves out."""
-    clause = clause.strip()
-    if chinese:  # "叫咪咪" names what the clause before it named, not the speaker
-        return clause if clause.startswith(("我", "他", "她", "叫", "是", "也", "还", "就", "都", "又")) \
-            else "我" + clause
-    if re.match(r"(?i)(?:an? )?(?:[\w-]+ ){0,3}(?:%s)s?\b" % "|".join(JOBS), clause) \
-            and not re.match(r"(?i)(?:I|we|my|he|she|they)\b", clause):
-        return "I'm " + ("" if re.match(r"(?i)an? ", clause) else "a ") + clause
-    return clause
-
-
-def _turn_candidates(turn_id, speaker, names, sentences, anchor, role, vocatives=frozenset(),
-                     images=(), instructions=True, known=None, asks=False) -> list[Candidate]:
-    """`asks`: the turn asks something (a question its sentences may have lost: "我想先给他转
-    两万块红包，手机银行一天能转这么多吗？"). `known`: the names the user writes, when an
-    assistant listens (else None): news about no one in particular told to an assistant ("the
-    rate in this house is 2 dollars now") is chat; told to a friend, it may be what the friend
-    asks about later."""
-    pieces: list[dict] = []
-    pending_correction = False
-    sentences = [part for raw in sentences for part in split_slots(raw, is_chinese(raw))]
-    # a complaint ("honestly it's a nightmare…"): only what the rules type survives from it;
-    # the rest of a turn that asks for something is the request's framing ("we want a takeout place")
-    venting = any(is_venting_sentence(s, is_chinese(s)) for s in sentences)
-    asking = role == "user" and (asks or any(sentence_kind(s) in ("request", "question") for s in sentences))
-    antecedent = None  # the one person or pet the turn has named so far
-    for raw in sentences:
-        raw = _strip_vocative(raw, vocatives)
-        chinese = is_chinese(raw)
-        raw = strip_lead_in(raw, chinese)
-        if chatter(raw, chinese) and not detect(strip_discourse(raw, chinese), chinese):
-            continue
-        raw = without_chat(raw, chinese)
-        if known is not None:   # told to an assistant: its task of the moment is no fact
-            asked, raw = raw, without_question(without_request(raw, chinese), chinese)
-            if raw != asked:    # "can you help me thank my manager Shivon?" names who "she" is next
-                antecedent = the_one_named(asked, chinese, vocatives) or antecedent
-        if not raw or "[REDACTED:" in raw:   # talk around a secret is no memory of its own
-            continue
-        raw = resolve_pronoun(raw, antecedent, chinese)
-        antecedent = the_one_named(raw, chinese, vocatives) or antecedent
-        name, subject = display_name(speaker, names, chinese)
-        sentence, corrected = correction_prefix(raw, chinese)
-        if corrected and not sentence:
-            pending_correction = True
-            continue
-        piece = _piece(sentence, name, subject, chinese, anchor,
-                       correction=corrected or pending_correction, context=bool(pieces),
-                       instructions=instructions, vocatives=vocatives)
-        if piece is None:
-            continue
-        pending_correction = pending_correction and not piece["typed"]
-        if not piece["typed"] and (venting or (asking and _WANTS.match(piece["original"]))):
-            continue
-        if (known is not None and piece["attributed"] and not piece["typed"]
-                and not chinese and not names_someone(piece["original"], known, piece["dated"])):
-            piece["standalone"] = False
-        naming = _naming_apart(piece, name, chinese)
-        if naming is not None:
-            pieces.append(naming)
-        if role == "assistant":
-            piece["importance"] = min(piece["importance"], 0.5)
-            piece["tags"].append("from-assistant")
-        pieces.append(piece)
-    out = [_candidate(group, turn_id, speaker) for group in _merge(pieces)]
-    return out + [_shared_image(caption, turn_id, speaker, names) for caption in images]
-
-
-def _shared_image(caption: str, turn_id: str, speaker: str, names: dict) -> Candidate:
-    """What was in a photo the speaker shared: questions ask about those too."""
-    name, _ = display_name(speaker, names, is_chinese(caption))
-    caption = re.sub(r"^(?:an?\s+)?(?:photo(?:graph|graphy)?|picture|pic|image)\s+of\s+", "",
-                     caption.strip().rstrip("."), flags=re.I)
-    content = finish(f"{capitalise(name)} shared a photo of {caption}", False)
-    return Candidate(content=content, type="event", importance=0.3, source_messages=[turn_id],
-                     entities=entities_of([{"name": name, "original": caption}], None),
-                     tags=["photo"], speaker=speaker)
-
-
-def _piece(sentence, name, subject, chinese, anchor, correction, context,
-           instructions: bool = True, vocatives=frozenset()) -> dict | None:
-    """One sentence as a memory fragment, or None when it is not memory."""
-    if is_reaction(sentence) or re.search(r"[?？]\s*$", sentence):
-        return None
-    remember, rest = remember_prefix(sentence, chinese) if instructions else (False, sentence)
-    attributed, informative = False, False
-    if remember:
-        sentence = rest
-    procedure = instructions and (procedure_prefix(sentence, chinese) or bool(STANDING.search(sentence)))
-    if procedure and not chinese:
-        sentence = re.sub(r"^(?:(?:also|and|so|oh|ok|okay|btw|plus)[,\s]+)+", "", sentence, flags=re.I)
-    if remember and not has_first_person(sentence):
-        procedure = instructions and (procedure or chinese
-                                      or not re.match(r"(?i)(?:the|a|an|\w+'s)\b", sentence))
-    detection = framed = None
-    planned = False
-    if not procedure:
-        sentence = strip_discourse(sentence, chinese)
-        if not remember and is_request(sentence, chinese):
-            # "(random one:) write me a haiku about Pistachio": asked once, not a fact; but who
-            # it names in passing stays known ("Pistachio, our cat" -> the user's cat)
-            named = None if chinese else _NAMED_IN_PASSING.search(sentence)
-            if named is None:
-                return None
-            sentence = f"my {named.group(2) or named.group(3)} is called {named.group(1) or named.group(4)}"
-        detection = detect(sentence, chinese)
-        reading = read_frame(sentence, chinese)
-        if reading is not None and reading.subject == "user" and not remember:
-            if instructions and (reading.modality in ("negated", "hypothetical") or (
-                    reading.modality == "plan" and HEDGED.search(sentence) and reading.attribute != "learning")):
-                # (told to an assistant; between friends, plans and maybes are what they talk about)
-                # talk of a change that did not (or may not) happen: not a memory of what holds;
-                # it stays in the session note, where search still finds it; the rest of the
-                # sentence ("…, my wife Dana matched into a residency there") may still be news
-                rest = without_clause(sentence, reading.value, chinese)
-                if not rest:
-                    return None
-                return _piece(rest, name, subject, chinese, anchor, correction, context, instructions, vocatives)
-            if reading.modality == "plan" and not _dated_ahead(sentence, anchor):
-                detection = None   # a firm plan without a day is an event, not yet the new value
-            elif reading.modality == "plan":
-                # "下周一入职云帆物流": the new value holds from the day it names (`valid_from`)
-                detection, framed = detection or frame_detection(reading), None if detection else reading
-                planned = True
-            elif detection is None or detection.attribute in (None, "location") or (
-                    detection.kind in FRAME_KINDS and detection.attribute != reading.attribute
-                    and reading.attribute not in ("job", "employer")):
-                detection, framed = frame_detection(reading), reading
-        attributed = not remember and not first_person_statement(sentence, chinese)
-        if detection and attributed:
-            # The pattern knows it is the speaker's own ("11月2号入职明帆物流"): say whose it is
-            attributed = False
-            if chinese and not re.match(r"\s*(?:我|他|她)", sentence):
-                sentence = "我" + sentence.lstrip()
-        informative = is_informative(_strip_names(sentence, vocatives), chinese)
-        if attributed and not (informative
-                               or (context and is_context_statement(sentence, chinese))):
-            return None
-    if detection and re.search(r"\bactually\b|其实", sentence, re.I):
-        correction = True
-    if detection and correction:
-        sentence = re.sub(r"\bactually\s+", "", sentence, flags=re.I).replace("其实", "")
-    elif not detection and not remember and not procedure:
-        correction = False  # "actually" in passing is not a correction
-    if (detection and detection.kind == "preference" and not chinese
-            and not re.search(r"\b(?:I|I'm|I've|I'd|my)\b", sentence) and re.search(r"\bme\b", sentence)):
-        # "bouldering is not for me": "not for the user" would garble it; it is said as quoted
-        sentence = f'I said: "{capitalise(sentence.rstrip(".!"))}."'
-    match = find_date(sentence, anchor) if anchor else None
-    text, valid_from, valid_to = with_date(sentence, match, name, chinese, procedure)
-    frame_title = ""
-    if framed is not None and instructions:  # the slot says it all: one clean statement, not the chat
-        # around it (told to an assistant; between friends the sentence keeps who said what to whom)
-        said = (anchor.date() if hasattr(anchor, "date") else anchor) if anchor else None
-        ahead = match is not None and said is not None and match.date > said and not planned
-        statement, frame_title = frame_statement(framed, name, chinese, None if ahead or not match else match.date)
-        if statement and says_little_else(sentence, framed.value, chinese):
-            text = statement   # else the sentence stays: it carries more than the slot (望京, 国贸)
-            if ahead:
-                # "I'm in Minneapolis, our lease runs out March 31": the day is the lease's, not
-                # the day the value began; the memory is dated by when it was said
-                match, valid_from, valid_to = None, None, None
-        else:
-            frame_title = ""
-    bare = lower_first(to_third_person(text, name)) if procedure else text
-    if procedure:
-        text = instruction_text(text, name, chinese)
-    words = len(text.split()) if not chinese else len(text) // 2
-    if detection:
-        kind = detection.type
-    elif procedure:
-        kind = "procedure"
-    else:
-        kind = plain_kind(sentence, chinese, valid_from, valid_to)
-    if detection and detection.kind == "name" and not chinese and content_words(text) < 4:
-        # "The user is Ravi." reads as a fragment: say what it is
-        text = finish(f"{capitalise(name)} introduced themselves as {detection.value}", False)
-    elif detection and detection.kind == "name" and chinese and re.fullmatch(rf"{re.escape(name)}(?:叫|是)\S{{1,6}}。", text):
-        text = finish(f"{name}的名字叫{detection.value}", True)
-    tags = [detection.kind] if detection else (["instruction"] if procedure else [])
-    if kind == "preference" and not detection:
-        tags.append("habit")
-    if correction and detection:
-        tags.append("correction")
-    if remember:
-        tags.append("remember")
-    importance = detection.importance if detection else (0.8 if procedure else 0.5)
-    if HEALTH.search(sentence):  # allergies, conditions, medication: what must not be missed
-        importance = max(importance, 0.9)
-        tags.append("health")
-    if remember:
-        importance = 0.9
-    elif correction and detection:
-        importance = max(importance, 0.8)
-    title = make_title(text.split("：" if chinese else ": ", 1)[-1]) if procedure else frame_title
-    return {"text": limit_words(text, chinese), "type": kind, "title": title, "importance": importance,
-            "detection": detection, "subject": subject, "valid_from": valid_from,
-            "valid_to": valid_to, "tags": tags, "correction": bool(correction and detection),
-            "typed": bool(detection or procedure or remember), "words": words, "bare": bare,
-            "dated": match is not None, "original": sentence, "name": name, "attributed": attributed,
-            "standalone": ((not attributed or informative or remember or procedure)
-                           and (bool(detection or procedure or remember)
-                                or not leans_on_context(sentence, chinese)))}
-
-
-def _joined(texts: list[str], chinese: bool) -> str:
-    """The sentences of one note as one text: Chinese ones run on, but after a Latin stop
-    ("…Vivian. 用户是…") a space follows, as in English."""
-    out = texts[0] if texts else ""
-    for text in texts[1:]:
-        out += text if chinese and not re.search(r"[.!?;:]$", out) else " " + text
-    return out
-
-
-def _dated_ahead(sentence: str, anchor) -> bool:
-    """The sentence names the day (or month) a change takes effect, on or after it was said."""
-    if not anchor:
-        return False
-    match = find_date(sentence, anchor)
-    said = anchor.date() if hasattr(anchor, "date") else anchor
-    return match is not None and match.date >= said and match.granularity in ("day", "month", "weekend")
-
-
-def _merge(pieces: list[dict]) -> list[list[dict]]:
-    """Plain statements of one turn go together (up to MAX_WORDS) so a memory keeps its
-    context; typed facts, instructions and each new date start their own memory."""
-    groups: list[list[dict]] = []
-    for piece in pieces:
-        last = groups[-1] if groups else None
-        fits = last is not None and sum(p["words"] for p in last) + piece["words"] <= MAX_WORDS
-        # a date joins a group that has none: "we booked the Slovenia trip! we fly out October 9"
-        dated_ok = not piece["dated"] or (fits and not any(p["dated"] for p in last))
-        joinable = fits and not piece["typed"] and dated_ok and (
-            not last[0]["typed"]
-            # "always give me metric units. km, kg, celsius, all of it.": the instruction goes on
-            or (last[0]["type"] == "procedure" and not piece["standalone"]))
-        if fits and last[0]["type"] == "procedure" and piece["type"] == "procedure" and not piece["dated"] \
-                and not piece["detection"] and not last[0]["detection"]:
-            piece = dict(piece, text=capitalise(piece["bare"]))  # one instruction said in two sentences
-            joinable = True
-        if joinable:
-            last.append(piece)
-        elif piece["standalone"]:
-            groups.append([piece])
-    return groups
-
-
-def _candidate(group: list[dict], turn_id: str, speaker: str) -> Candidate:
-    head = group[0]
-    chinese = is_chinese(head["text"])
-    content = _joined([p["text"] for p in group], chinese)
-    if head["attributed"] and head["subject"] != "user":  # news told by a named speaker: say who
-        # (in an assistant chat the user told it: the source link says so; "According to the
-        # user, …" is not how a person writes a memory down)
-        content = (f"{head['name']}说：{content}" if chinese
-                   else capitalise(f"according to {head['name']}, {lower_first(content)}"))
-        content = limit_words(content, chinese)
-    detection: Detection | None = head["detection"]
-    dated = next((p for p in group if p["valid_from"]), head)
-    kind = "event" if head["type"] == "fact" and dated["type"] == "event" and dated is not head else head["type"]
-    return Candidate(
-        content=content,
-        type=kind,
-        importance=max(p["importance"] for p in group),
-        source_messages=[turn_id],
-        entities=entities_of(group, detection),
-        subject=head["subject"] if detection else None,
-        attribute=detection.attribute if detection else None,
-        value=detection.value if detection else None,
-        valid_from=dated["valid_from"],
-        valid_to=dated["valid_to"],
-        tags=head["tags"],
-        title=head["title"],
-        correction=head["correction"],
-        speaker=speaker,
-    )
 
 
 def _correction(turn, fix, names: dict) -> Candidate:

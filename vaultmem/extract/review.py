@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from vaultmem.errors import LLMError
 from vaultmem.policy.decide import Decision, Existing, Pool
-from vaultmem.text.frames import about_someone_else
+from vaultmem.text.question_frames import about_someone_else
 
 NEIGHBOURS = 3          # held memories shown beside each new one
 SHOWN_FLOOR = 0.3       # a held memory less like the new one than this is not shown
@@ -118,7 +118,7 @@ def parse_decisions(text: str, news: dict, keys: dict) -> tuple[dict, list[str]]
     """`(verdicts by id(candidate), problems)` of a reply; `ValueError` when it is not a JSON
     object with a "decisions" list. An item naming no new memory, an unknown action or a
     target that was not shown is left out with a problem line."""
-    from vaultmem.extract.llm import strip_fence
+    from vaultmem.extract.llm_reply import strip_fence
 
     try:
         data = json.loads(strip_fence(text))
@@ -206,7 +206,7 @@ def _related(new: str, held: str, score: float) -> bool:
     are close in meaning. Chinese needs the attribute: the bundled English model puts two
     Chinese sentences close whatever they say, and a small model then "updates" a memory of a
     son's maths class with a cousin's school."""
-    from vaultmem.text.frames import TOPICS, speaks_of
+    from vaultmem.text.question_frames import TOPICS, speaks_of
     from vaultmem.text.rewrite import is_chinese
     from vaultmem.text.values import tools_in
 
@@ -220,7 +220,7 @@ def _names_news(new: str, held: str) -> bool:
     """Whether `new` names a value `held` does not (a place, an organisation, a tool, a name,
     a number; the days and times either is dated by do not count): a memory that goes on
     about the same thing ("The user misses teaching", 在地铁上看完了一本书) replaces nothing."""
-    from vaultmem.text.frames import named_values
+    from vaultmem.text.question_frames import named_values
 
     def names(text):
         return named_values(_DAYS.sub(" ", text), loose=False)

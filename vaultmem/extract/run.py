@@ -40,107 +40,35 @@ is split) are pointed at its new place in that change too.
 from __future__ import annotations
 
 import re
-from collections import Counter, deque
+from collections import deque
 from contextlib import nullcontext
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultmem import clock
 from vaultmem.errors import TranscriptError, VaultmemError
 from vaultmem.extract.importers import load_transcript
 from vaultmem.extract.review import check, review
-from vaultmem.extract.sessions import message_link, part_title, redact_session, render_session_parts, session_title
+from vaultmem.extract.run_report import RunReport, classify, message, tally_plan
+from vaultmem.extract.session_notes import (
+    decided_by_llm,
+    find_session_notes,
+    mark_decided_by_llm,
+    turn_link,
+    write_session,
+)
+from vaultmem.extract.sessions import redact_session
 from vaultmem.memory.write import UNDATED, Merges, apply, load_pool, plan
 from vaultmem.policy.candidate import Candidate
 from vaultmem.policy.decide import decide
 from vaultmem.store.ids import run_id
-from vaultmem.store.layout import STATEMENT_TYPES
-from vaultmem.store.note import as_list, read_head, read_note
-from vaultmem.store.session_note import Session, block_ids
-from vaultmem.store.vault import Vault, atomic_write, is_conflict_copy
+from vaultmem.store.session_note import Session
+from vaultmem.store.vault import Vault
 
 STEP_TURNS = 2000            # offline: a step (one commit) closes once it holds this many turns
-MAX_LISTED_DECISIONS = 1000  # the report lists these first decisions; the counts cover all
-EXTRACTED_BY = "extracted_by"  # on a session's first note: the LLM decided its memories
-
-
-@dataclass
-class RunReport:
-    run: str
-    sessions: int = 0
-    notes: set[str] = field(default_factory=set)
-    decisions: list[dict] = field(default_factory=list)
-    decisions_left_out: int = 0
-    statements: Counter = field(default_factory=Counter)  # decisions by action
-    created: set[str] = field(default_factory=set)        # memory notes, as committed
-    updated: set[str] = field(default_factory=set)
-    superseded: set[str] = field(default_factory=set)
-    session_notes: set[str] = field(default_factory=set)
-    entity_notes: set[str] = field(default_factory=set)
-    resumed: int = 0  # sessions the LLM had already decided in an earlier run: skipped
-    errors: list[str] = field(default_factory=list)
-    failed: list[dict] = field(default_factory=list)  # transcript files not imported: path, line, error
-    warnings: list[str] = field(default_factory=list)
-    redactions: int = 0
-    commits: list[str] = field(default_factory=list)
-    warning: str | None = None   # a step is kept but its commit (or indexing) failed
-
-    def count(self, action: str) -> int:
-        """Notes created, updated or superseded (as the commits hold them); statements
-        rejected or unchanged."""
-        if action == "created":
-            return len(self.created)
-        if action == "superseded":
-            return len(self.superseded)
-        if action == "updated":
-            return len(self.updated - self.created - self.superseded)
-        return self.statements[action]
-
-    def listed(self, decision) -> None:
-        self.statements[decision.action] += 1
-        if len(self.decisions) < MAX_LISTED_DECISIONS:
-            self.decisions.append(decision.to_dict())
-        else:
-            self.decisions_left_out += 1
-
-    def to_dict(self) -> dict:
-        return {"run": self.run, "sessions": self.sessions, "created": self.count("created"),
-                "updated": self.count("updated"), "superseded": self.count("superseded"),
-                "rejected": self.count("rejected"), "unchanged": self.count("unchanged"),
-                "notes": sorted(self.notes), "session_notes": len(self.session_notes),
-                "entity_notes": len(self.entity_notes), "resumed": self.resumed,
-                "redactions": self.redactions, "decisions": self.decisions,
-                "decisions_left_out": self.decisions_left_out,
-                "errors": self.errors, "failed": self.failed, "warnings": self.warnings,
-                "commit": self.commits[-1] if self.commits else None, "commits": self.commits,
-                **({"warning": self.warning} if self.warning else {})}
 
 
 class ExtractInterrupted(VaultmemError):
     """An extraction run stopped part-way; the sessions it finished are kept."""
-
-
-def find_session_notes(vault: Vault) -> dict[tuple[str, str], list[Path]]:
-    """(user, session id) -> paths of the session's notes already in the vault, ordered by
-    their `part` (a note without one is part 1), then by file name."""
-    found: dict[tuple[str, str], list[tuple[int, str, Path]]] = {}
-    folder = vault.folder_for("session")
-    if folder.is_dir():
-        for path in folder.glob("*.md"):
-            if is_conflict_copy(path.name):
-                continue
-            props = read_head(path)
-            if props.get("session"):
-                found.setdefault((props.get("user", "default"), props["session"]), []).append(
-                    (_part_number(props.get("part")), path.name, path))
-    return {key: [path for *_order, path in sorted(parts)] for key, parts in found.items()}
-
-
-def _part_number(value) -> int:
-    try:
-        return max(int(str(value).strip()), 1)
-    except ValueError:
-        return 1
 
 
 def extract(memory, paths, *, format: str | None = None, llm: bool = False, user: str | None = None,
@@ -182,7 +110,7 @@ def extract(memory, paths, *, format: str | None = None, llm: bool = False, user
             with change as ch:
                 tally = run.step(step, ch)
                 if ch is not None:
-                    ch.message = _message(vault, tally, len(step), names, steps if todo or steps > 1 else None)
+                    ch.message = message(vault, tally, len(step), names, steps if todo or steps > 1 else None)
         except (KeyboardInterrupt, VaultmemError) as exc:
             raise _stopped(report, run, exc) from exc
         if ch is not None:
@@ -260,7 +188,7 @@ class _Run:
             report.warning = ch.warning
             report.warnings.append(ch.warning)
         report.notes.update(tally["changed"])
-        kinds = _classify(vault, tally)
+        kinds = classify(vault, tally)
         report.created |= kinds["created"]
         report.updated |= kinds["updated"]
         report.superseded |= kinds["superseded"]
@@ -278,12 +206,12 @@ class _Run:
         redacted, kinds = prepared[1] if prepared else redact_session(session)
         report.redactions += len(kinds)
         old = self.existing.get((user, redacted.id), [])
-        if self.llm and old and _decided_by_llm(old, redacted):
+        if self.llm and old and decided_by_llm(old, redacted):
             report.resumed += 1
             return
         if old and ch is not None:  # its notes may move, and their links with them: merge first
             report.errors.extend(self.merges.flush(vault, ch))
-        turns_at, written = _write_session(vault, redacted, old, user, report.run, ch)
+        turns_at, written = write_session(vault, redacted, old, user, report.run, ch)
         if ch is not None and written:  # the same session again later in the run finds these
             parts = list(dict.fromkeys(rel for rel, _block in turns_at.values()))
             self.existing[(user, redacted.id)] = [vault.abs(rel) for rel in parts]
@@ -305,14 +233,14 @@ class _Run:
         for cand in found:
             stated = next((days[m] for m in cand.source_messages if days.get(m)), None)
             vector = vectors.get(id(cand))
-            sources = [_turn_link(vault, *turns_at[m]) for m in cand.source_messages if m in turns_at]
+            sources = [turn_link(vault, *turns_at[m]) for m in cand.source_messages if m in turns_at]
             decision = decide(cand, user, self.pool, vector, links=sources)
             decision, refused = check(decision, verdicts.get(id(cand)), self.pool, vector)
             if refused:
                 report.warnings.append(f"session {redacted.id}: {refused}")
             if ch is None:
                 plan(vault, decision, self.pool, user=user, sources=sources, vector=vector)
-                _tally_plan(report, decision)
+                tally_plan(report, decision)
                 report.listed(decision)
                 continue
             target = decision.target.rel if decision.action == "superseded" and decision.target else None
@@ -329,12 +257,12 @@ class _Run:
                 tally["superseded"].add(target)
             report.listed(decision)
         if ch is not None and done_by_llm and turns_at:
-            _mark_decided_by_llm(vault, next(iter(turns_at.values()))[0], ch)
+            mark_decided_by_llm(vault, next(iter(turns_at.values()))[0], ch)
 
     def _review(self, session: Session, live: list, vectors: dict) -> dict:
         """The model's verdicts on what the session's candidates update (`extract/review.py`).
         When it fails, the rules decide the session alone and the run says so."""
-        from vaultmem.extract.llm import LLMSettings, chat
+        from vaultmem.extract.llm_endpoint import LLMSettings, chat
 
         settings = LLMSettings.coerce(self.memory.llm_settings())
         outcome = review(live, vectors, self.user, self.pool, lambda messages, tokens: chat(settings, messages, tokens))
@@ -355,163 +283,6 @@ class _Run:
         outcome = extract_session(session.turns, session.start, self.memory.llm_settings(), seconds=self.seconds)
         self.report.warnings.extend(f"session {session.id}: {w}" for w in outcome.warnings)
         return outcome.candidates, not outcome.endpoint_failed
-
-
-def _kind(vault: Vault, rel: str) -> str:
-    folder = Path(rel).parent
-    if folder == Path(vault.rel(vault.folder_for("session"))):
-        return "session"
-    if folder == Path(vault.rel(vault.folder_for("entity"))):
-        return "entity"
-    if any(folder == Path(vault.rel(vault.folder_for(t))) for t in STATEMENT_TYPES):
-        return "memory"
-    return "other"
-
-
-def _tally_plan(report: RunReport, decision) -> None:
-    """A dry run's counts: what the decision would write."""
-    if decision.action in ("created", "superseded") and decision.path:
-        report.created.add(decision.path)
-    if decision.action == "superseded" and decision.target is not None:
-        report.superseded.add(decision.target.rel)
-    elif decision.action == "updated" and decision.target is not None:
-        report.updated.add(decision.target.rel)
-
-
-def _decided_by_llm(old: list[Path], session: Session) -> bool:
-    """The session's notes hold every turn of `session` and say the LLM decided its memories."""
-    try:
-        if str(read_head(old[0]).get(EXTRACTED_BY, "")) != "llm":
-            return False
-        known = {str(m) for path in old for m in as_list(read_note(path).get("message_ids"))}
-    except (OSError, VaultmemError):
-        return False
-    return {str(t.id) for t in session.turns} <= known
-
-
-def _mark_decided_by_llm(vault: Vault, rel: str, ch) -> None:
-    """`extracted_by: llm` on the session's first note, after its memories: a later run skips it."""
-    from vaultmem.memory.memories import update_note
-
-    path = vault.abs(rel)
-    note = read_note(path)
-    if str(note.get(EXTRACTED_BY, "")) == "llm":
-        return
-    ch.record(rel)
-    update_note(vault, path, {EXTRACTED_BY: "llm", "updated": note.meta["updated"]}, expected_raw=note.raw)
-
-
-def _write_session(vault: Vault, session: Session, old: list[Path], user: str, run: str,
-                   ch) -> tuple[dict[str, tuple[str, str]], list[str]]:
-    """Write (or extend) the session's notes within `ch` (None: a dry run, nothing written).
-    Returns where each message's turn is, `{message id: (vault path, block id)}`, and the
-    vault paths written or deleted. `old`: the session's notes already in the vault."""
-    notes = [read_note(path) for path in old]
-    if old:
-        known = {str(m) for note in notes for m in as_list(note.get("message_ids"))}
-        new_ids = {str(t.id) for t in session.turns}
-        if new_ids <= known:
-            return _turns_at([(vault.rel(path), _blocks(note)) for path, note in zip(old, notes)]), []
-        if not known <= new_ids:
-            # Turns missing from this export stay in the old notes; it gets notes of its own.
-            old, notes = [], []
-    # A later export of the same session (or a new one): render in full, reusing the parts'
-    # ids and file names in order; a longer session gets new parts under free names.
-    folder = vault.folder_for("session")
-    rendered = render_session_parts(session, user=user, run=run, note_ids=[note.id for note in notes])
-    rels = [vault.rel(path) for path in old[:len(rendered)]]
-    if len(rendered) > 1:
-        titles = [Path(rel).stem for rel in rels]
-        titles += _free_titles(vault, folder, session, range(len(titles) + 1, len(rendered) + 1),
-                               {title.lower() for title in titles})
-        if titles != [note.title for note in rendered]:  # parts link to each other by name
-            rendered = render_session_parts(session, user=user, run=run,
-                                            note_ids=[note.id for note in notes], titles=titles)
-        rels += [vault.rel(folder / f"{title}.md") for title in titles[len(rels):]]
-    elif not rels:
-        rels = [vault.rel(vault.unique_path(folder, rendered[0].title))]
-    surplus = [vault.rel(path) for path in old[len(rendered):]]
-    if ch is not None:
-        for i, (rel, note) in enumerate(zip(rels, rendered)):
-            if i < len(old):
-                ch.write(rel, note.text)
-            elif len(rendered) == 1:
-                rels[0] = ch.create(folder, note.title, note.text)
-            else:  # exactly the name the other parts link to; never over another writer's note
-                atomic_write(vault.abs(rel), note.text, overwrite=False)
-                ch.created(rel)
-        for rel in surplus:  # its turns are in the parts above now
-            ch.delete(rel)
-    turns_at = _turns_at([(rel, note.block_ids) for rel, note in zip(rels, rendered)])
-    written = rels + surplus
-    if ch is not None and old:
-        was_at = _turns_at([(vault.rel(path), _blocks(note)) for path, note in zip(old, notes)])
-        moved = {_turn_link(vault, *was_at[m]): _turn_link(vault, *turns_at[m])
-                 for m in was_at if m in turns_at and was_at[m] != turns_at[m]}
-        written += _repoint_sources(vault, moved, ch) if moved else []
-    return turns_at, written
-
-
-def _free_titles(vault: Vault, folder: Path, session: Session, numbers, taken: set[str]) -> list[str]:
-    """Free file names for new parts `numbers` of the session, none in `taken` (the names of
-    its other parts) nor another of them."""
-    titles = []
-    for n in numbers:
-        title, k = vault.unique_path(folder, part_title(session, n)).stem, 1
-        while title.lower() in taken:  # a long title cut to fit lost its " part n"
-            k += 1
-            title = vault.unique_path(folder, f"{session_title(session)[:40]} part {n}"
-                                      + (f" {k}" if k > 2 else "")).stem
-        taken.add(title.lower())
-        titles.append(title)
-    return titles
-
-
-def _repoint_sources(vault: Vault, moved: dict[str, str], ch) -> list[str]:
-    """Point memories' `sources` citing a moved turn (`moved`: old link -> new link) at its
-    new place, within `ch`; returns the vault paths changed. Their `updated` stays."""
-    from vaultmem.memory.memories import update_note
-
-    sessions = vault.folder_for("session")
-    prefixes = {old.split("#", 1)[0][2:] + "#^" for old in moved}
-    changed = []
-    for path in vault.iter_notes():
-        if path.parent == sessions:
-            continue
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if not any(prefix in text for prefix in prefixes):
-            continue
-        note = read_note(path)
-        sources = as_list(note.get("sources"))
-        repointed = [moved.get(str(value).strip(), value) for value in sources]
-        if repointed != sources:
-            changes = {"sources": repointed}
-            if "updated" in note.meta:
-                changes["updated"] = note.meta["updated"]
-            changed.append(ch.record(vault.rel(path)))
-            update_note(vault, path, changes, expected_raw=note.raw)
-    return changed
-
-
-def _turn_link(vault: Vault, rel: str, block: str) -> str:
-    """`[[Sessions/2026-11-29 chat-3f2a part 2#^m-12]]` for a turn's part and block."""
-    return message_link(Path(rel).relative_to(vault.config.memory_root).with_suffix("").as_posix(), block)
-
-
-def _blocks(note) -> dict[str, str]:
-    """Message id -> block id in a session note, from its `message_ids`, as it was rendered."""
-    ids = [str(m) for m in as_list(note.get("message_ids"))]
-    return dict(zip(ids, block_ids(ids)))
-
-
-def _turns_at(parts) -> dict[str, tuple[str, str]]:
-    """Message id -> (vault path, block id) over a session's parts `[(path, blocks)]`: the
-    first part holding the message (a turn cut into pieces keeps its id in each)."""
-    out: dict[str, tuple[str, str]] = {}
-    for rel, blocks in parts:
-        for message_id, block in blocks.items():
-            out.setdefault(str(message_id), (rel, block))
-    return out
 
 
 _ABOUT_A_SECRET = re.compile(
@@ -545,27 +316,4 @@ def _turned_down(session: Session, candidates) -> list[Candidate]:
         if reason:
             out.append(Candidate(content=" ".join(turn.text.split()), type="fact", importance=0.0,
                                  source_messages=[turn.id], speaker=turn.speaker, rejected_reason=reason))
-    return out
-
-
-def _message(vault: Vault, tally: dict, sessions: int, names: str, step: int | None) -> str:
-    """The step's commit subject: its counts are of the notes this very commit holds."""
-    kinds = _classify(vault, tally)
-    return (f"vaultmem: extract {sessions} session(s) from {names}{f' (step {step})' if step else ''}: "
-            f"{len(kinds['created'])} new, {len(kinds['updated'] - kinds['superseded'])} updated, "
-            f"{len(kinds['superseded'])} superseded; {len(kinds['session'])} session note(s), "
-            f"{len(kinds['entity'])} entity note(s)")
-
-
-def _classify(vault: Vault, tally: dict) -> dict[str, set[str]]:
-    """A step's changed paths by what they are: memory notes created (absent before the
-    step), updated (there before), superseded (by this step); session and entity notes."""
-    out = {"created": set(), "updated": set(), "session": set(), "entity": set(),
-           "superseded": tally["superseded"] & set(tally["changed"])}
-    for rel in tally["changed"]:
-        kind = _kind(vault, rel)
-        if kind == "memory":
-            out["created" if rel in tally["new"] else "updated"].add(rel)
-        elif kind == "session" or (kind == "entity" and rel in tally["new"]):
-            out[kind].add(rel)
     return out

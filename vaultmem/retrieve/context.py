@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 
 from vaultmem.index.user_notes import NOTE_TYPE
-from vaultmem.retrieve.search import turns_of
+from vaultmem.retrieve.ranking import turns_of
 from vaultmem.store.layout import UNDATED_TAG
 
 NO_MEMORIES = "No relevant memories."

@@ -71,7 +71,7 @@ def said_day(hit) -> str:
 def mark_current(hits, question: str, props_of) -> list[tuple[str, list[str]]]:
     """Mark earlier values among `hits` in place (their `valid_to`, their rank) and return
     `[(current path, [earlier paths])]`. `props_of(path) -> dict` reads a note's properties."""
-    from vaultmem.text.frames import question_frame
+    from vaultmem.text.question_frames import question_frame
 
     groups: dict[tuple[str, str], list] = {}
     slots: dict[int, tuple[str, str, str]] = {}
@@ -116,7 +116,7 @@ def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None)
     leads the block, and an earlier one that names something it does not ("… in Chicago"
     against "… in Denver") is shown as earlier, until the later one was said. A memory about
     someone else (its slot's subject) does not compete."""
-    from vaultmem.text.frames import about_someone_else, named_values, speaks_of
+    from vaultmem.text.question_frames import about_someone_else, named_values, speaks_of
 
     family = asked.split(":", 1)[0] if asked else None
     competing = []
@@ -174,7 +174,7 @@ def _answers(hits, question: str, best: float) -> list[tuple[str, list[str]]]:
     """A question that asks for one value, whatever its wording: the memories that answer it
     about as well as the best one does and name a value the question does not are its answers;
     the one told last leads, and an earlier one naming something it does not is shown as earlier."""
-    from vaultmem.text.frames import about_someone_else, named_values
+    from vaultmem.text.question_frames import about_someone_else, named_values
 
     def names(statement):
         return named_values(_bare(statement), loose=False)
@@ -263,7 +263,7 @@ _ZH_QUESTION_CHARS = set("用户的现在目前是在了吗呢吧什么哪里哪
 def anchor_words(question: str) -> set[str]:
     """The words a memory must share with a question to answer it: its content words
     (English, lightly stemmed), or its characters other than question words (Chinese)."""
-    from vaultmem.retrieve.search import STOP_WORDS
+    from vaultmem.retrieve.keywords import STOP_WORDS
     from vaultmem.text.rewrite import is_chinese
 
     if is_chinese(question):

@@ -17,7 +17,7 @@ score: hits come out in its order, highest first.
   chunk whose turns are only greetings, thanks or filler ("Hi there!" / "Hello! How can I
   help?"), times STALE_FACTOR for a memory nobody recalled nor updated for
   `[gc] stale_after_days`, and times REPEAT_FACTOR for a hit whose source turns are all
-  shown by higher hits already (`parts["repeat"]`; see `_best_per_note`). A question that
+  shown by higher hits already (`parts["repeat"]`; see `ranking.best_per_note`). A question that
   asks when adds WHEN_BONUS to the match of a chunk that says when (`parts["when"]`).
 Hits under `min_score` (config `[search] min_score`) are dropped, so an unrelated question
 gets no hits rather than the least bad ones. When the index is missing or unusable, a plain
@@ -26,70 +26,35 @@ keyword scan of the vault answers instead and `hits.warning` says so.
 
 from __future__ import annotations
 
-import heapq
-import re
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from datetime import date, timedelta
-from functools import lru_cache
+from datetime import timedelta
 
 from vaultmem import clock
 from vaultmem.errors import ConfigError, IndexUnavailable, VaultmemError
 from vaultmem.index.table import ChunkIndex, sql_in
 from vaultmem.index.user_notes import NOTE_TYPE
+from vaultmem.retrieve.filters import Filters, check_scope, normalise_day, row_passes
+from vaultmem.retrieve.hits import Hit, Hits
+from vaultmem.retrieve.keywords import keyword_coverage, term_patterns, terms
+from vaultmem.retrieve.ranking import (
+    ASKS_WHEN,
+    FILLER_FACTOR,
+    KEYWORD_WEIGHT,
+    KEYWORD_WEIGHT_CJK,
+    KEYWORD_WEIGHT_CJK_MULTILINGUAL,
+    NOTE_FACTOR,
+    SESSION_FACTOR,
+    STALE_FACTOR,
+    WHEN_BONUS,
+    SnapshotRow,
+    best_per_note,
+    is_filler,
+    says_when_cached,
+    weight,
+)
 from vaultmem.store.config import MULTILINGUAL_MODELS
-from vaultmem.store.languages import CJK as _CJK
 from vaultmem.text.rewrite import is_chinese
 
-# What a search reads: memory and session notes, the person's own notes, or both.
-SCOPES = ("memories", "notes", "all")
-
-KEYWORD_WEIGHT = 0.5
-# The bundled model knows little Chinese: for a question mostly in CJK its cosines are close
-# to noise (0.68 for an unrelated note, 0.41 for the one that answers), so shared words count
-# for more until a multilingual model is configured. 1.5 (from 1.0): LoCoMo-zh R@10 48.6 ->
-# 49.5, and a note that shares 弟弟 with the question beats one that shares only 用户.
-KEYWORD_WEIGHT_CJK = 1.5
-# With a multilingual model the vectors understand Chinese, and the bigram overlap (noisy:
-# "婷在", "是哪") counts for less. LoCoMo-zh R@10 with use-multilingual-v3: 1.5 66.6,
-# 1.0 69.7, 0.7 68.1, 0.3 65.0.
-KEYWORD_WEIGHT_CJK_MULTILINGUAL = 1.0
-# A session chunk is the user's own words, the evidence the memories were drawn from, but
-# it carries no importance and ages from the conversation while its memories age from
-# extraction, and short entity-named statements embed closer to a question: without this
-# the memories crowd the turns out (LoCoMo dev R@5 66.5 -> 71.2 with 1.2 and weight 0.5).
-SESSION_FACTOR = 1.2
-IMPORTANCE_WEIGHT = 0.10
-RECENCY_WEIGHT = 0.05
-RECENCY_HALF_LIFE_DAYS = 180
-# Memories nobody recalled (nor updated) for `[gc] stale_after_days` rank this much lower.
-STALE_FACTOR = 0.85
-# A session chunk of greetings and filler is embedded with its neighbour turn, so it matches
-# what the next turn says ("Hi there!" scored 1.09 against 1.04 for the memory that answered
-# "does the user have a cat?") while showing nothing: it must never outrank a memory.
-FILLER_FACTOR = 0.3
-# The person's own notes compete with the memories by the same score: a chunk of a note
-# carries its title and heading path, which a question shares as often as a memory's words.
-NOTE_FACTOR = 1.0
-# A hit whose source turns are all shown by higher hits (a memory beside the turn it was
-# drawn from) tells the reader little new: it ranks as if it scored this much less.
-REPEAT_FACTOR = 0.5
-# A question that asks when ("when did…", 哪天, 什么时候) favours passages that say when
-# ("last Saturday", 5月28号, "yesterday"): the turn that answers it may share no other word
-# with it ("比亚迪宋PLUS，插混的，上周六提的" for "苏晴是哪天把新车开回家的？"). Added to the
-# match before the weights. LoCoMo-zh R@10 with use-multilingual-v3 (post-hoc, 30 hits
-# re-ranked): +0 69.7, +0.1 71.8, +0.2 74.4, +0.3 74.4; LoCoMo dev 80.5 -> 81.0 at 0.2.
-WHEN_BONUS = 0.2
-_ASKS_WHEN = re.compile(r"\bwhen\b|\bwhat (?:date|day|year|month|time of year)\b|\bhow long ago\b|"
-                        r"\bwhich (?:day|date|year|month)\b|哪天|哪一天|什么时候|几号|几月|哪年|哪一年|"
-                        r"哪个月|何时|多久以前", re.I)
-# Small talk is short: a longer chunk is not classified (the classifier costs ~0.3 ms), a
-# greeting turn is small talk up to GREETING_WORDS, another reaction up to ACKNOWLEDGEMENT_WORDS.
-# (LoCoMo dev: a 30-word cap on any reaction flagged 26 of 185 evidence turns and cost
-# 0.9 points of R@10; these caps flag 3.)
-FILLER_MAX_WORDS = 30
-GREETING_WORDS = 12
-ACKNOWLEDGEMENT_WORDS = 4
 # The access map is re-read from state.db at most this often (other processes record too).
 ACCESS_REFRESH_SECONDS = 60.0
 CANDIDATES = 60          # per retriever, before fusion
@@ -98,215 +63,6 @@ NARROWING_COLUMNS = ("type", "user", "status")
 # What scoring reads of each candidate (`_hybrid` unpacks them in this order).
 SCORING_COLUMNS = ("chunk_id", "note_id", "type", "text", "fts_text", "created", "updated", "valid_from",
                    "importance")
-
-_WORD = re.compile(r"[a-z0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
-# "Alice: " opening a chunk line (chunking writes each turn as `Speaker: text`).
-_SPEAKER = re.compile(r"^[^:\n]{1,60}: ")
-STOP_WORDS = frozenset("""a an and are as at be been being but by can could did do does doing
-for from had has have having he her hers him his how i if in into is it its itself me my of on
-or our ours she so than that the their them then there these they this those to too us was we
-were what when where which while who whom why will with would you your yours about any all
-also am just more most no not only other over own same some such very s t don should now
-user user's""".split())
-
-
-@dataclass
-class Hit:
-    """One search result. `to_dict()` is the SPEC §5 HIT shape."""
-
-    id: str
-    path: str
-    type: str
-    title: str
-    text: str
-    score: float
-    status: str
-    created: str
-    updated: str
-    source_messages: list
-    sources: list = field(default_factory=list)
-    importance: float = 0.5
-    parts: dict = field(default_factory=dict)
-    valid_from: str = ""      # the day it was said ('' when unknown)
-    valid_to: str = ""        # the last day it held ('' while it holds)
-    tags: list = field(default_factory=list)
-    superseded_by: list = field(default_factory=list)   # links, filled in by who shows them
-
-    def to_dict(self) -> dict:
-        return {"id": self.id, "path": self.path, "type": self.type, "title": self.title,
-                "text": self.text, "score": round(self.score, 4), "status": self.status,
-                "created": self.created, "updated": self.updated,
-                "valid_from": self.valid_from, "valid_to": self.valid_to,
-                "source_messages": list(self.source_messages)}
-
-
-class Hits(list):
-    """A list of Hit with `warning` set when the keyword fallback answered."""
-
-    warning: str | None = None
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Metadata conditions as a numpy mask over a `Snapshot`: the one definition of the
-    filters, used by the vector half, the keyword half and the no-index fallback."""
-
-    user: str | None = None
-    type: str | None = None
-    tag: str | None = None
-    since: str | None = None
-    as_of: str | None = None
-    all: bool = False
-    also_users: tuple = ()
-    # Memories whose `valid_to` day is before `today` are no longer current: left out
-    # unless `all` or `as_of` asks for the past.
-    today: str | None = None
-    # "memories" (memory and session notes), "notes" (the person's own) or "all".
-    scope: str = "all"
-
-    def mask(self, snap):
-        import numpy as np
-
-        cols = snap.columns
-        mask = np.ones(len(snap), dtype=bool)
-        notes = cols["type"] == NOTE_TYPE
-        if self.user is not None:   # the person's notes belong to the vault, not a namespace
-            mask &= np.isin(cols["user"], [self.user, *self.also_users]) | notes
-        if self.scope == "memories":
-            mask &= ~notes
-        elif self.scope == "notes":
-            mask &= notes
-        if self.type:
-            mask &= cols["type"] == self.type
-        if self.tag:
-            inner, nested = f"|{self.tag}|", f"|{self.tag}/"
-            mask &= np.fromiter((inner in t or nested in t for t in cols["tags"]), bool, len(snap))
-        if self.since:
-            mask &= cols["created"] >= self.since
-        if self.as_of:
-            day = self.as_of
-            start = snap.cache.get("start_day")
-            if start is None:  # valid_from, else the creation day (astype U10 truncates)
-                start = np.where(cols["valid_from"] != "", cols["valid_from"].astype("U10"),
-                                 cols["created"].astype("U10"))
-                snap.cache["start_day"] = start
-            mask &= start <= day
-            ends = cols["valid_to"]
-            mask &= (ends == "") | (ends > day) | ((ends.astype("U10") == day) & (cols["status"] != "superseded"))
-            if not self.all:
-                mask &= cols["status"] != "archived"
-        elif not self.all:
-            mask &= cols["status"] == "active"
-            if self.today:
-                mask &= (cols["valid_to"] == "") | (cols["valid_to"] >= self.today)
-        return mask
-
-
-def terms(text: str) -> set[str]:
-    """Content words of `text`, crudely stemmed; CJK runs become bigrams."""
-    found = set()
-    for word in _WORD.findall(text.lower()):
-        if _CJK.match(word):
-            found.update(word[i:i + 2] for i in range(max(1, len(word) - 1)))
-        elif word not in STOP_WORDS:
-            found.add(stem(word))
-    return found
-
-
-def stem(word: str) -> str:
-    """A crude English stem that meets itself across forms: live, lives, lived -> liv."""
-    for suffix in ("ing", "ies", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-            break
-    return word[:-1] if word.endswith("e") and len(word) > 3 else word
-
-
-def keyword_coverage(patterns, text: str) -> float:
-    """The share of a query's terms found in `text`; `patterns`: its `term_patterns()`."""
-    if not patterns:
-        return 0.0
-    lowered = text.lower()
-    return sum(1 for pattern in patterns if pattern.search(lowered)) / len(patterns)
-
-
-def term_patterns(query_terms: set[str]) -> tuple:
-    """One regex per term, matching the words `stem` maps onto it (liv: live, lives, lived,
-    living; city: city, cities) without cutting every word of a chunk into terms."""
-    found = []
-    for term in sorted(query_terms):
-        if _CJK.match(term):
-            found.append(re.compile(re.escape(term)))
-            continue
-        base = term[:-1] if term.endswith("y") else term
-        tails = "y|ies|ied|e|es|ed|ing|s" if term.endswith("y") else "e|es|ed|ing|s|ies"
-        found.append(re.compile(rf"(?<![a-z0-9]){re.escape(base)}(?:{tails})?(?![a-z0-9])"))
-    return tuple(found)
-
-
-def normalise_day(value) -> str | None:
-    """`2026-11-29` (str or date) -> '2026-11-29'; raises ConfigError-like message otherwise."""
-    if value in (None, ""):
-        return None
-    text = value.isoformat() if isinstance(value, date) else str(value).strip()
-    try:
-        date.fromisoformat(text[:10])
-    except ValueError:
-        raise VaultmemError(f"{value!r} is not a date — use YYYY-MM-DD") from None
-    return text
-
-
-def weight(importance: float, said: str, today: date) -> float:
-    """Multiplier in [1 - weights, 1] from importance and the age of `said`, the day the
-    memory was said (`valid_from`; else its last update: an undated memory ages from when
-    vaultmem learnt it)."""
-    try:
-        age = max(0, (today - date.fromisoformat(said[:10])).days)
-        recency = 0.5 ** (age / RECENCY_HALF_LIFE_DAYS)
-    except ValueError:
-        recency = 0.5
-    spare = 1 - IMPORTANCE_WEIGHT - RECENCY_WEIGHT
-    return spare + IMPORTANCE_WEIGHT * float(importance) + RECENCY_WEIGHT * recency
-
-
-
-
-@lru_cache(maxsize=65536)
-def says_when_cached(text: str) -> bool:
-    """`dates.says_when`, remembered per chunk text (asked for each candidate of a "when?")."""
-    from vaultmem.text.dates import says_when
-
-    return says_when(text)
-
-
-@lru_cache(maxsize=65536)
-def is_filler(text: str) -> bool:
-    r"""True when every turn of a session chunk (`Speaker: text` lines) is a greeting, thanks
-    or filler, by the extractor's own turn classifier: nothing in it can answer a question.
-
-    >>> is_filler("Alice: Hi there!\nBot: Hello! How can I help?")
-    True
-    >>> is_filler("Alice: Hi! I adopted a cat called Miso.")
-    False
-    """
-    from vaultmem.text.classify import classify_text
-    from vaultmem.text.noise import opens_with_greeting
-
-    turns = [_SPEAKER.sub("", line, count=1) for line in text.splitlines() if line.strip()]
-    if not turns or len(text.split()) > FILLER_MAX_WORDS:
-        return False
-    for turn in turns:
-        kind, _ = classify_text(turn)
-        greets = opens_with_greeting(turn, chinese=False) or opens_with_greeting(turn, chinese=True)
-        # A greeting, a short greeting with a question that asks nothing ("Hello! How can I
-        # help?") or a bare acknowledgement ("Thanks!", "OK, cool."). Longer reactions ("Way
-        # to go, Jon! Keep it up!") stay: LoCoMo cites them as evidence of how people relate.
-        words = len(turn.split())
-        small_talk = kind == "empty" or (kind == "filler" and words <= ACKNOWLEDGEMENT_WORDS) \
-            or ((kind == "greeting" or greets and kind in ("question", "filler")) and words <= GREETING_WORDS)
-        if not small_talk:
-            return False
-    return True
 
 
 class Searcher:
@@ -451,7 +207,7 @@ class Searcher:
         if is_chinese(query):
             keyword_weight = KEYWORD_WEIGHT_CJK_MULTILINGUAL \
                 if self.vault.config.model in MULTILINGUAL_MODELS else KEYWORD_WEIGHT_CJK
-        asks_when = bool(_ASKS_WHEN.search(query))
+        asks_when = bool(ASKS_WHEN.search(query))
         today = clock.today()
         access = self._last_access()
         stale_days = self.vault.config.gc_stale_after_days
@@ -486,86 +242,7 @@ class Searcher:
                     score *= STALE_FACTOR
             if score >= threshold:
                 scored.append((score, vector, lexical, SnapshotRow(cols, offset, when)))
-        return Hits(_best_per_note(scored, k))
-
-
-class SnapshotRow:
-    """A candidate's row, read from the snapshot's columns only when `_best_per_note` looks
-    at it: most candidates never reach it, and a dict of every column per candidate cost
-    more than scoring them."""
-
-    __slots__ = ("columns", "offset", "when")
-
-    def __init__(self, columns: dict, offset: int, when: float = 0.0):
-        self.columns, self.offset, self.when = columns, offset, when
-
-    def __getitem__(self, name: str):
-        return self.when if name == "when" else self.columns[name][self.offset]
-
-    def get(self, name: str, default=None):
-        return self[name]
-
-
-def _best_per_note(scored, k) -> list[Hit]:
-    """Highest score first; a memory note appears once (its best chunk), session turns each.
-
-    Diversity by provenance: a session chunk whose turns are all shown by higher hits already
-    (by a memory drawn from them, or another chunk) tells the reader little new, so its score
-    is multiplied by REPEAT_FACTOR and it takes its place among the rest by that score
-    (`parts["repeat"]` says so). A memory is never a repeat: beside the raw turn it was drawn
-    from it is that turn said as a dated, typed, current statement, and two memories of one
-    turn say two things ("first week at Orrin Robotics", "a staff engineer now"); halving
-    them let unrelated memories outrank the one that answers (LoCoMo dev R@10 81.8 either
-    way). Order and shown score never disagree."""
-    queue = [(-score, n, False, vector, lexical, row)
-             for n, (score, vector, lexical, row) in enumerate(scored)]
-    heapq.heapify(queue)
-    hits, seen, covered = [], set(), set()
-    while queue and len(hits) < k:
-        negative, n, repeat, vector, lexical, row = heapq.heappop(queue)
-        # A memory shows once (its best chunk); a session once per turn, however split.
-        key = (row["note_id"], tuple(row["source_messages"] or ()) if row["type"] == "session" else ())
-        if key in seen:
-            continue
-        provenance = turns_of(row)
-        if not repeat and row["type"] == "session" and provenance and provenance <= covered:
-            heapq.heappush(queue, (negative * REPEAT_FACTOR, n, True, vector, lexical, row))
-            continue
-        seen.add(key)
-        covered |= provenance
-        parts = {"vector": round(vector, 4), "keyword": round(lexical, 4)}
-        if row.get("when"):
-            parts["when"] = row["when"]
-        if repeat:
-            parts["repeat"] = REPEAT_FACTOR
-        hits.append(Hit(id=row["note_id"], path=row["path"], type=row["type"], title=row["title"],
-                        text=row["text"], score=-negative, status=row["status"],
-                        created=row["created"], updated=row["updated"],
-                        source_messages=row["source_messages"] or [],
-                        sources=row["sources"] or [], importance=row["importance"], parts=parts,
-                        valid_from=row.get("valid_from") or "", valid_to=row.get("valid_to") or "",
-                        tags=[t for t in (row.get("tags") or "").split("|") if t]))
-    return hits
-
-
-def turns_of(row) -> set[tuple[str, str]]:
-    """The session turns a row comes from, as (session note name, message id): message ids
-    alone repeat across sessions ("m-1" starts every one). A session chunk's own note is its
-    session; a memory's sessions are the notes its `sources` link into."""
-    messages = row["source_messages"] or ()
-    if row["type"] == "session":
-        sessions = {row["path"].rsplit("/", 1)[-1].removesuffix(".md")}
-    else:
-        sessions = {str(s).strip("[]").split("#", 1)[0].rsplit("/", 1)[-1] for s in row["sources"] or ()} or {""}
-    return {(session, str(m)) for session in sessions for m in messages}
-
-
-def check_scope(scope) -> str:
-    """`scope` as one of SCOPES ("both" is "all"); a VaultmemError names the choices."""
-    scope = "all" if scope in (None, "", "both") else str(scope)
-    if scope not in SCOPES:
-        raise VaultmemError(f"unknown scope {scope!r} — use memories, notes or all")
-    return scope
+        return Hits(best_per_note(scored, k))
 
 
 def search(vault, query: str, k: int = 10, type=None, tag=None, user=None, since=None,
@@ -597,19 +274,9 @@ def keyword_search(vault, query: str, k: int, filters: Filters, threshold: float
             continue
         for chunk in chunks:
             row = dict(chunk.__dict__)
-            if not _row_passes(row, filters):
+            if not row_passes(row, filters):
                 continue
             coverage = keyword_coverage(qterms, f"{chunk.search_text} {chunk.keywords}")
             if coverage > 0 and coverage >= min(threshold, 0.5):
                 scored.append((coverage, 0.0, coverage, row))
-    return _best_per_note(scored, k)
-
-
-def _row_passes(row: dict, filters: Filters) -> bool:
-    """`Filters` applied to one row (the fallback has no table to query)."""
-    import numpy as np
-
-    from vaultmem.index.table import FILTER_COLUMNS, Snapshot, column_array
-
-    columns = {name: column_array(name, [row[name]]) for name in FILTER_COLUMNS}
-    return bool(filters.mask(Snapshot(version=0, columns=columns, vectors=np.zeros((1, 1))))[0])
+    return best_per_note(scored, k)

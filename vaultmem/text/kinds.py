@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from vaultmem.text.classify import is_past
-from vaultmem.text.patterns import HEALTH
+from vaultmem.text.pattern_words import HEALTH
 
 STANDING = re.compile(r"\b(?:still stands|still applies|still holds|goes for (?:work|that|this|\w+ stuff) too)\b"
                       r"|(?:^|,\s*)so (?:please )?(?:convert|use|write|give|keep|answer|reply|format|stick to)\b", re.I)

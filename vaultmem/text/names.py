@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from vaultmem.text.patterns import KNOWN_TOOLS, Detection, detect
+from vaultmem.text.pattern_words import KNOWN_TOOLS
+from vaultmem.text.patterns import Detection, detect
 from vaultmem.text.zh_names import zh_entities
 
 ENTITY_SKIP = {"I", "The", "A", "An", "It", "This", "That", "On", "In", "Around", "My", "We", "As", "Of",

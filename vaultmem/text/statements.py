@@ -4,7 +4,7 @@
 memory says "The user lives in Oakland." under the title "Lives in Oakland", not the chat
 around it (which stays in the session note, where search still finds it).
 
-    >>> from vaultmem.text.frames import Reading
+    >>> from vaultmem.text.modality import Reading
     >>> frame_statement(Reading("home", "Oakland"), "the user", False, None)
     ('The user lives in Oakland.', 'Lives in Oakland')
     >>> frame_statement(Reading("employer", "明帆物流"), "用户", True, None)

@@ -1,0 +1,167 @@
+"""The LLM's reply checked item by item: a valid item is kept, a field that is merely wrong
+is cleaned, an invalid item is left out, each with a line saying why; a reply that is not a
+JSON object with a "memory_items" list, or has no valid item, is refused (`ValueError`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date
+
+from vaultmem.extract.llm_prompt import SYSTEM_PROMPT
+from vaultmem.store.layout import STATEMENT_TYPES
+
+DEFAULT_IMPORTANCE = 0.5  # for an item the model gave none
+
+
+def _echo_key(text: str) -> str:
+    return re.sub(r"[^\w]+", " ", text.lower()).strip()
+
+
+# The example statements SYSTEM_PROMPT quotes: a small model sometimes hands one back as a
+# memory ("Caroline adopted a dog." in a conversation with no Caroline).
+PROMPT_EXAMPLES = {_echo_key(q) for q in re.findall(r'"([A-Z][^"]{8,}[.!])"', SYSTEM_PROMPT)}
+
+
+def parse_memory_items(text: str, known_ids) -> tuple[list[dict], list[str]]:
+    """`(items, problems)` of a model reply: the items that validate, cleaned, and one line
+    for each item left out or field cleaned. `ValueError` when the reply as a whole is
+    unusable: not JSON, no "memory_items" list, or no item in it valid."""
+    try:
+        data = json.loads(strip_fence(text))
+    except (TypeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"the reply is not valid JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("memory_items"), list):
+        raise ValueError('the reply must be a JSON object with a "memory_items" list')
+    known = set(known_ids)
+    items, problems, refused = [], [], []
+    for i, raw in enumerate(data["memory_items"]):
+        try:
+            items.append(_validate_item(raw, i, known, problems))
+        except ValueError as exc:
+            refused.append((i, str(exc)))
+    if refused and not items:
+        raise ValueError("; ".join(reason for _i, reason in refused))
+    return items, [f"memory_items[{i}] left out: {reason}" for i, reason in refused] + problems
+
+
+def _validate_item(item, i: int, known: set, problems: list[str]) -> dict:
+    """One item, cleaned; `ValueError` when it cannot be kept. What was cleaned rather than
+    refused (an importance out of range, a date that is not one, an unknown source id among
+    known ones) is added to `problems`."""
+    where = f"memory_items[{i}]"
+    if not isinstance(item, dict):
+        raise ValueError(f"{where} must be an object")
+    content = item.get("content")
+    if not isinstance(content, str) or not content.strip():
+        raise ValueError(f"{where}.content must be a non-empty string")
+    if _echo_key(content) in PROMPT_EXAMPLES:
+        raise ValueError(f"{where}.content copies an example of the instructions, not the conversation")
+    if item.get("type") not in STATEMENT_TYPES:
+        raise ValueError(f"{where}.type must be one of {', '.join(STATEMENT_TYPES)}, not {item.get('type')!r}")
+    importance = item.get("importance", DEFAULT_IMPORTANCE)
+    if isinstance(importance, bool) or not isinstance(importance, (int, float)):
+        raise ValueError(f"{where}.importance must be a number from 0 to 1, not {importance!r}")
+    if not 0 <= importance <= 1:
+        clamped = min(max(float(importance), 0.0), 1.0)
+        problems.append(f"{where}.importance {importance!r} is outside 0–1; clamped to {clamped}")
+        importance = clamped
+    sources = item.get("source_messages")
+    if isinstance(sources, str):  # "m-3" or "m-3, m-4" for ["m-3", "m-4"]
+        sources = sources.split(",") if sources.strip() not in known else [sources]
+    elif isinstance(sources, (int, float)) and not isinstance(sources, bool):
+        sources = [sources]
+    if not isinstance(sources, list) or not sources:
+        raise ValueError(f"{where}.source_messages must be a non-empty list of message ids, "
+                         f"not {_short(item.get('source_messages'))}")
+    found = [(s, message_id(s, known)) for s in sources]
+    unknown = [s for s, found_id in found if found_id is None]
+    if len(unknown) == len(sources):
+        raise ValueError(f"{where}.source_messages: {unknown[0]!r} is not a message id of this conversation")
+    if unknown:
+        problems.append(f"{where}.source_messages: dropped {', '.join(map(repr, unknown))}, not message "
+                        f"ids of this conversation")
+    clean = {"content": " ".join(content.split()), "type": item["type"], "importance": float(importance),
+             "source_messages": list(dict.fromkeys(found_id for _s, found_id in found if found_id))}
+    for key in ("entities", "tags"):
+        value = item.get(key) or []
+        value = [value] if isinstance(value, str) else value
+        if not isinstance(value, list):
+            problems.append(f"{where}.{key} is not a list of strings; left empty")
+            value = []
+        clean[key] = [v.strip() for v in value if isinstance(v, str) and v.strip()]
+    for key in ("valid_from", "valid_to"):
+        clean[key] = _date(item.get(key), f"{where}.{key}", problems)
+    for key in ("subject", "attribute", "value"):
+        value = item.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)
+        if value is not None and not isinstance(value, str):
+            problems.append(f"{where}.{key} is not a string; left empty")
+            value = None
+        clean[key] = (value or "").strip() or None
+    correction = item.get("correction", False)
+    if not isinstance(correction, bool):
+        problems.append(f"{where}.correction {correction!r} is not true or false; taken as false")
+        correction = False
+    clean["correction"] = correction
+    return clean
+
+
+def message_id(given, known) -> str | None:
+    """The id of `known` that the model meant by `given`, or None. Small models write an id
+    the way the prompt shows it (`render_turns`: "[m-3] 2026-08-22 09:18 Ravi (user): ..."),
+    with "#" or "^" before it, in another case, or as its number alone.
+
+    >>> message_id("[m-3] 2026-08-22 09:18 Ravi (user)", {"m-3", "m-4"})
+    'm-3'
+    >>> message_id(4, {"m-3", "m-4"})
+    'm-4'
+    """
+    if isinstance(given, bool) or not isinstance(given, (str, int, float)):
+        return None
+    if isinstance(given, float):
+        if not given.is_integer():
+            return None
+        given = int(given)
+    text = str(given).strip()
+    if text in known:
+        return text
+    words = [w.strip(":,;.\"'()") for w in re.sub(r"[\[\]#^]", " ", text).split()]
+    folded = {k.lower(): k for k in known}
+    for word in words:
+        if word in known or word.lower() in folded:
+            return word if word in known else folded[word.lower()]
+    number = next((w for w in words if w.isdigit()), None)
+    if number is not None:  # "3" for the one id that ends in 3: m-3, D1:3, j-3
+        ends = [k for k in known if re.search(r"(?<!\d)0*" + str(int(number)) + r"$", k)]
+        if len(ends) == 1:
+            return ends[0]
+    return None
+
+
+def _short(value, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _date(value, where: str, problems: list[str]) -> date | None:
+    """A YYYY-MM-DD date, or None for none given; a value that is not a real date is
+    cleaned to None (the run then dates the item by its message) and reported."""
+    if value in (None, ""):
+        return None
+    try:
+        return date.fromisoformat(str(value)[:10])
+    except ValueError:
+        problems.append(f"{where} {value!r} is not a YYYY-MM-DD date; left empty")
+        return None
+
+
+def strip_fence(text: str) -> str:
+    """Some servers wrap JSON in a ``` fence even when asked for a JSON object."""
+    text = (text or "").strip()
+    if text.startswith("```"):
+        text = text.split("\n", 1)[1] if "\n" in text else ""
+        text = text.rsplit("```", 1)[0]
+    return text

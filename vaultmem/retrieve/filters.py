@@ -1,0 +1,101 @@
+"""Search filters: metadata conditions (user, type, tag, since, as of, scope, current or not)
+as one numpy mask over an index snapshot, the one definition the vector half, the keyword half
+and the no-index fallback all apply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from vaultmem.errors import VaultmemError
+from vaultmem.index.user_notes import NOTE_TYPE
+
+# What a search reads: memory and session notes, the person's own notes, or both.
+SCOPES = ("memories", "notes", "all")
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Metadata conditions as a numpy mask over a `Snapshot`: the one definition of the
+    filters, used by the vector half, the keyword half and the no-index fallback."""
+
+    user: str | None = None
+    type: str | None = None
+    tag: str | None = None
+    since: str | None = None
+    as_of: str | None = None
+    all: bool = False
+    also_users: tuple = ()
+    # Memories whose `valid_to` day is before `today` are no longer current: left out
+    # unless `all` or `as_of` asks for the past.
+    today: str | None = None
+    # "memories" (memory and session notes), "notes" (the person's own) or "all".
+    scope: str = "all"
+
+    def mask(self, snap):
+        import numpy as np
+
+        cols = snap.columns
+        mask = np.ones(len(snap), dtype=bool)
+        notes = cols["type"] == NOTE_TYPE
+        if self.user is not None:   # the person's notes belong to the vault, not a namespace
+            mask &= np.isin(cols["user"], [self.user, *self.also_users]) | notes
+        if self.scope == "memories":
+            mask &= ~notes
+        elif self.scope == "notes":
+            mask &= notes
+        if self.type:
+            mask &= cols["type"] == self.type
+        if self.tag:
+            inner, nested = f"|{self.tag}|", f"|{self.tag}/"
+            mask &= np.fromiter((inner in t or nested in t for t in cols["tags"]), bool, len(snap))
+        if self.since:
+            mask &= cols["created"] >= self.since
+        if self.as_of:
+            day = self.as_of
+            start = snap.cache.get("start_day")
+            if start is None:  # valid_from, else the creation day (astype U10 truncates)
+                start = np.where(cols["valid_from"] != "", cols["valid_from"].astype("U10"),
+                                 cols["created"].astype("U10"))
+                snap.cache["start_day"] = start
+            mask &= start <= day
+            ends = cols["valid_to"]
+            mask &= (ends == "") | (ends > day) | ((ends.astype("U10") == day) & (cols["status"] != "superseded"))
+            if not self.all:
+                mask &= cols["status"] != "archived"
+        elif not self.all:
+            mask &= cols["status"] == "active"
+            if self.today:
+                mask &= (cols["valid_to"] == "") | (cols["valid_to"] >= self.today)
+        return mask
+
+
+def check_scope(scope) -> str:
+    """`scope` as one of SCOPES ("both" is "all"); a VaultmemError names the choices."""
+    scope = "all" if scope in (None, "", "both") else str(scope)
+    if scope not in SCOPES:
+        raise VaultmemError(f"unknown scope {scope!r} — use memories, notes or all")
+    return scope
+
+
+def normalise_day(value) -> str | None:
+    """`2026-11-29` (str or date) -> '2026-11-29'; raises ConfigError-like message otherwise."""
+    if value in (None, ""):
+        return None
+    text = value.isoformat() if isinstance(value, date) else str(value).strip()
+    try:
+        date.fromisoformat(text[:10])
+    except ValueError:
+        raise VaultmemError(f"{value!r} is not a date — use YYYY-MM-DD") from None
+    return text
+
+
+def row_passes(row: dict, filters: Filters) -> bool:
+    """`Filters` applied to one row (the fallback has no table to query)."""
+    import numpy as np
+
+    from vaultmem.index.table import FILTER_COLUMNS, Snapshot, column_array
+
+    columns = {name: column_array(name, [row[name]]) for name in FILTER_COLUMNS}
+    return bool(filters.mask(Snapshot(version=0, columns=columns, vectors=np.zeros((1, 1))))[0])
