@@ -14,6 +14,7 @@ import json
 import os
 import signal
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,8 @@ from vaultmem.store.session_note import parse_session_turns
 from vaultmem.store.note import parse_note, parse_note_bytes, render_note
 from vaultmem.store.vault import MAX_TITLE, Vault, check_title, safe_title
 from vaultmem.store.init import init_vault
+
+from tests.helpers import wait as helpers_wait
 
 pytestmark = pytest.mark.filterwarnings("ignore::ruamel.yaml.error.ReusedAnchorWarning")
 EXAMPLES = int(os.environ.get("VAULTMEM_FUZZ_EXAMPLES", "1000"))
@@ -455,16 +458,8 @@ def daemon_cli(root, *args):
     return done.stdout
 
 
-def wait_for(predicate, what, deadline=90.0):
-    import time
-
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        result = predicate()
-        if result:
-            return result
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+# The shared poller, with this file's default of 90 s.
+wait_for = partial(helpers_wait.wait_for, deadline=90.0)
 
 
 def fact(note_id, body):
@@ -493,7 +488,7 @@ def test_daemon_stays_up_and_answers_after_hostile_files(tmp_path):
     }
     daemon_cli(root, "daemon", "start", "--json")
     try:
-        wait_for(lambda: client.request(root, "status")["state"] == "watching", "daemon watching", 120)
+        wait_for(lambda: client.request(root, "status")["state"] == "watching", "daemon watching", deadline=120)
         for name, text in {**skipped, **indexed}.items():
             (facts / name).write_text(text, encoding="utf-8")
         (inbox / "nested.json").write_text("[" * 100_000)
