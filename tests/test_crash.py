@@ -3,8 +3,9 @@
 After every kill and a restart: no note is truncated or half-written, no temp file is left
 (or taken for a note), `git fsck --strict` is clean, no `.git/index.lock` stays behind,
 and `doctor` reports no drift. `tests/helpers/crash_driver.py` does the killing (it loads
-the model once and forks a real writer per kill point); VAULTMEM_CRASH_POINTS and
-VAULTMEM_CRASH_DAEMON_POINTS raise the counts (defaults keep `make test` quick).
+the model once and forks a real writer per kill point): 44 writer and 6 daemon kill points
+in `make test-all`, 16 and 2 of them in `make test` (tests/helpers/sweep.py);
+VAULTMEM_CRASH_POINTS and VAULTMEM_CRASH_DAEMON_POINTS set the counts.
 """
 
 import json
@@ -20,12 +21,13 @@ from vaultmem.ipc import client
 from vaultmem.daemon.lock import lock_is_held, running_pid
 from vaultmem.errors import DaemonError
 
+from tests.helpers.sweep import sweep_size
 from tests.helpers.wait import wait_for
 
 DRIVER = Path(__file__).parent / "helpers" / "crash_driver.py"
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
-WRITER_POINTS = int(os.environ.get("VAULTMEM_CRASH_POINTS", "44"))
-DAEMON_POINTS = int(os.environ.get("VAULTMEM_CRASH_DAEMON_POINTS", "6"))
+WRITER_POINTS = sweep_size("VAULTMEM_CRASH_POINTS", sampled=16, full=44)
+DAEMON_POINTS = sweep_size("VAULTMEM_CRASH_DAEMON_POINTS", sampled=2, full=6)
 SEED = int(os.environ.get("VAULTMEM_CRASH_SEED", "20261130"))
 
 
@@ -36,6 +38,7 @@ def driver_env():
     return env
 
 
+@pytest.mark.sweep
 def test_sigkill_at_random_points_loses_and_corrupts_nothing(tmp_path):
     out = tmp_path / "crash.json"
     done = subprocess.run([sys.executable, str(DRIVER), str(tmp_path / "vault"), "--points", str(WRITER_POINTS),
