@@ -22,9 +22,8 @@ demo: install
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/demo.sh
 
 # Two test processes (pytest-xdist), one a core of a 2-core machine, each given whole modules
-# (--dist loadscope: a module's fixtures are built once; it ran the suite in 281 s against 319 s
-# for tests dealt one by one). `make test` samples the sweeps (fuzzed cases, kill points:
-# tests/helpers/sweep.py); `make test-all` runs them in full.
+# (--dist loadscope: a module's fixtures are built once). `make test` samples the sweeps
+# (fuzzed cases, kill points: tests/helpers/sweep.py); `make test-all` runs them in full.
 PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadscope
 
 test: install
