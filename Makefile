@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test test-all bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,16 @@ install: $(STAMP)
 demo: install
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/demo.sh
 
+# Two test processes (pytest-xdist), one a core of a 2-core machine, each given whole modules
+# (--dist loadscope: a module's fixtures are built once). `make test` samples the sweeps
+# (fuzzed cases, kill points: tests/helpers/sweep.py); `make test-all` runs them in full.
+PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadscope
+
 test: install
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(PYTEST)
+
+test-all: install
+	VAULTMEM_TEST_FULL=1 $(PYTEST)
 
 bench: install
 	$(BIN)/python benchmarks/locomo.py ../shared/eval/locomo/locomo-dev.json --json benchmarks/results/locomo.json

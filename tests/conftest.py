@@ -16,6 +16,14 @@ if not os.environ.get("VAULTMEM_CACHE"):
     os.environ["VAULTMEM_CACHE"] = str(cache_root())
 
 
+def pytest_configure(config):
+    """Hypothesis's cases are the same whatever ran before in the process (a `-k` selection,
+    the modules an xdist worker was dealt): see tests/helpers/hypothesis_pool.py."""
+    from tests.helpers.hypothesis_pool import pin_local_constants
+
+    pin_local_constants(Path(__file__).resolve().parent.parent / "vaultmem")
+
+
 def pytest_sessionstart(session):
     """Export the bundled model before any test runs, so no test's output carries the
     once-per-machine "preparing … for ONNX Runtime" line (test_onnx_runtime checks it)."""

@@ -14,7 +14,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
-LOCOMO_DEV = ROOT.parent / "shared" / "eval" / "locomo" / "locomo-dev.json"
+# The evaluation data lies in shared/ beside the repo; VAULTMEM_SHARED_DATA names another
+# place for it (a checkout elsewhere, e.g. a git worktree, still runs these smokes on it).
+SHARED = Path(os.environ.get("VAULTMEM_SHARED_DATA") or ROOT.parent / "shared")
+LOCOMO_DEV = SHARED / "eval" / "locomo" / "locomo-dev.json"
 SPEC_KEYS = {"questions", "recall@5", "recall@10", "words_per_hit", "sources_per_hit",
              "baseline_hybrid_recall@10"}
 
@@ -78,7 +81,7 @@ def test_perf_harness_smoke(tmp_path):
 
     report_path = tmp_path / "perf.json"
     figures, stdout = run_harness(BENCH / "perf.py", "--quick", "--notes", "60", "--user-notes", "30",
-                                  "--idle-seconds", "2", "--json", report_path)
+                                  "--idle-seconds", "2", "--ingest-data", LOCOMO_DEV, "--json", report_path)
     skipped = figures.pop("skipped")
     runtimes = figures["runtimes"]
     assert runtimes == available_runtimes() and runtimes[0] == "onnx"
@@ -233,7 +236,7 @@ def test_memquality_harness_smoke(tmp_path):
     assert outcome["allergy"]["type_ok"] is True
 
 
-LOCOMO_ZH = ROOT.parent / "shared" / "eval" / "locomo-zh" / "locomo-zh-dev.json"
+LOCOMO_ZH = SHARED / "eval" / "locomo-zh" / "locomo-zh-dev.json"
 
 
 @pytest.mark.skipif(not LOCOMO_ZH.exists(), reason="the LoCoMo-zh dev split is not beside the repo")

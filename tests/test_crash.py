@@ -3,8 +3,9 @@
 After every kill and a restart: no note is truncated or half-written, no temp file is left
 (or taken for a note), `git fsck --strict` is clean, no `.git/index.lock` stays behind,
 and `doctor` reports no drift. `tests/helpers/crash_driver.py` does the killing (it loads
-the model once and forks a real writer per kill point); VAULTMEM_CRASH_POINTS and
-VAULTMEM_CRASH_DAEMON_POINTS raise the counts (defaults keep `make test` quick).
+the model once and forks a real writer per kill point): 44 writer and 6 daemon kill points
+in `make test-all`, 16 and 2 of them in `make test` (tests/helpers/sweep.py);
+VAULTMEM_CRASH_POINTS and VAULTMEM_CRASH_DAEMON_POINTS set the counts.
 """
 
 import json
@@ -12,7 +13,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,10 +21,13 @@ from vaultmem.ipc import client
 from vaultmem.daemon.lock import lock_is_held, running_pid
 from vaultmem.errors import DaemonError
 
+from tests.helpers.sweep import sweep_size
+from tests.helpers.wait import wait_for
+
 DRIVER = Path(__file__).parent / "helpers" / "crash_driver.py"
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
-WRITER_POINTS = int(os.environ.get("VAULTMEM_CRASH_POINTS", "44"))
-DAEMON_POINTS = int(os.environ.get("VAULTMEM_CRASH_DAEMON_POINTS", "6"))
+WRITER_POINTS = sweep_size("VAULTMEM_CRASH_POINTS", sampled=16, full=44)
+DAEMON_POINTS = sweep_size("VAULTMEM_CRASH_DAEMON_POINTS", sampled=2, full=6)
 SEED = int(os.environ.get("VAULTMEM_CRASH_SEED", "20261130"))
 
 
@@ -35,6 +38,7 @@ def driver_env():
     return env
 
 
+@pytest.mark.sweep
 def test_sigkill_at_random_points_loses_and_corrupts_nothing(tmp_path):
     out = tmp_path / "crash.json"
     done = subprocess.run([sys.executable, str(DRIVER), str(tmp_path / "vault"), "--points", str(WRITER_POINTS),
@@ -58,16 +62,6 @@ def vaultmem(*args, vault, check=True):
     if check and done.returncode != 0:
         raise AssertionError(f"vaultmem {' '.join(args)} failed: {done.stderr}")
     return done
-
-
-def wait_for(predicate, deadline, what):
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def status(root):
@@ -94,7 +88,7 @@ def test_daemon_killed_mid_extraction_recovers_through_the_cli(vault, tmp_path):
             f"status: active\nuser: default\n---\nOwls fact number {n}: they hunt at dusk.\n", encoding="utf-8")
     started = json.loads(vaultmem("daemon", "start", "--json", vault=vault).stdout)
     pid = started["pid"]
-    wait_for(lambda: status(vault).get("state") == "watching", 120, "the daemon to watch")
+    wait_for(lambda: status(vault).get("state") == "watching", "the daemon to watch", deadline=120)
     inbox = vault / "Memory" / "Inbox" / "chat.jsonl"
     inbox.write_text((Path(__file__).parent / "data" / "runs" / "en_day1.jsonl").read_text(encoding="utf-8"),
                      encoding="utf-8")
@@ -102,15 +96,15 @@ def test_daemon_killed_mid_extraction_recovers_through_the_cli(vault, tmp_path):
         with open(facts / f"Owl fact {n}.md", "a", encoding="utf-8") as handle:
             handle.write("The user added this line by hand.\n")
     # Kill it mid-extraction: the session note is its first write, memories and commit follow.
-    wait_for(lambda: any((vault / "Memory" / "Sessions").glob("*.md")), 60, "the extraction to start")
+    wait_for(lambda: any((vault / "Memory" / "Sessions").glob("*.md")), "the extraction to start", deadline=60)
     os.kill(pid, signal.SIGKILL)
-    wait_for(lambda: not lock_is_held(vault / ".vaultmem"), 30, "the killed daemon to be gone")
+    wait_for(lambda: not lock_is_held(vault / ".vaultmem"), "the killed daemon to be gone", deadline=30)
     assert client.try_request(vault, "status") is None  # its stale socket: callers fall back
 
     restarted = json.loads(vaultmem("daemon", "start", "--json", vault=vault).stdout)
     assert restarted["started"] and restarted["pid"] != pid
     wait_for(lambda: client.request(vault, "flush", {"timeout": 5}).get("idle")
-             and not (vault / "Memory" / "Inbox" / "chat.jsonl").exists(), 180, "the restart to catch up")
+             and not (vault / "Memory" / "Inbox" / "chat.jsonl").exists(), "the restart to catch up", deadline=180)
     report = json.loads(vaultmem("doctor", "--json", vault=vault, check=False).stdout)
     assert report["drift"] == {"missing": [], "stale": [], "orphaned": []}, report["drift"]
     assert not report["parse_errors"]

@@ -13,10 +13,12 @@ import subprocess
 import sys
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import wait as helpers_wait
 from tests.helpers.cli_probe import cli_imports
 
 from vaultmem.ipc import client
@@ -117,15 +119,8 @@ def vaultmem(*args, vault, env=None, check=True):
     return done
 
 
-def wait_for(predicate, deadline=60.0, what="condition"):
-    end = time.monotonic() + deadline
-    last = None
-    while time.monotonic() < end:
-        last = predicate()
-        if last:
-            return last
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
+# The shared poller, with this file's default of a minute.
+wait_for = partial(helpers_wait.wait_for, deadline=60.0)
 
 
 def hits(vault, query, k=10):
@@ -196,7 +191,7 @@ def live(tmp_path_factory):
     (facts / "Tea.md").write_text(note_text("01JTEA0000000000000000000A",
                                             "The user drinks green tea every morning."))
     start(root)
-    wait_for(lambda: client.request(root, "status")["state"] == "watching", 120, "watching")
+    wait_for(lambda: client.request(root, "status")["state"] == "watching", "watching", deadline=120)
     yield root
     stop(root)
 
@@ -359,7 +354,7 @@ def test_user_edits_are_committed_when_quiet(live):
         done = subprocess.run(["git", "-C", str(live), "log", "--format=%B", "--",
                                "Memory/Facts/Garden.md"], capture_output=True, text=True)
         return done.stdout.strip()
-    assert "Garden" in wait_for(committed, 60, "a commit of the user's edit")
+    assert "Garden" in wait_for(committed, "a commit of the user's edit", deadline=60)
 
 
 def test_the_persons_own_notes_are_watched_and_never_committed(live):
@@ -396,17 +391,17 @@ def test_inbox_transcripts_are_extracted(live):
               "text": "The wifi password at the flat is Azulejo&Nata77 if you need it."}]
     (inbox / "chat.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\n")
     (inbox / "broken.jsonl").write_text("{not json\n")
-    wait_for(lambda: (inbox / "processed" / "chat.jsonl").is_file(), 90, "transcript processed")
+    wait_for(lambda: (inbox / "processed" / "chat.jsonl").is_file(), "transcript processed", deadline=90)
     assert not (inbox / "chat.jsonl").exists()
     kept = (inbox / "processed" / "chat.jsonl").read_text()  # kept, but as the notes have it
     assert "Azulejo&Nata77" not in kept and "[REDACTED:password]" in kept and "pastries" in kept
-    wait_for(lambda: (inbox / "broken.jsonl.error.txt").is_file(), 60, "error report")
+    wait_for(lambda: (inbox / "broken.jsonl.error.txt").is_file(), "error report", deadline=60)
     assert (inbox / "broken.jsonl").is_file()
     assert "broken.jsonl" in (inbox / "broken.jsonl.error.txt").read_text()
     # Fixed by the agent: retried because it changed; the report goes away.
     fixed = dict(lines[0], session="inbox-2", id="m-9", text="I started learning Portuguese.")
     (inbox / "broken.jsonl").write_text(json.dumps(fixed) + "\n")
-    wait_for(lambda: (inbox / "processed" / "broken.jsonl").is_file(), 90, "fixed file processed")
+    wait_for(lambda: (inbox / "processed" / "broken.jsonl").is_file(), "fixed file processed", deadline=90)
     assert not (inbox / "broken.jsonl.error.txt").exists()
     wait_for(lambda: any(h["type"] == "session" for h in hits(live, "pastries in Lisbon")),
              what="session searchable")
@@ -451,7 +446,7 @@ def test_a_query_during_the_startup_scan_waits_for_it_or_says_so(tmp_path):
         (facts / f"Place {n}.md").write_text(
             note_text(f"01JPLACE{n:018d}", f"The user once visited place number {n}."))
     start(root)
-    wait_for(lambda: client.request(root, "status")["scan"]["phase"] == "done", 180, "first scan")
+    wait_for(lambda: client.request(root, "status")["scan"]["phase"] == "done", "first scan", deadline=180)
     assert stop(root)["stopped"]
     # While it is down every note changes: the index is out of date for all of them.
     for n in range(count):
@@ -468,7 +463,7 @@ def test_a_query_during_the_startup_scan_waits_for_it_or_says_so(tmp_path):
     scan_after = client.request(root, "status")["scan"]
     human_status = vaultmem("daemon", "status", vault=root).stdout
     via_cli = vaultmem("search", query["query"], "-k", "5", "--json", vault=root)
-    wait_for(lambda: client.request(root, "status")["scan"]["phase"] == "done", 180, "scan done")
+    wait_for(lambda: client.request(root, "status")["scan"]["phase"] == "done", "scan done", deadline=180)
     assert client.request(root, "flush", {"timeout": 60})["idle"]
     after = client.request(root, "search", query)
     assert "warning" not in after
@@ -496,7 +491,7 @@ def test_foreground_run_stops_cleanly_on_sigterm(tmp_path):
     process = subprocess.Popen([VAULTMEM, "--vault", str(root), "daemon", "run"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        status = wait_for(lambda: client.try_request(root, "status"), 60, "daemon answering")
+        status = wait_for(lambda: client.try_request(root, "status"), "daemon answering", deadline=60)
         assert status["pid"] == process.pid
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=150)
@@ -519,19 +514,19 @@ def test_kill_9_mid_build_then_restart_leaves_no_drift(tmp_path):
         (facts / f"Bulk {n}.md").write_text(
             note_text(f"01JBULK{n:019d}", f"Bulk note {n}: the user once visited place number {n}."))
     pid = start(root)
-    wait_for(lambda: client.request(root, "status")["rebuilding"], 120, "the index build")
+    wait_for(lambda: client.request(root, "status")["rebuilding"], "the index build", deadline=120)
     # Killed at once: a search here waits up to READ_WAIT_DURING_BUILD for the build, which
     # a fast machine finishes within it (what a search meets during a build is
     # test_protocol's test_searches_during_a_full_rebuild_are_told_and_answered_in_process).
     assert client.request(root, "status")["rebuilding"], "the build ended before the kill"
     os.kill(pid, signal.SIGKILL)
-    wait_for(lambda: not lock_is_held(root / ".vaultmem"), 30, "killed daemon gone")
+    wait_for(lambda: not lock_is_held(root / ".vaultmem"), "killed daemon gone", deadline=30)
     assert client.try_request(root, "status") is None  # stale socket: callers fall back
     index = ChunkIndex(root)
     assert len(set(index.path_hashes()) if index.exists() else ()) < 800, "killed after the build"
 
     start(root)
-    wait_for(lambda: client.request(root, "flush", {"timeout": 5}).get("idle"), 300, "caught up")
+    wait_for(lambda: client.request(root, "flush", {"timeout": 5}).get("idle"), "caught up", deadline=300)
     report = Memory(root).doctor()
     assert report["drift"] == {"missing": [], "stale": [], "orphaned": []}
     assert report["notes"] == 800

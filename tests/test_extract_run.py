@@ -5,6 +5,7 @@ date in a memory must come from the session's time."""
 import json
 import re
 import subprocess
+from contextlib import ExitStack
 from datetime import date, datetime
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from vaultmem.cli import cli
 from vaultmem.store.session_note import parse_session_turns
 from vaultmem.store.note import as_list, link_target, read_note
 from tests.helpers.clock import clock_at
+from tests.helpers.llm_endpoint import LoopbackLLM, completion
 
 RUNS = Path(__file__).parent / "data" / "runs"
 NOW = "2026-12-15T09:00:00"
@@ -327,40 +329,23 @@ def canned_items(conversation: str) -> list[dict]:
     return items
 
 
+class ConversationLLM(LoopbackLLM):
+    """Answers each chat with `reply(conversation)`, the conversation being the user message."""
+
+    def __init__(self, reply):
+        super().__init__()
+        self.reply = reply
+
+    def answer(self, body):
+        return 200, completion(self.reply(body["messages"][1]["content"]))
+
+
 @pytest.fixture
 def llm_server():
-    """`start(answer)` serves chat completions on 127.0.0.1 whose content is `answer(conversation)`;
-    returns the base URL; the requests received are in `start.requests`."""
-    import http.server
-    import threading
-
-    servers = []
-
-    def start(answer):
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                start.requests.append(body)
-                content = answer(body["messages"][1]["content"])
-                reply = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]})
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.end_headers()
-                self.wfile.write(reply.encode("utf-8"))
-
-            def log_message(self, *args):
-                pass
-
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}/v1"
-
-    start.requests = []
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    """`llm_server(reply)` -> a ConversationLLM serving on 127.0.0.1 until the test ends; its
+    `.requests` holds what it received (tests/helpers/llm_endpoint.py)."""
+    with ExitStack() as stack:
+        yield lambda reply: stack.enter_context(ConversationLLM(reply))
 
 
 def point_llm_at(root: Path, base_url: str) -> None:
@@ -373,13 +358,14 @@ def test_extract_llm_creates_what_the_model_returns(tmp_path, embedder, monkeypa
     monkeypatch.setattr("vaultmem.index.embed.Embedder", lambda *a, **k: embedder)
     root = tmp_path / "vault"
     api.init(root)
-    point_llm_at(root, llm_server(lambda convo: json.dumps({"memory_items": canned_items(convo)})))
+    llm = llm_server(lambda convo: json.dumps({"memory_items": canned_items(convo)}))
+    point_llm_at(root, llm.settings["base_url"])
     result = CliRunner().invoke(cli, ["--vault", str(root), "extract", str(RUNS / "llm.jsonl"),
                                       "--llm", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert (data["created"], data["rejected"], data["warnings"]) == (3, 1, [])
-    (request,) = llm_server.requests
+    (request,) = (r["body"] for r in llm.requests)
     assert request["model"] == "llama3.1" and "[q-2]" in request["messages"][1]["content"]
     notes = memory_notes(root)
     porto = notes["The user lives in Porto."]
@@ -393,10 +379,11 @@ def test_extract_llm_creates_what_the_model_returns(tmp_path, embedder, monkeypa
 def test_a_model_answering_garbage_twice_falls_back_to_the_offline_extractor(tmp_path, embedder, llm_server):
     root = tmp_path / "vault"
     api.init(root)
-    point_llm_at(root, llm_server(lambda convo: "Sure! Here are the memories: the user lives in Porto."))
+    llm = llm_server(lambda convo: "Sure! Here are the memories: the user lives in Porto.")
+    point_llm_at(root, llm.settings["base_url"])
     mem = api.Memory(root, embedder=embedder)
     report = mem.extract([RUNS / "llm.jsonl"], llm=True)
-    assert len(llm_server.requests) == 2  # the first answer and the one retry
+    assert len(llm.requests) == 2  # the first answer and the one retry
     (warning,) = report["warnings"]
     assert "llm-1" in warning and "offline extractor" in warning and "not valid JSON" in warning
     assert report["created"] >= 2

@@ -1,7 +1,7 @@
 """Hostile input, fuzzed with hypothesis (issue 10): frontmatter, Markdown bodies, file names
 and transcripts of every format, agents' own logs included. Each target runs >= 1,000
-generated cases with a fixed seed (`derandomize`); `VAULTMEM_FUZZ_EXAMPLES=N` raises it. The
-outcome is always a value or the module's own error naming the file, never another exception
+generated cases with a fixed seed (`derandomize`) in `make test-all`, the first 200 of them in
+`make test` (tests/helpers/sweep.py); `VAULTMEM_FUZZ_EXAMPLES=N` sets it. The outcome is always a value or the module's own error naming the file, never another exception
 and never a hang.
 
 The real daemon's handling of bad notes (broken YAML, Latin-1, binary, huge) is covered in
@@ -11,9 +11,9 @@ the hostile shapes that test does not (alias bombs, deep nesting, 10k links, odd
 
 import hashlib
 import json
-import os
 import signal
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -29,8 +29,11 @@ from vaultmem.store.note import parse_note, parse_note_bytes, render_note
 from vaultmem.store.vault import MAX_TITLE, Vault, check_title, safe_title
 from vaultmem.store.init import init_vault
 
+from tests.helpers import wait as helpers_wait
+from tests.helpers.sweep import sweep_size
+
 pytestmark = pytest.mark.filterwarnings("ignore::ruamel.yaml.error.ReusedAnchorWarning")
-EXAMPLES = int(os.environ.get("VAULTMEM_FUZZ_EXAMPLES", "1000"))
+EXAMPLES = sweep_size("VAULTMEM_FUZZ_EXAMPLES", sampled=200, full=1000)
 SYNC_EXAMPLES = max(50, EXAMPLES // 20)
 FUZZ = settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
                 suppress_health_check=list(HealthCheck))
@@ -124,6 +127,7 @@ def check_note_bytes(data: bytes, path: Path):
     return outcomes
 
 
+@pytest.mark.sweep
 def test_frontmatter_is_a_note_or_a_clear_error(tmp_path):
     path = tmp_path / "Hostile.md"
 
@@ -143,6 +147,7 @@ def test_frontmatter_is_a_note_or_a_clear_error(tmp_path):
     run_counted("frontmatter", fuzzed)
 
 
+@pytest.mark.sweep
 def test_raw_bytes_are_a_note_or_a_clear_error(tmp_path):
     path = tmp_path / "Bytes.md"
 
@@ -166,6 +171,7 @@ BODIES = st.lists(st.one_of(BODY_PIECES, st.text(max_size=20)), max_size=60).map
 TEN_K_LINKS = " ".join(f"[[Note {n}|n{n}]]" for n in range(10_000)) + " [[unclosed"
 
 
+@pytest.mark.sweep
 def test_markdown_bodies_chunk_and_parse_without_crashing():
     @FUZZ
     @given(BODIES, st.lists(st.text(max_size=12), max_size=5))
@@ -200,6 +206,7 @@ NAMES = st.one_of(st.text(max_size=300), st.lists(NAME_PIECES, max_size=30).map(
                             st.integers(0, 400)))
 
 
+@pytest.mark.sweep
 def test_file_names_stay_in_the_vault_and_valid_everywhere(tmp_path):
     vault = Vault(Path(init_vault(tmp_path / "vault")["vault"]))
     folder = vault.folder_for("fact")
@@ -375,10 +382,12 @@ def fuzz_importers(tmp_path, cases, name: str) -> None:
     run_counted(name, fuzzed)
 
 
+@pytest.mark.sweep
 def test_every_importer_returns_sessions_or_a_transcript_error(tmp_path):
     fuzz_importers(tmp_path, TRANSCRIPTS, "transcripts")
 
 
+@pytest.mark.sweep
 def test_agent_logs_return_sessions_or_a_transcript_error(tmp_path):
     fuzz_importers(tmp_path, AGENT_LOGS, "agent logs")
 
@@ -413,6 +422,7 @@ def tree_hashes(root: Path) -> dict:
             for p in root.rglob("*") if p.is_file() and not p.relative_to(root).parts[0] == ".vaultmem"}
 
 
+@pytest.mark.sweep
 def test_indexer_sync_changes_only_its_own_state(tmp_path, indexer_for):
     from vaultmem.index.ingest import Indexer  # noqa: F401  (indexer_for builds the real one)
 
@@ -455,16 +465,8 @@ def daemon_cli(root, *args):
     return done.stdout
 
 
-def wait_for(predicate, what, deadline=90.0):
-    import time
-
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        result = predicate()
-        if result:
-            return result
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+# The shared poller, with this file's default of 90 s.
+wait_for = partial(helpers_wait.wait_for, deadline=90.0)
 
 
 def fact(note_id, body):
@@ -493,7 +495,7 @@ def test_daemon_stays_up_and_answers_after_hostile_files(tmp_path):
     }
     daemon_cli(root, "daemon", "start", "--json")
     try:
-        wait_for(lambda: client.request(root, "status")["state"] == "watching", "daemon watching", 120)
+        wait_for(lambda: client.request(root, "status")["state"] == "watching", "daemon watching", deadline=120)
         for name, text in {**skipped, **indexed}.items():
             (facts / name).write_text(text, encoding="utf-8")
         (inbox / "nested.json").write_text("[" * 100_000)

@@ -29,6 +29,8 @@ from vaultmem.daemon.lock import lock_is_held, running_pid
 from vaultmem.errors import DaemonError
 from vaultmem.store.note import read_note
 
+from tests.helpers.wait import wait_for
+
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 HOLD_LOCK = str(Path(__file__).parent / "helpers" / "hold_index_lock.py")
 CITIES = ["Lisbon", "Porto", "Berlin", "Madrid", "Oslo", "Vienna", "Prague", "Dublin", "Krakow",
@@ -263,16 +265,6 @@ def vaultmem(*args, vault, check=True, timeout=180):
     return done
 
 
-def wait_for(predicate, deadline=90.0, what="condition"):
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        last = predicate()
-        if last:
-            return last
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.fixture(scope="module")
 def daemon_vault(tmp_path_factory):
     root = tmp_path_factory.mktemp("two") / "vault"
@@ -280,7 +272,7 @@ def daemon_vault(tmp_path_factory):
     started = json.loads(vaultmem("daemon", "start", "--json", vault=root).stdout)
     try:
         assert started["started"]
-        wait_for(lambda: client.request(root, "status")["state"] == "watching", 120, "watching")
+        wait_for(lambda: client.request(root, "status")["state"] == "watching", "watching", deadline=120)
         yield root, started["pid"]
     finally:
         from vaultmem.daemon.control import stop_daemon
