@@ -104,7 +104,8 @@ def generate_vault(root: Path, notes: int, seed: int = 1, user: str = "default")
     from vaultmem.store.session_note import Session, Turn
     from vaultmem.extract.sessions import render_session
     from vaultmem.store.ids import new_id
-    from vaultmem.store.note import Note, new_memory_meta, render_note
+    from vaultmem.store.note import Note, render_note
+    from vaultmem.store.values import new_memory_meta
     from vaultmem.store.vault import safe_title
 
     rng = random.Random(seed)

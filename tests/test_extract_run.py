@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from vaultmem import api
 from vaultmem.cli import cli
 from vaultmem.store.session_note import parse_session_turns
-from vaultmem.store.note import as_list, link_target, read_note
+from vaultmem.store.note import read_note
+from vaultmem.store.values import as_list, link_target
 from tests.helpers.clock import clock_at
 
 RUNS = Path(__file__).parent / "data" / "runs"

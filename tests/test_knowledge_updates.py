@@ -19,7 +19,8 @@ from vaultmem import api
 from vaultmem.text.corrections import apply_correction, find_correction
 from vaultmem.extract.offline import extract_offline, split_slots
 from vaultmem.text.patterns import detect
-from vaultmem.store.note import as_list, link_target, read_note
+from vaultmem.store.note import read_note
+from vaultmem.store.values import as_list, link_target
 from tests.helpers.clock import clock_at
 
 NOW = "2026-11-30T12:00:00"

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.store.note import as_list, link_target, read_note, render_note, validate_memory
+from vaultmem.store.note import read_note, render_note
+from vaultmem.store.values import as_list, link_target, validate_memory
 from vaultmem.store.layout import MEMORY_TYPES
 from vaultmem.store.vault import TYPE_FOLDERS, Vault
 

@@ -9,7 +9,8 @@ from vaultmem.extract.importers import load_transcript
 from vaultmem.store.session_note import Session, Turn
 from vaultmem.extract.sessions import message_link, redact_session, render_session, session_title
 from vaultmem.store.session_note import SessionTurn, block_id, block_ids, parse_session_turns, turn_time
-from vaultmem.store.note import parse_note, read_note, validate_memory
+from vaultmem.store.note import parse_note, read_note
+from vaultmem.store.values import validate_memory
 from vaultmem.store.vault import Vault, atomic_write
 from vaultmem.store.init import init_vault
 

@@ -242,7 +242,7 @@ class Memory:
         """Of two active memories among `hits` that give one slot two values, the one said
         last is current and the other is shown as earlier (`current.mark_current`)."""
         from vaultmem.retrieve.current import mark_current
-        from vaultmem.store.note import read_head
+        from vaultmem.store.properties import read_head
 
         if hits.warning is None:
             mark_current(hits, question, lambda rel: read_head(self.vault.abs(rel)))
@@ -251,7 +251,8 @@ class Memory:
         """The `superseded_by` links of the note at `rel`, as written ([] when unreadable):
         the index keeps no links, the note is the source of truth."""
         from vaultmem.errors import VaultmemError
-        from vaultmem.store.note import as_list, read_note
+        from vaultmem.store.note import read_note
+        from vaultmem.store.values import as_list
 
         try:
             return [str(v) for v in as_list(read_note(self.vault.abs(rel)).get("superseded_by"))]

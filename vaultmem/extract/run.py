@@ -55,7 +55,9 @@ from vaultmem.policy.candidate import Candidate
 from vaultmem.policy.decide import decide
 from vaultmem.store.ids import run_id
 from vaultmem.store.layout import STATEMENT_TYPES
-from vaultmem.store.note import as_list, read_head, read_note
+from vaultmem.store.note import read_note
+from vaultmem.store.properties import read_head
+from vaultmem.store.values import as_list
 from vaultmem.store.session_note import Session, block_ids
 from vaultmem.store.vault import Vault, atomic_write, is_conflict_copy
 

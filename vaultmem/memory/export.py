@@ -34,7 +34,7 @@ from pathlib import Path
 from vaultmem import clock
 from vaultmem.errors import VaultmemError
 from vaultmem.store.layout import UNDATED_TAG
-from vaultmem.store.note import as_date, as_datetime
+from vaultmem.store.values import as_date, as_datetime
 from vaultmem.store.vault import Vault, atomic_write
 
 FORMATS = ("claude", "agents", "hermes")

@@ -20,7 +20,8 @@ from pathlib import Path
 from vaultmem import clock
 from vaultmem.errors import VaultmemError
 from vaultmem.store.layout import MEMORY_TYPES, STATEMENT_TYPES
-from vaultmem.store.note import as_datetime, read_note
+from vaultmem.store.note import read_note
+from vaultmem.store.values import as_datetime
 from vaultmem.store.vault import Vault
 
 NEVER_ARCHIVE_FROM = 0.8   # importance at or above which gc leaves a memory alone

@@ -8,17 +8,9 @@ from pathlib import Path
 from vaultmem import clock
 from vaultmem.errors import ConcurrentEdit, NoteParseError, VaultmemError
 from vaultmem.store.ids import new_id
-from vaultmem.store.note import (
-    Note,
-    as_list,
-    content_hash,
-    new_memory_meta,
-    parse_note,
-    read_head,
-    read_note,
-    render_note,
-    validate_memory,
-)
+from vaultmem.store.note import Note, content_hash, parse_note, read_note, render_note
+from vaultmem.store.properties import read_head
+from vaultmem.store.values import as_list, new_memory_meta, validate_memory
 from vaultmem.store.vault import Vault, atomic_write
 
 

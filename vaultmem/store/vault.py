@@ -486,7 +486,7 @@ class Vault:
         by_title = [p for p in notes if p.stem == title] or \
             [p for p in notes if p.stem.lower() == title.lower()]
         if not by_title:
-            from vaultmem.store.note import merged_ids, read_head
+            from vaultmem.store.properties import merged_ids, read_head
 
             by_id = [path for path in notes if read_head(path).get("id") == ref] or \
                 [path for path in notes if ref in merged_ids(path)]
