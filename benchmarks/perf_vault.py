@@ -105,8 +105,8 @@ def generate_vault(root: Path, notes: int, seed: int = 1, user: str = "default")
     from vaultmem.extract.sessions import render_session
     from vaultmem.store.ids import new_id
     from vaultmem.store.note import Note, render_note
+    from vaultmem.store.titles import safe_title
     from vaultmem.store.values import new_memory_meta
-    from vaultmem.store.vault import safe_title
 
     rng = random.Random(seed)
     memory = Path(root) / "Memory"

@@ -26,7 +26,8 @@ from vaultmem.extract.importers import load_transcript
 from vaultmem.extract.sessions import render_session
 from vaultmem.store.session_note import parse_session_turns
 from vaultmem.store.note import parse_note, parse_note_bytes, render_note
-from vaultmem.store.vault import MAX_TITLE, Vault, check_title, safe_title
+from vaultmem.store.titles import MAX_TITLE, check_title, safe_title
+from vaultmem.store.vault import Vault
 from vaultmem.store.init import init_vault
 
 pytestmark = pytest.mark.filterwarnings("ignore::ruamel.yaml.error.ReusedAnchorWarning")

@@ -11,7 +11,8 @@ from vaultmem.extract.sessions import message_link, redact_session, render_sessi
 from vaultmem.store.session_note import SessionTurn, block_id, block_ids, parse_session_turns, turn_time
 from vaultmem.store.note import parse_note, read_note
 from vaultmem.store.values import validate_memory
-from vaultmem.store.vault import Vault, atomic_write
+from vaultmem.store.files import atomic_write
+from vaultmem.store.vault import Vault
 from vaultmem.store.init import init_vault
 
 DATA = Path(__file__).parent / "data" / "transcripts"

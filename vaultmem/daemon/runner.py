@@ -317,7 +317,7 @@ class Daemon:
             return None
 
     def _see_head(self, head: str) -> None:
-        from vaultmem.store.vault import atomic_write
+        from vaultmem.store.files import atomic_write
 
         atomic_write(self.root / ".vaultmem" / SYNC_HEAD, head + "\n")
 

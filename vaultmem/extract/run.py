@@ -53,13 +53,14 @@ from vaultmem.extract.sessions import message_link, part_title, redact_session, 
 from vaultmem.memory.write import UNDATED, Merges, apply, load_pool, plan
 from vaultmem.policy.candidate import Candidate
 from vaultmem.policy.decide import decide
+from vaultmem.store.files import atomic_write
 from vaultmem.store.ids import run_id
 from vaultmem.store.layout import STATEMENT_TYPES
 from vaultmem.store.note import read_note
 from vaultmem.store.properties import read_head
-from vaultmem.store.values import as_list
 from vaultmem.store.session_note import Session, block_ids
-from vaultmem.store.vault import Vault, atomic_write, is_conflict_copy
+from vaultmem.store.values import as_list
+from vaultmem.store.vault import Vault, is_conflict_copy
 
 STEP_TURNS = 2000            # offline: a step (one commit) closes once it holds this many turns
 MAX_LISTED_DECISIONS = 1000  # the report lists these first decisions; the counts cover all

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from vaultmem.errors import ChangeFailed, HistoryError, VaultmemError
 from vaultmem.history import git as history
-from vaultmem.store.vault import atomic_write
+from vaultmem.store.files import atomic_write
 
 JOURNALS = "changes"            # under .vaultmem/
 OPEN, PENDING = ".open", ".pending"
@@ -291,7 +291,7 @@ def _read(journal: Path) -> dict | None:
 
 
 def _live(journal: Path, entry: dict) -> bool:
-    from vaultmem.store.vault import pid_alive
+    from vaultmem.store.files import pid_alive
 
     return journal.suffix == OPEN and pid_alive(int(entry.get("pid") or 0))
 

@@ -237,7 +237,7 @@ def _remove_stale(git_dir: Path) -> list[str]:
     import re
     import socket
 
-    from vaultmem.store.vault import pid_alive
+    from vaultmem.store.files import pid_alive
 
     removed = []
     lock = git_dir / "index.lock"

@@ -7,11 +7,12 @@ from pathlib import Path
 
 from vaultmem import clock
 from vaultmem.errors import ConcurrentEdit, NoteParseError, VaultmemError
+from vaultmem.store.files import atomic_write
 from vaultmem.store.ids import new_id
 from vaultmem.store.note import Note, content_hash, parse_note, read_note, render_note
 from vaultmem.store.properties import read_head
 from vaultmem.store.values import as_list, new_memory_meta, validate_memory
-from vaultmem.store.vault import Vault, atomic_write
+from vaultmem.store.vault import Vault
 
 
 def title_from_text(text: str, words: int = 9) -> str:

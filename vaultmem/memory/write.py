@@ -19,8 +19,9 @@ from vaultmem.store.ids import new_id
 from vaultmem.store.layout import UNDATED_TAG
 from vaultmem.store.links import LinkResolver, entity_link
 from vaultmem.store.note import read_note
+from vaultmem.store.titles import safe_title
 from vaultmem.store.values import as_list, link, link_target
-from vaultmem.store.vault import Vault, safe_title
+from vaultmem.store.vault import Vault
 
 # `apply(stated=UNDATED)`: the statement's day cannot be known (a transcript without times).
 # Its memory gets no guessed `valid_from` and `layout.UNDATED_TAG` instead, so a reader, the

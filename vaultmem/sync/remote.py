@@ -19,7 +19,7 @@ from pathlib import Path
 
 from vaultmem.errors import HistoryError
 from vaultmem.history.git import Repo
-from vaultmem.store.vault import atomic_write
+from vaultmem.store.files import atomic_write
 
 DRIVER = "vaultmem"
 DRIVER_NAME = "vaultmem: memory notes merged by property"
