@@ -285,7 +285,7 @@ class Daemon:
         call for none, and nothing outside what arrived is touched: a vault of 10,000
         memories is not re-examined (and rewritten) at every start."""
         from vaultmem.errors import HistoryError
-        from vaultmem.history.git import Repo
+        from vaultmem.history.repo import Repo
 
         touching = set(arrived)
         try:

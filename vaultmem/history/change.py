@@ -114,7 +114,8 @@ class VaultChange:
 
     def save_pending(self, rels) -> None:
         """Commit the user's uncommitted edits to these paths (as theirs) before changing them."""
-        from vaultmem.history.git import Repo, save_pending_edits
+        from vaultmem.history.git import save_pending_edits
+        from vaultmem.history.repo import Repo
 
         with Repo(self.vault.root) as repo:
             save_pending_edits(repo, sorted(set(rels)))
@@ -137,7 +138,7 @@ class VaultChange:
 
     # --- the steps -----------------------------------------------------------------------------
     def _begin(self) -> None:
-        from vaultmem.history.git import Repo
+        from vaultmem.history.repo import Repo
 
         with Repo(self.vault.root) as repo:
             repo.check_state("nothing was changed")

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultmem.errors import NoteParseError
-from vaultmem.history.git import Repo, note_versions
+from vaultmem.history.log import note_versions
+from vaultmem.history.repo import Repo
 from vaultmem.store.links import wikilinks
 
 REDACTED = "[REDACTED:forgotten]"

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from vaultmem.errors import HistoryError
 from vaultmem.history.erasure import MIN_PHRASE, plan_erasure
-from vaultmem.history.git import IndexLock, Repo
+from vaultmem.history.lock import IndexLock
+from vaultmem.history.repo import Repo
 from vaultmem.history.rewriter import HistoryRewriter, move_refs
 
 

@@ -254,7 +254,7 @@ def _as_set(users) -> set:
 def _committed_owner(vault: Vault, rel: str):
     """The `user` of the last committed version of a note gone from disk (None when no
     version parses); `_NEVER_COMMITTED` when git has no version of it."""
-    from vaultmem.history import git as history
+    from vaultmem.history import log as history
 
     versions = history.history(vault.root, rel)
     if not versions:

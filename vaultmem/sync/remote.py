@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from vaultmem.errors import HistoryError
-from vaultmem.history.git import Repo
+from vaultmem.history.repo import Repo
 from vaultmem.store.files import atomic_write
 
 DRIVER = "vaultmem"
