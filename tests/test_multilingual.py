@@ -165,7 +165,7 @@ def test_a_multilingual_vault_embeds_session_chunks_as_shown_and_with_neighbours
     import numpy as np
 
     from vaultmem.index.chunking import Chunk
-    from vaultmem.index.ingest import chunk_vectors
+    from vaultmem.index.passages import chunk_vectors
 
     base = dict(note_id="n", path="p.md", title="t", status="active", user="default", tags="",
                 entities="", created="", updated="", valid_from="", valid_to="", importance=0.5,
