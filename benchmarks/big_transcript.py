@@ -178,7 +178,7 @@ def _summary(out: str) -> dict:
 
 
 def _superseded(path: Path) -> bool:
-    from vaultmem.store.note import read_head
+    from vaultmem.store.properties import read_head
 
     return path.is_file() and read_head(path).get("status") == "superseded"
 

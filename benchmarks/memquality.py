@@ -31,8 +31,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
-from vault_audit import (HYGIENE_CHECKS, MEMORY_KINDS, READER_CHECKS, decoded_stores, find_text, hygiene,  # noqa: E402
-                         not_self_contained, read_notes)
+from vault_audit import (  # noqa: E402
+    HYGIENE_CHECKS,
+    MEMORY_KINDS,
+    READER_CHECKS,
+    decoded_stores,
+    find_text,
+    hygiene,
+    not_self_contained,
+    read_notes,
+)
 
 KINDS = ("memory", "no_memory", "current", "as_of", "secret")
 CONTEXT_BUDGET = 400

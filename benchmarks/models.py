@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from locomo import load_conversations, recall_at, Ranked  # noqa: E402
+from locomo import Ranked, load_conversations, recall_at  # noqa: E402
 
 MODELS = ("all-MiniLM-L6-v2", "use-multilingual-v3", "multilingual-e5-small")
 # Two wordings of one fact, and two different facts of one shape: a dedup threshold on the

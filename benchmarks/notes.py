@@ -100,8 +100,8 @@ def run(args: argparse.Namespace, embedder=None) -> dict:
     """The whole benchmark on a private copy of `args.vault`; returns the figures.
     `embedder`: an already loaded `vaultmem.index.embed.Embedder` to use (the tests' shared model)."""
     from vaultmem.api import Memory, init
-    from vaultmem.store.config import load_config
     from vaultmem.index.embed import Embedder
+    from vaultmem.store.config import load_config
 
     questions = load_questions(args.questions)
     seconds = {}

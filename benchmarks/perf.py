@@ -36,10 +36,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 from perf_daemon import measure_daemon  # noqa: E402
-from perf_runtime import (RUNTIMES, available_runtimes, cli_measured, measure_ingest,  # noqa: E402
-                          measure_model_load, min_cosine, percentile, set_runtime)
-from perf_vault import (generate_user_notes, generate_vault, insert_synthetic_chunks, note_queries,  # noqa: E402
-                        queries, sentence)
+from perf_runtime import (  # noqa: E402
+    RUNTIMES,
+    available_runtimes,
+    cli_measured,
+    measure_ingest,
+    measure_model_load,
+    min_cosine,
+    percentile,
+    set_runtime,
+)
+from perf_vault import generate_user_notes, generate_vault, insert_synthetic_chunks, note_queries, queries, sentence  # noqa: E402
 
 LARGE_CHUNKS = 100_000
 LOCOMO_DEV = ROOT.parent / "shared" / "eval" / "locomo" / "locomo-dev.json"

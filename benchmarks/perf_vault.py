@@ -101,11 +101,12 @@ def generate_vault(root: Path, notes: int, seed: int = 1, user: str = "default")
 
     Returns `{"memory_notes", "session_notes"}`. The vault layout itself (config, git) is
     `vaultmem.api.init`'s job; call it afterwards so that the notes are committed."""
-    from vaultmem.store.session_note import Session, Turn
     from vaultmem.extract.sessions import render_session
     from vaultmem.store.ids import new_id
-    from vaultmem.store.note import Note, new_memory_meta, render_note
-    from vaultmem.store.vault import safe_title
+    from vaultmem.store.note import Note, render_note
+    from vaultmem.store.session_note import Session, Turn
+    from vaultmem.store.titles import safe_title
+    from vaultmem.store.values import new_memory_meta
 
     rng = random.Random(seed)
     memory = Path(root) / "Memory"

@@ -27,8 +27,7 @@ def pytest_configure(config):
 def pytest_sessionstart(session):
     """Export the bundled model before any test runs, so no test's output carries the
     once-per-machine "preparing … for ONNX Runtime" line (test_onnx_runtime checks it)."""
-    from vaultmem.index.onnx_model import bundled_model_path
-    from vaultmem.index.onnx_model import ensure_exported
+    from vaultmem.index.onnx_model import bundled_model_path, ensure_exported
 
     ensure_exported(bundled_model_path())
 

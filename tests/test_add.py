@@ -9,11 +9,12 @@ from datetime import date, datetime
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import copy_sample_vault
+
 from vaultmem import api
 from vaultmem.cli import cli
-from vaultmem.store.note import as_list, link_target, read_note
+from vaultmem.store.note import read_note
+from vaultmem.store.values import as_list, link_target
 
 LISBON = "Memory/Facts/Lives in Lisbon.md"
 

@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import copy_sample_vault
+
 from vaultmem import api
-from vaultmem.memory import export
 from vaultmem.api import Memory
+from vaultmem.memory import export
 
 ROOT = Path(__file__).resolve().parent.parent
 # Every Markdown page that holds `>>>` examples is run; none may be left out.

@@ -22,11 +22,11 @@ import pytest
 from click.testing import CliRunner
 
 from vaultmem import api
-from vaultmem.history import git as history
-from vaultmem.history.change import held_paths, vault_change
 from vaultmem.cli import cli
 from vaultmem.daemon.chores import Chores
 from vaultmem.daemon.worker import Gate
+from vaultmem.history import git as history
+from vaultmem.history.change import held_paths, vault_change
 from vaultmem.store.note import read_note
 
 HOLD_LOCK = str(Path(__file__).parent / "helpers" / "hold_index_lock.py")

@@ -8,10 +8,10 @@ from datetime import date, datetime
 
 import pytest
 
+from vaultmem.extract.offline import extract_offline
+from vaultmem.store.session_note import Turn
 from vaultmem.text.dates import find_date
 from vaultmem.text.howto import find_howto
-from vaultmem.store.session_note import Turn
-from vaultmem.extract.offline import extract_offline
 
 NOW = datetime(2026, 9, 20, 10, 0)
 

@@ -7,8 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from vaultmem import api
-from vaultmem.history import git as history
 from vaultmem.cli import cli
+from vaultmem.history import git as history
 from vaultmem.memory.memories import write_memory
 from vaultmem.store.vault import Vault
 

@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from vaultmem.ipc import client
 from vaultmem.daemon import server as server_mod
 from vaultmem.daemon.server import SocketServer, handle_message, peer_allowed, peer_uid
 from vaultmem.errors import DaemonError, NoteNotFound, UnknownOperation
+from vaultmem.ipc import client
 
 
 def _dispatch(op, args):

@@ -4,8 +4,8 @@ import dataclasses
 
 import pytest
 
-from vaultmem.store.config import DEFAULT_CONFIG_TOML, Config, config_path, load_config
 from vaultmem.errors import ConfigError
+from vaultmem.store.config import DEFAULT_CONFIG_TOML, Config, config_path, load_config
 
 
 def write_config(root, text):

@@ -17,12 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.ipc import client
-from vaultmem.daemon.lock import lock_is_held, running_pid
-from vaultmem.errors import DaemonError
-
 from tests.helpers.sweep import sweep_size
 from tests.helpers.wait import wait_for
+from vaultmem.daemon.lock import lock_is_held, running_pid
+from vaultmem.errors import DaemonError
+from vaultmem.ipc import client
 
 DRIVER = Path(__file__).parent / "helpers" / "crash_driver.py"
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")

@@ -12,9 +12,9 @@ from datetime import date, datetime
 
 import pytest
 
+from tests.helpers.clock import clock_at
 from vaultmem import api
 from vaultmem.memory.memories import write_memory
-from tests.helpers.clock import clock_at
 
 NOW = "2026-11-30T12:00:00"
 

@@ -20,12 +20,11 @@ import pytest
 
 from tests.helpers import wait as helpers_wait
 from tests.helpers.cli_probe import cli_imports
-
-from vaultmem.ipc import client
 from vaultmem.daemon.lock import DaemonLock, lock_is_held, read_pid, running_pid
 from vaultmem.daemon.worker import Gate
 from vaultmem.errors import DaemonError
 from vaultmem.index.table import ChunkIndex
+from vaultmem.ipc import client
 from vaultmem.ipc.protocol import INDEXING_WARNING
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")

@@ -18,10 +18,10 @@ import yaml
 
 from vaultmem.store import dashboard
 from vaultmem.store.dashboard import DASHBOARD_NAME, dashboard_text, ensure_dashboard
-from vaultmem.store.layout import NOTE_TYPES
-from vaultmem.store.note import STATUSES
-from vaultmem.store.vault import Vault
 from vaultmem.store.init import init_vault
+from vaultmem.store.layout import NOTE_TYPES
+from vaultmem.store.values import STATUSES
+from vaultmem.store.vault import Vault
 
 # SPEC §3's frontmatter keys, plus `attribute` (the slot a statement fills).
 FRONTMATTER = {"id", "type", "status", "created", "updated", "valid_from", "valid_to",

@@ -4,11 +4,10 @@ import sys
 import numpy as np
 import pytest
 
-from vaultmem.store.config import Config
+from vaultmem.errors import ConfigError
 from vaultmem.index.embed import Embedder, resolve_model
 from vaultmem.index.onnx_model import bundled_model_path
-from vaultmem.store.config import DEFAULT_MODEL, E5_MODEL, MINILM_MODEL, MULTILINGUAL_MODEL
-from vaultmem.errors import ConfigError
+from vaultmem.store.config import DEFAULT_MODEL, E5_MODEL, MINILM_MODEL, MULTILINGUAL_MODEL, Config
 
 # Six notes in each language, and questions in both: the right note must come first
 # whichever language the question and the note are in.

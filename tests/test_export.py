@@ -11,10 +11,20 @@ from click.testing import CliRunner
 from vaultmem import api
 from vaultmem.api import Memory
 from vaultmem.cli import cli
-from vaultmem.memory.export import (BEGIN, END, HERMES_DELIMITER, HERMES_TAG, NOTICE, ExportError,
-                             export, export_if_configured, hot_set, looks_like_injection)
-from vaultmem.memory.memories import write_memory
 from vaultmem.index.state import State
+from vaultmem.memory.export import (
+    BEGIN,
+    END,
+    HERMES_DELIMITER,
+    HERMES_TAG,
+    NOTICE,
+    ExportError,
+    export,
+    export_if_configured,
+    hot_set,
+    looks_like_injection,
+)
+from vaultmem.memory.memories import write_memory
 from vaultmem.store.vault import Vault
 
 

@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from vaultmem import api
-from vaultmem.cli import cli
-from vaultmem.store.session_note import parse_session_turns
-from vaultmem.store.note import as_list, link_target, read_note
 from tests.helpers.clock import clock_at
 from tests.helpers.llm_endpoint import LoopbackLLM, completion
+from vaultmem import api
+from vaultmem.cli import cli
+from vaultmem.store.note import read_note
+from vaultmem.store.session_note import parse_session_turns
+from vaultmem.store.values import as_list, link_target
 
 RUNS = Path(__file__).parent / "data" / "runs"
 NOW = "2026-12-15T09:00:00"

@@ -20,7 +20,8 @@ from click.testing import CliRunner
 from tests.helpers.llm_endpoint import LoopbackLLM, completion
 from vaultmem import api
 from vaultmem.cli import cli
-from vaultmem.store.note import read_head, read_note
+from vaultmem.store.note import read_note
+from vaultmem.store.properties import read_head
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.wait import wait_for
-
-from vaultmem.ipc import client
 from vaultmem.cli.fallback import COLD_HINT, HINT_MARKER
 from vaultmem.daemon.lock import lock_is_held, running_pid
 from vaultmem.errors import DaemonError
+from vaultmem.ipc import client
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 HINT = "no daemon running, loading the model"

@@ -10,10 +10,10 @@ from datetime import datetime
 
 import pytest
 
+from vaultmem.extract.offline import extract_offline
 from vaultmem.text.frames import read
 from vaultmem.text.modality import Reading
 from vaultmem.text.question_frames import question_frame
-from vaultmem.extract.offline import extract_offline
 from vaultmem.text.statements import frame_statement
 
 

@@ -20,17 +20,17 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from vaultmem.index.chunking import IndexedNote, chunk_note, read_for_index
+from tests.helpers import wait as helpers_wait
+from tests.helpers.sweep import sweep_size
 from vaultmem.errors import NoteParseError, TranscriptError, UnsafeName
 from vaultmem.extract.importers import load_transcript
 from vaultmem.extract.sessions import render_session
-from vaultmem.store.session_note import parse_session_turns
-from vaultmem.store.note import parse_note, parse_note_bytes, render_note
-from vaultmem.store.vault import MAX_TITLE, Vault, check_title, safe_title
+from vaultmem.index.chunking import IndexedNote, chunk_note, read_for_index
 from vaultmem.store.init import init_vault
-
-from tests.helpers import wait as helpers_wait
-from tests.helpers.sweep import sweep_size
+from vaultmem.store.note import parse_note, parse_note_bytes, render_note
+from vaultmem.store.session_note import parse_session_turns
+from vaultmem.store.titles import MAX_TITLE, check_title, safe_title
+from vaultmem.store.vault import Vault
 
 pytestmark = pytest.mark.filterwarnings("ignore::ruamel.yaml.error.ReusedAnchorWarning")
 EXAMPLES = sweep_size("VAULTMEM_FUZZ_EXAMPLES", sampled=200, full=1000)
@@ -475,8 +475,8 @@ def fact(note_id, body):
 
 
 def test_daemon_stays_up_and_answers_after_hostile_files(tmp_path):
-    from vaultmem.ipc import client
     from vaultmem.daemon.control import stop_daemon
+    from vaultmem.ipc import client
 
     root = tmp_path / "vault"
     daemon_cli(root, "init", str(root))

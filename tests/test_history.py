@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.memory import forget as forgetting
-from vaultmem.history import git as history
-from vaultmem.history import rollback
 from vaultmem.errors import HistoryError
+from vaultmem.history import git as history
+from vaultmem.history import log as history_log
+from vaultmem.history import rollback
+from vaultmem.memory import forget as forgetting
 
 NOTE = "Memory/Facts/Lives in Beijing.md"
 
@@ -137,7 +138,7 @@ def test_first_commit_in_an_empty_repo_and_a_vault_inside_a_bigger_repo(tmp_path
     write(root, NOTE, note_text())
     history.commit(root, [NOTE], "vaultmem: add 'Lives in Beijing'", "add")
     assert git(outer, "ls-tree", "-r", "--name-only", "HEAD").split("\n")[0] == f"vaults/main/{NOTE}"
-    versions = history.history(root, NOTE)
+    versions = history_log.history(root, NOTE)
     assert [(v["path"], v["action"]) for v in versions] == [(NOTE, "add")]
 
 
@@ -150,22 +151,22 @@ def test_history_across_user_edit_rename_and_rollback(vault, isolated_git):
     (vault / NOTE).rename(vault / renamed)
     history.commit(vault, [NOTE, renamed], "vaultmem: rename 'Lives in Beijing' to 'Home city'", "rename")
 
-    versions = history.history(vault, renamed)
+    versions = history_log.history(vault, renamed)
     assert [v["action"] for v in versions] == ["rename", "user-edit", "add"]
     assert [v["path"] for v in versions] == [renamed, NOTE, NOTE]
     assert versions[0]["change"] == "R" and versions[0]["old_path"] == NOTE
     assert versions[1]["author"] == "Ada" and versions[2]["author"] == "vaultmem"
     assert versions[2]["run"] == "run-a" and versions[2]["rev"] == first
-    assert "near the park" in history.show_at(vault, renamed, versions[1]["rev"])
-    assert history.show_at(vault, renamed, first) == note_text()
-    assert "+The user lives in Beijing, near the park." in history.diff(vault, renamed, first)
+    assert "near the park" in history_log.show_at(vault, renamed, versions[1]["rev"])
+    assert history_log.show_at(vault, renamed, first) == note_text()
+    assert "+The user lives in Beijing, near the park." in history_log.diff(vault, renamed, first)
 
     result = rollback.rollback_note(vault, renamed, first)
     assert result["note"] == NOTE and result["removed"] == [renamed]  # back under its old name
     assert (vault / NOTE).read_text() == note_text() and not (vault / renamed).exists()
-    versions = history.history(vault, NOTE)
+    versions = history_log.history(vault, NOTE)
     assert [v["action"] for v in versions] == ["rollback", "rename", "user-edit", "add"]
-    assert "-The user lives in Beijing, near the park." in history.diff(vault, NOTE)
+    assert "-The user lives in Beijing, near the park." in history_log.diff(vault, NOTE)
     user_work_untouched(vault)
 
 
@@ -177,7 +178,7 @@ def test_user_edits_without_a_git_identity_are_the_obsidian_user(vault, isolated
     write(vault, NOTE, note_text(body="Edited in Obsidian."))
     history.commit_user_edits(vault, [NOTE])
     assert git(vault, "log", "-1", "--format=%an <%ae>").strip() == "Obsidian user <obsidian@localhost>"
-    assert history.history(vault, NOTE)[0]["action"] == "user-edit"
+    assert history_log.history(vault, NOTE)[0]["action"] == "user-edit"
 
 
 def test_rollback_keeps_uncommitted_edits_in_history(vault):
@@ -185,9 +186,9 @@ def test_rollback_keeps_uncommitted_edits_in_history(vault):
     first = history.commit(vault, [NOTE], "vaultmem: add", "add")
     write(vault, NOTE, note_text(body="Typed in Obsidian, daemon not yet run."))
     rollback.rollback_note(vault, NOTE, first)
-    actions = [v["action"] for v in history.history(vault, NOTE)]
+    actions = [v["action"] for v in history_log.history(vault, NOTE)]
     assert actions == ["rollback", "user-edit", "add"]
-    assert "daemon not yet run" in history.show_at(vault, NOTE, "HEAD~1")
+    assert "daemon not yet run" in history_log.show_at(vault, NOTE, "HEAD~1")
 
 
 def test_rollback_run_removes_what_it_created_and_reactivates_superseded(vault):
@@ -293,7 +294,7 @@ def test_purge_erases_every_version_and_keeps_everything_else(vault):
     assert NOTE not in git(vault, "ls-files") and archived not in git(vault, "ls-files")
     assert not (vault / archived).exists()
     # Everything else survives: the other memory with its history, the user's commits and work.
-    assert history.history(vault, other)[0]["message"] == "vaultmem: add 'Likes tea'"
+    assert history_log.history(vault, other)[0]["message"] == "vaultmem: add 'Likes tea'"
     assert git(vault, "show", f"HEAD:{other}") == note_text(body="The user likes tea.", note_id="01CCC")
     assert git(vault, "log", "--format=%s", "--reverse").split("\n")[0] == "my notes"
     user_work_untouched(vault)

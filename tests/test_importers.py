@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from vaultmem.errors import TranscriptError
-from vaultmem.extract.importers import load_transcript, parse_time, sniff_format
+from vaultmem.extract.importers import load_transcript, sniff_format
+from vaultmem.extract.records import parse_time
 from vaultmem.store.session_note import Session, Turn
 
 DATA = Path(__file__).parent / "data" / "transcripts"

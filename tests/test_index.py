@@ -147,8 +147,8 @@ def test_from_ten_thousand_rows_the_vector_half_projects_and_keeps_the_exact_ten
     shape: 300 topics in a 96-dimensional space, spread over all 384 with noise, so that
     the 128 principal directions hold ~97 % of the variance (MiniLM's vectors of the perf
     vault: 97.3 %, of a LoCoMo conversation's chunks: 96.1 %)."""
-    from vaultmem.index import table as index_module
-    from vaultmem.index.table import Snapshot
+    from vaultmem.index import snapshot as index_module
+    from vaultmem.index.snapshot import Snapshot
 
     rng = np.random.default_rng(7)
     latent = rng.normal(size=(300, 96))[rng.integers(0, 300, 12_000)] + 0.5 * rng.normal(size=(12_000, 96))

@@ -3,11 +3,11 @@ from datetime import datetime
 
 from conftest import memory_meta, write_note
 
-from vaultmem.store.config import Config
-from vaultmem.store.session_note import Session, Turn
 from vaultmem.extract.sessions import render_session
 from vaultmem.index.chunking import chunk_note
+from vaultmem.store.config import Config
 from vaultmem.store.note import parse_note
+from vaultmem.store.session_note import Session, Turn
 from vaultmem.store.vault import Vault
 
 COFFEE = "Memory/Preferences/Cutting back on coffee.md"
@@ -236,7 +236,7 @@ def test_a_session_chunks_window_points_at_exactly_what_it_embeds():
 def test_session_chunks_are_embedded_in_context_with_about_each_turn_once(embedder, monkeypatch):
     import numpy as np
 
-    from vaultmem.index import ingest
+    from vaultmem.index import passages
 
     note, title = session_note(LOCOMO_TURNS)
     chunks = chunk_note(note, f"Memory/Sessions/{title}.md", content_hash="h")
@@ -248,7 +248,7 @@ def test_session_chunks_are_embedded_in_context_with_about_each_turn_once(embedd
         return real(self, texts, batch_size)
 
     monkeypatch.setattr(type(embedder.backend), "token_vectors", spy)
-    vectors = ingest.chunk_vectors(embedder, chunks)
+    vectors = passages.chunk_vectors(embedder, chunks)
     turn_tokens = sum(embedder.count_tokens(line) for line in chunks[0].window.lines)
     embedded_alone = sum(embedder.count_tokens(c.search_text) for c in chunks)
     tokens = sum(embedder.count_tokens(text) for text in encoded)
@@ -265,7 +265,7 @@ def test_session_vectors_in_context_agree_across_runtimes_and_a_too_long_turn_is
     import numpy as np
 
     from vaultmem.index.embed import Embedder
-    from vaultmem.index.ingest import chunk_vectors
+    from vaultmem.index.passages import chunk_vectors
 
     turns = LOCOMO_TURNS[:4] + [("D1:5", "Caroline", "word " * 300)] + LOCOMO_TURNS[5:]
     note, title = session_note(turns)
@@ -283,7 +283,7 @@ def test_session_vectors_in_context_agree_across_runtimes_and_a_too_long_turn_is
 
 
 def test_passages_share_one_turn_and_stay_within_the_budget():
-    from vaultmem.index.ingest import PASSAGE_OVERLAP, _passages
+    from vaultmem.index.passages import PASSAGE_OVERLAP, _passages
 
     tokens = [30, 40, 25, 60, 10, 90, 35, 20, 300, 15, 15]
     passages = _passages(tokens, 120)

@@ -22,13 +22,13 @@ import pytest
 from click.testing import CliRunner
 
 from vaultmem import api
-from vaultmem.ipc import client
 from vaultmem.cli import cli
 from vaultmem.errors import NoteNotFound
+from vaultmem.ipc import client
 from vaultmem.memory.memories import write_memory
-from vaultmem.store.note import read_note
 from vaultmem.retrieve.filters import Filters
 from vaultmem.retrieve.search import keyword_search
+from vaultmem.store.note import read_note
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 BUILT = "2026-11-01T09:00:00"

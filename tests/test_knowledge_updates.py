@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem import api
-from vaultmem.text.corrections import apply_correction, find_correction
-from vaultmem.extract.offline import extract_offline
-from vaultmem.extract.clauses import split_slots
-from vaultmem.text.patterns import detect
-from vaultmem.store.note import as_list, link_target, read_note
 from tests.helpers.clock import clock_at
+from vaultmem import api
+from vaultmem.extract.clauses import split_slots
+from vaultmem.extract.offline import extract_offline
+from vaultmem.store.note import read_note
+from vaultmem.store.values import as_list, link_target
+from vaultmem.text.corrections import apply_correction, find_correction
+from vaultmem.text.patterns import detect
 
 NOW = "2026-11-30T12:00:00"
 OLD_DAY, NEW_DAY = datetime(2026, 8, 10, 9, 0), datetime(2026, 10, 5, 18, 0)

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 
 from vaultmem import api
 from vaultmem.cli import cli
+from vaultmem.index.state import State
 from vaultmem.memory.memories import write_memory
 from vaultmem.store.note import read_note
-from vaultmem.index.state import State
 
 CREATED = "2026-11-01T09:00:00"
 

@@ -14,16 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.ipc import client
-from vaultmem.store import limits
+from tests.helpers.wait import wait_for as wait
 from vaultmem.api import Memory, init
 from vaultmem.errors import DaemonError
 from vaultmem.extract.importers import load_transcript
 from vaultmem.extract.sessions import message_link, render_session_parts, split_session
-from vaultmem.store.session_note import parse_session_turns
+from vaultmem.ipc import client
+from vaultmem.store import limits
 from vaultmem.store.note import parse_note
-
-from tests.helpers.wait import wait_for as wait
+from vaultmem.store.session_note import parse_session_turns
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 GARDEN = "Memory/Facts/Garden.md"

@@ -14,9 +14,9 @@ import pytest
 
 from vaultmem import api
 from vaultmem.store.config import MINILM_MODEL, MULTILINGUAL_MODEL
-from vaultmem.text.zh_names import zh_entities
-from vaultmem.store.languages import cjk_share, pick_model
 from vaultmem.store.init import with_model
+from vaultmem.store.languages import cjk_share, pick_model
+from vaultmem.text.zh_names import zh_entities
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 ENV = dict(os.environ, VAULTMEM_NO_DAEMON="1", VAULTMEM_NOW="2026-11-29T10:30:00")
@@ -165,7 +165,7 @@ def test_a_multilingual_vault_embeds_session_chunks_as_shown_and_with_neighbours
     import numpy as np
 
     from vaultmem.index.chunking import Chunk
-    from vaultmem.index.ingest import chunk_vectors
+    from vaultmem.index.passages import chunk_vectors
 
     base = dict(note_id="n", path="p.md", title="t", status="active", user="default", tags="",
                 entities="", created="", updated="", valid_from="", valid_to="", importance=0.5,
@@ -199,8 +199,8 @@ def test_doctor_advises_the_multilingual_model_for_a_chinese_vault_on_the_englis
 def test_the_speaker_is_not_supplied_twice_in_casual_chinese():
     from datetime import datetime
 
-    from vaultmem.store.session_note import Turn
     from vaultmem.extract.offline import extract_offline
+    from vaultmem.store.session_note import Turn
 
     now = datetime(2026, 9, 20, 10, 0)
     for said, written in (("现在周五我宁愿去公司。Kevin推荐我看《置身事内》", "现在用户宁愿去公司"),

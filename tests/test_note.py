@@ -8,14 +8,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vaultmem.errors import NoteParseError
-from vaultmem.store.limits import MAX_NOTE_BYTES
 from vaultmem.memory.memories import update_note
-from vaultmem.store.note import (Note, _scan_scalars, as_date, as_datetime, clean_tag, content_hash, link,
-                           link_target, new_memory_meta, parse_note, parse_note_bytes, read_head,
-                           read_note, read_properties, render_note, split_frontmatter,
-                           validate_memory)
-from vaultmem.store.vault import Vault
 from vaultmem.store.init import init_vault
+from vaultmem.store.limits import MAX_NOTE_BYTES
+from vaultmem.store.note import (
+    Note,
+    content_hash,
+    parse_note,
+    parse_note_bytes,
+    read_note,
+    render_note,
+    split_frontmatter,
+)
+from vaultmem.store.properties import _scan_scalars, read_head, read_properties
+from vaultmem.store.values import as_date, as_datetime, clean_tag, link, link_target, new_memory_meta, validate_memory
+from vaultmem.store.vault import Vault
 
 VALID = """\
 ---

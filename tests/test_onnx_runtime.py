@@ -10,11 +10,17 @@ import sys
 import numpy as np
 import pytest
 
-from vaultmem.index.embed import Embedder
-from vaultmem.index.onnx_model import bundled_model_path
-from vaultmem.store.config import MINILM_MODEL
 from vaultmem.errors import ConfigError
-from vaultmem.index.onnx_model import NotExportable, cache_root, describe, ensure_exported, export_dir
+from vaultmem.index.embed import Embedder
+from vaultmem.index.onnx_model import (
+    NotExportable,
+    bundled_model_path,
+    cache_root,
+    describe,
+    ensure_exported,
+    export_dir,
+)
+from vaultmem.store.config import MINILM_MODEL
 
 # A test set of what vaults hold, besides the export's own probe texts: questions, turns,
 # memories, Chinese, code, a text past the model's 256-token limit.

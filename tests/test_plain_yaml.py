@@ -10,8 +10,8 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, LiteralScalarString, SingleQuotedScalarString
 
 from vaultmem.store import plain_yaml
-from vaultmem.store.note import (_quote_ambiguous_strings, _yaml, link, new_memory_meta, parse_note,
-                           render_note)
+from vaultmem.store.note import _quote_ambiguous_strings, _yaml, parse_note, render_note
+from vaultmem.store.values import link, new_memory_meta
 
 INDENTS = [(4, 2), (2, 0), (3, 1)]
 

@@ -16,15 +16,12 @@ import pytest
 
 from tests.helpers.cli_probe import cli_imports
 from tests.helpers.wait import wait_for
-
 from vaultmem import errors
-from vaultmem.ipc import client
 from vaultmem.api import Memory
-from vaultmem.ipc import protocol
-from vaultmem.ipc.protocol import OPS, REQUIRED
 from vaultmem.daemon.server import SocketServer, handle_message
-from vaultmem.errors import (BadRequest, DaemonError, NotServed, NoteParseError, TranscriptError,
-                             UnknownOperation)
+from vaultmem.errors import BadRequest, DaemonError, NoteParseError, NotServed, TranscriptError, UnknownOperation
+from vaultmem.ipc import client, protocol
+from vaultmem.ipc.protocol import OPS, REQUIRED
 
 PACKAGE = Path(__file__).resolve().parent.parent / "vaultmem"
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")

@@ -22,14 +22,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from vaultmem import api
-from vaultmem.ipc import client
-from vaultmem.history import git as history
-from vaultmem.cli import cli
-from vaultmem.history.erasure import REDACTED, redact_turns
-from vaultmem.store.note import read_note
-
 from tests.helpers.wait import wait_for
+from vaultmem import api
+from vaultmem.cli import cli
+from vaultmem.history import git as history
+from vaultmem.history.erasure import REDACTED, redact_turns
+from vaultmem.ipc import client
+from vaultmem.store.note import read_note
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 TURN = "I'm allergic to Macadamia nuts since my trip to Quetzaltenango."
@@ -297,8 +296,8 @@ def payments_session():
 
 
 def test_redact_turns_blanks_every_line_of_a_turn_with_paragraphs_and_code():
-    from vaultmem.store.session_note import parse_session_turns
     from vaultmem.extract.sessions import render_session
+    from vaultmem.store.session_note import parse_session_turns
 
     note = render_session(payments_session()).text
     out = redact_turns(note, {"m-3", "m-4"})
@@ -319,9 +318,9 @@ def test_purge_erases_every_line_of_a_turn_with_paragraphs_and_code(tmp_path):
     in an older version of it written before (blank lines dropped, fences escaped), and in
     the transcript kept in the inbox: none of its words is left in any of them, in the
     working tree or in git; the other turns stay as they were."""
+    from vaultmem.extract.sessions import render_session
     from vaultmem.memory import forget
     from vaultmem.store.session_note import parse_session_turns
-    from vaultmem.extract.sessions import render_session
     from vaultmem.store.vault import Vault
 
     root = tmp_path / "vault"

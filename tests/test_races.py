@@ -20,16 +20,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.wait import wait_for
 from vaultmem import api
-from vaultmem.ipc import client
-from vaultmem.history import git as history
-from vaultmem.memory import memories
-from vaultmem.memory import write
 from vaultmem.daemon.lock import lock_is_held, running_pid
 from vaultmem.errors import DaemonError
+from vaultmem.history import git as history
+from vaultmem.ipc import client
+from vaultmem.memory import memories, write
 from vaultmem.store.note import read_note
-
-from tests.helpers.wait import wait_for
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 HOLD_LOCK = str(Path(__file__).parent / "helpers" / "hold_index_lock.py")

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.store.note import as_list, link_target, read_note, render_note, validate_memory
-from vaultmem.store.layout import MEMORY_TYPES
-from vaultmem.store.vault import TYPE_FOLDERS, Vault
+from vaultmem.store.layout import MEMORY_TYPES, TYPE_FOLDERS
+from vaultmem.store.note import read_note, render_note
+from vaultmem.store.values import as_list, link_target, validate_memory
+from vaultmem.store.vault import Vault
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_vault"
 HAN = re.compile(r"[\u4e00-\u9fff]")

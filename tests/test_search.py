@@ -179,7 +179,7 @@ def test_a_large_vault_ranks_by_projection_first_and_keeps_the_same_hits(tmp_pat
     # the table's principal directions, then scores the best PROJECTED_CANDIDATES exactly.
     # With as many candidates as rows that is exact again, so every hit (filters included)
     # must be the whole product's; with few candidates the exact scores still hold.
-    from vaultmem.index import table as index_module
+    from vaultmem.index import snapshot as index_module
 
     mem = Memory(copy_sample_vault(tmp_path / "vault"), embedder=embedder)
     mem.reindex()

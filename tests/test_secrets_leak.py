@@ -17,9 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.store.note import read_note
-
 from tests.helpers.transcripts import write_chatgpt, write_claude, write_jsonl, write_markdown
+from vaultmem.store.note import read_note
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 

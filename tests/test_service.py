@@ -7,8 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from vaultmem.cli import cli
-from vaultmem.daemon.service import (install_service, launchd_plist, service_name,
-                                     systemd_unit, uninstall_service)
+from vaultmem.daemon.service import install_service, launchd_plist, service_name, systemd_unit, uninstall_service
 
 
 def test_systemd_unit_runs_this_python_on_this_vault(tmp_path, monkeypatch):

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.extract.importers import load_transcript
-from vaultmem.store.session_note import Session, Turn
-from vaultmem.extract.sessions import render_session, session_title
-from vaultmem.store.session_note import parse_session_turns
-from vaultmem.store.note import parse_note, read_note
 from tests.helpers.clock import clock_at
+from vaultmem.extract.importers import load_transcript
+from vaultmem.extract.sessions import render_session, session_title
+from vaultmem.store.note import parse_note, read_note
+from vaultmem.store.session_note import Session, Turn, parse_session_turns
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from vault_audit import broken_fence_reason  # noqa: E402

@@ -9,11 +9,10 @@ from datetime import datetime
 import pytest
 
 from vaultmem.api import Memory
-from vaultmem.index.chunking import chunk_note
-from vaultmem.store.session_note import Session, Turn
-from vaultmem.store.session_note import parse_session_turns, turn_spans
 from vaultmem.extract.sessions import render_session
+from vaultmem.index.chunking import chunk_note
 from vaultmem.store.note import parse_note
+from vaultmem.store.session_note import Session, Turn, parse_session_turns, turn_spans
 
 FIRST = "The payments suite has been red all week and I finally cornered it."
 SECOND = ("It only fails when the Zanzibar fixture runs before the refund tests, because that "

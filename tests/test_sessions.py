@@ -6,12 +6,13 @@ from pathlib import Path
 import pytest
 
 from vaultmem.extract.importers import load_transcript
-from vaultmem.store.session_note import Session, Turn
 from vaultmem.extract.sessions import message_link, redact_session, render_session, session_title
-from vaultmem.store.session_note import SessionTurn, block_id, block_ids, parse_session_turns, turn_time
-from vaultmem.store.note import parse_note, read_note, validate_memory
-from vaultmem.store.vault import Vault, atomic_write
+from vaultmem.store.files import atomic_write
 from vaultmem.store.init import init_vault
+from vaultmem.store.note import parse_note, read_note
+from vaultmem.store.session_note import Session, SessionTurn, Turn, block_id, block_ids, parse_session_turns, turn_time
+from vaultmem.store.values import validate_memory
+from vaultmem.store.vault import Vault
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from vaultmem.ipc import client
 from vaultmem.daemon.server import peer_allowed, peer_uid
+from vaultmem.ipc import client
 
 NOBODY = 65534
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")

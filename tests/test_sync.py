@@ -12,13 +12,12 @@ from tests.conftest import memory_meta, write_note
 from tests.helpers.transcripts import write_jsonl
 from tests.helpers.wait import wait_for
 from tests.test_daemon import log_text, new_vault, no_daemon_left_behind, start, stop, vaultmem  # noqa: F401
-
-from vaultmem.ipc import client
-from vaultmem.sync import reconcile
 from vaultmem.daemon.watcher import MODIFIED, Coalescer
-from vaultmem.sync.merge import CONFLICT_MARK, merge_note_texts, run_driver
+from vaultmem.ipc import client
 from vaultmem.store.note import parse_note
 from vaultmem.store.vault import Vault, is_conflict_copy
+from vaultmem.sync import reconcile
+from vaultmem.sync.merge import CONFLICT_MARK, merge_note_texts, run_driver
 
 BASE = """---
 id: 01AAA

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from vaultmem import api
-from vaultmem.store.config import load_config
 from vaultmem.errors import ConfigError, NoteNotFound
 from vaultmem.index.user_notes import chunk_user_note, read_user_note
+from vaultmem.store.config import load_config
 from vaultmem.store.vault import Vault
 
 VAULTMEM = str(Path(sys.executable).with_name("vaultmem"))

@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from vaultmem import api
 from vaultmem.cli import cli
 from vaultmem.memory.memories import write_memory
-from vaultmem.store.note import as_date, read_note
+from vaultmem.store.note import read_note
+from vaultmem.store.values import as_date
 
 NOW = "2026-12-10T09:00:00"   # a Thursday
 

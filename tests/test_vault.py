@@ -8,10 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultmem.store.config import load_config
 from vaultmem.errors import AmbiguousNote, NoteNotFound, UnsafeName, VaultNotFound
-from vaultmem.store.vault import MAX_TITLE, Vault, atomic_write, check_title, find_vault, safe_title
+from vaultmem.store.config import load_config
+from vaultmem.store.files import atomic_write
 from vaultmem.store.init import LAYOUT, init_vault
+from vaultmem.store.titles import MAX_TITLE, check_title, safe_title
+from vaultmem.store.vault import Vault, find_vault
 
 FORBIDDEN_IN_NAMES = re.compile(r"[#|^:%\[\]/\\]")
 

@@ -8,8 +8,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-from vault_audit import (HYGIENE_CHECKS, VaultNote, hygiene, not_self_contained,  # noqa: E402
-                         unresolved_reference)
+from vault_audit import HYGIENE_CHECKS, VaultNote, hygiene, not_self_contained, unresolved_reference  # noqa: E402
 
 # Not self-contained: what "that", "she", "这个" stand for is not in the note.
 UNRESOLVED = [

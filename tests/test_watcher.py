@@ -7,8 +7,7 @@ import time
 
 import pytest
 
-from vaultmem.daemon.watcher import (ADDED, DELETED, MODIFIED, Coalescer, fold, make_handler,
-                                     start_observer)
+from vaultmem.daemon.watcher import ADDED, DELETED, MODIFIED, Coalescer, fold, make_handler, start_observer
 
 
 @pytest.mark.parametrize("queued, arriving, kept", [

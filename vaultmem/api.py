@@ -242,7 +242,7 @@ class Memory:
         """Of two active memories among `hits` that give one slot two values, the one said
         last is current and the other is shown as earlier (`current.mark_current`)."""
         from vaultmem.retrieve.current import mark_current
-        from vaultmem.store.note import read_head
+        from vaultmem.store.properties import read_head
 
         if hits.warning is None:
             mark_current(hits, question, lambda rel: read_head(self.vault.abs(rel)))
@@ -251,7 +251,8 @@ class Memory:
         """The `superseded_by` links of the note at `rel`, as written ([] when unreadable):
         the index keeps no links, the note is the source of truth."""
         from vaultmem.errors import VaultmemError
-        from vaultmem.store.note import as_list, read_note
+        from vaultmem.store.note import read_note
+        from vaultmem.store.values import as_list
 
         try:
             return [str(v) for v in as_list(read_note(self.vault.abs(rel)).get("superseded_by"))]
@@ -283,7 +284,7 @@ class Memory:
         memory folders and its `.git/index.lock` (never another process's lock); then commit,
         as vaultmem's, changes whose commit failed or was cut short (`change.commit_journaled`).
         `{"temp_files": [paths], "git": [names], "commits": [{"message", "commit"}]}`."""
-        from vaultmem.history import git as history
+        from vaultmem.history import lock as history
         from vaultmem.history.change import commit_journaled
         from vaultmem.store.vault import remove_stale_temp_files
 
@@ -405,21 +406,21 @@ class Memory:
         >>> [v["action"] for v in Memory(vault).history("Lives in Lisbon")["versions"]]  # doctest: +SKIP
         ['superseded', 'init']
         """
-        from vaultmem.history import git as history
+        from vaultmem.history import log as history
 
         rel = self._note_rel(ref, user)
         return {"note": rel, "versions": history.history(self.vault.root, rel)}
 
     def diff(self, ref: str, rev: str | None = None, user: str | None = None) -> dict:
         """`{"note", "rev", "diff"}`: REV against the note now, or (no REV) its latest change."""
-        from vaultmem.history import git as history
+        from vaultmem.history import log as history
 
         rel = self._note_rel(ref, user)
         return {"note": rel, "rev": rev, "diff": history.diff(self.vault.root, rel, rev)}
 
     def show_at(self, ref: str, rev: str, user: str | None = None) -> dict:
         """The note as it was at `rev`, in `show`'s shape plus `"rev"`."""
-        from vaultmem.history import git as history
+        from vaultmem.history import log as history
         from vaultmem.memory.memories import plain_meta, summary
         from vaultmem.store.note import content_hash, parse_note
 

@@ -201,8 +201,8 @@ def daemon_cycle(root: Path, embedder, n: int, rng: random.Random, work: Path) -
     """Run the real daemon (forked, model shared), make it index, commit user edits and
     extract, SIGKILL it at a random moment, restart it, wait for its reconciliation, stop
     it; returns (killed mid-work, problems)."""
-    from vaultmem.ipc import client
     from vaultmem.daemon.runner import Daemon, setup_logging
+    from vaultmem.ipc import client
 
     def run_daemon():
         daemon = Daemon(root, embedder=embedder)

@@ -141,7 +141,7 @@ def _inline_transcript(folder: Path, transcript: str, format, session) -> Path:
     """Write an inline transcript to a file the importers can sniff: its suffix follows
     `format` (or the content), its stem is the session name (or a hash of the text, so
     that extracting the same transcript twice updates one session note)."""
-    from vaultmem.store.vault import safe_title
+    from vaultmem.store.titles import safe_title
 
     if format is None:
         head = transcript.lstrip()

@@ -59,7 +59,7 @@ def load(vault_root) -> list[dict]:
 
 
 def _save(vault_root, entries: list[dict]) -> None:
-    from vaultmem.store.vault import atomic_write
+    from vaultmem.store.files import atomic_write
 
     text = json.dumps({"tokens": entries}, indent=2) + "\n"
     atomic_write(tokens_path(vault_root), text, mode=0o600)  # 0600 from the temp file's birth

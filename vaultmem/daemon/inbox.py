@@ -12,7 +12,7 @@ import os
 import time
 from pathlib import Path
 
-from vaultmem.store.vault import atomic_write
+from vaultmem.store.files import atomic_write
 
 log = logging.getLogger("vaultmem.daemon")
 

@@ -285,7 +285,7 @@ class Daemon:
         call for none, and nothing outside what arrived is touched: a vault of 10,000
         memories is not re-examined (and rewritten) at every start."""
         from vaultmem.errors import HistoryError
-        from vaultmem.history.git import Repo
+        from vaultmem.history.repo import Repo
 
         touching = set(arrived)
         try:
@@ -317,7 +317,7 @@ class Daemon:
             return None
 
     def _see_head(self, head: str) -> None:
-        from vaultmem.store.vault import atomic_write
+        from vaultmem.store.files import atomic_write
 
         atomic_write(self.root / ".vaultmem" / SYNC_HEAD, head + "\n")
 

@@ -25,7 +25,8 @@ from vaultmem.errors import NoteParseError, TranscriptError
 from vaultmem.extract.agent_transcripts import load_claude_code, load_codex
 from vaultmem.extract.chat_exports import load_chatgpt, load_claude
 from vaultmem.extract.records import content_text, jsonl_records, parse_time, read_text, time_or_error
-from vaultmem.store.note import read_properties, split_frontmatter
+from vaultmem.store.note import split_frontmatter
+from vaultmem.store.properties import read_properties
 from vaultmem.store.session_note import Session, Turn
 
 FORMATS = ("jsonl", "chatgpt", "claude", "markdown", "claude-code", "codex")

@@ -14,9 +14,12 @@ from pathlib import Path
 
 from vaultmem.errors import VaultmemError
 from vaultmem.extract.sessions import message_link, part_title, render_session_parts, session_title
-from vaultmem.store.note import as_list, read_head, read_note
+from vaultmem.store.files import atomic_write
+from vaultmem.store.note import read_note
+from vaultmem.store.properties import read_head
 from vaultmem.store.session_note import Session, block_ids
-from vaultmem.store.vault import Vault, atomic_write, is_conflict_copy
+from vaultmem.store.values import as_list
+from vaultmem.store.vault import Vault, is_conflict_copy
 
 EXTRACTED_BY = "extracted_by"  # on a session's first note: the LLM decided its memories
 

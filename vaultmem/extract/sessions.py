@@ -34,7 +34,7 @@ from vaultmem.store import limits
 # Re-exported: callers read the turn format as `sessions.<name>` too.
 from vaultmem.store.ids import new_id
 from vaultmem.store.session_note import Session, Turn, block_id, block_ids, render_turn
-from vaultmem.store.vault import safe_title
+from vaultmem.store.titles import safe_title
 
 SESSION_TAG = "vaultmem/session"
 

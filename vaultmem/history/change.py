@@ -37,7 +37,7 @@ from pathlib import Path
 
 from vaultmem.errors import ChangeFailed, HistoryError, VaultmemError
 from vaultmem.history import git as history
-from vaultmem.store.vault import atomic_write
+from vaultmem.store.files import atomic_write
 
 JOURNALS = "changes"            # under .vaultmem/
 OPEN, PENDING = ".open", ".pending"
@@ -114,7 +114,8 @@ class VaultChange:
 
     def save_pending(self, rels) -> None:
         """Commit the user's uncommitted edits to these paths (as theirs) before changing them."""
-        from vaultmem.history.git import Repo, save_pending_edits
+        from vaultmem.history.git import save_pending_edits
+        from vaultmem.history.repo import Repo
 
         with Repo(self.vault.root) as repo:
             save_pending_edits(repo, sorted(set(rels)))
@@ -137,7 +138,7 @@ class VaultChange:
 
     # --- the steps -----------------------------------------------------------------------------
     def _begin(self) -> None:
-        from vaultmem.history.git import Repo
+        from vaultmem.history.repo import Repo
 
         with Repo(self.vault.root) as repo:
             repo.check_state("nothing was changed")
@@ -291,7 +292,7 @@ def _read(journal: Path) -> dict | None:
 
 
 def _live(journal: Path, entry: dict) -> bool:
-    from vaultmem.store.vault import pid_alive
+    from vaultmem.store.files import pid_alive
 
     return journal.suffix == OPEN and pid_alive(int(entry.get("pid") or 0))
 

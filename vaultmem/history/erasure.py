@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultmem.errors import NoteParseError
-from vaultmem.history.git import Repo, note_versions
+from vaultmem.history.log import note_versions
+from vaultmem.history.repo import Repo
 from vaultmem.store.links import wikilinks
 
 REDACTED = "[REDACTED:forgotten]"
@@ -132,7 +133,7 @@ def redact_turns(text: str, blocks: set[str], words=()) -> str:
 
 def plan_erasure(repo: Repo, vault, rel_path: str) -> ErasurePlan:
     """What purging `rel_path` erases (see the module docstring)."""
-    from vaultmem.store.note import link_target
+    from vaultmem.store.values import link_target
 
     plan = ErasurePlan(note=rel_path, notes=[rel_path])
     versions = _note_texts(repo, vault, rel_path, plan)

@@ -9,7 +9,9 @@ from pathlib import Path
 
 from vaultmem.errors import HistoryError
 from vaultmem.history.change import vault_change
-from vaultmem.history.git import TRAILERS, Repo, note_versions, run_commits, version_at
+from vaultmem.history.log import note_versions, run_commits, version_at
+from vaultmem.history.messages import TRAILERS
+from vaultmem.history.repo import Repo
 from vaultmem.store.vault import Vault
 
 

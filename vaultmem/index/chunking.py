@@ -124,7 +124,8 @@ def read_for_index(data: bytes, path) -> IndexedNote:
     string, as chunking wants them). Anything unusual (no or bad frontmatter, encoding,
     size) goes through `note.parse_note_bytes`, so errors read the same everywhere."""
     from vaultmem.store.limits import MAX_NOTE_BYTES
-    from vaultmem.store.note import parse_note_bytes, read_properties
+    from vaultmem.store.note import parse_note_bytes
+    from vaultmem.store.properties import read_properties
 
     if not data.strip() or len(data) > MAX_NOTE_BYTES or b"\x00" in data[:8192]:
         return parse_note_bytes(data, path)

@@ -92,7 +92,8 @@ def pool_fields_of(data: bytes, path: Path) -> tuple[dict, str] | None:
     writes (`note.scan_properties`), else by the fast YAML reader: the round-trip parser
     took ~1 ms a note, seconds of every `add` and `extract` in a vault of thousands."""
     from vaultmem.index.chunking import read_for_index
-    from vaultmem.store.note import scan_properties, split_frontmatter
+    from vaultmem.store.note import split_frontmatter
+    from vaultmem.store.properties import scan_properties
 
     try:
         text = data.decode("utf-8").lstrip("\ufeff").replace("\r\n", "\n")

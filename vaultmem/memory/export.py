@@ -33,9 +33,10 @@ from pathlib import Path
 
 from vaultmem import clock
 from vaultmem.errors import VaultmemError
+from vaultmem.store.files import atomic_write
 from vaultmem.store.layout import UNDATED_TAG
-from vaultmem.store.note import as_date, as_datetime
-from vaultmem.store.vault import Vault, atomic_write
+from vaultmem.store.values import as_date, as_datetime
+from vaultmem.store.vault import Vault
 
 FORMATS = ("claude", "agents", "hermes")
 BEGIN = "<!-- vaultmem:begin -->"

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from vaultmem.errors import HistoryError
 from vaultmem.history.erasure import MIN_PHRASE, plan_erasure
-from vaultmem.history.git import IndexLock, Repo
+from vaultmem.history.lock import IndexLock
+from vaultmem.history.repo import Repo
 from vaultmem.history.rewriter import HistoryRewriter, move_refs
 
 
@@ -183,7 +184,7 @@ def _edit_files(repo: Repo, edits) -> list[str]:
     """Apply the edits to the files in the working tree (uncommitted changes included);
     returns the vault paths changed. An edit racing the user's editor is retried."""
     from vaultmem.errors import ConcurrentEdit
-    from vaultmem.store.vault import atomic_write
+    from vaultmem.store.files import atomic_write
 
     changed = []
     for name, edit in sorted(edits.items()):

@@ -20,7 +20,8 @@ from pathlib import Path
 from vaultmem import clock
 from vaultmem.errors import VaultmemError
 from vaultmem.store.layout import MEMORY_TYPES, STATEMENT_TYPES
-from vaultmem.store.note import as_datetime, read_note
+from vaultmem.store.note import read_note
+from vaultmem.store.values import as_datetime
 from vaultmem.store.vault import Vault
 
 NEVER_ARCHIVE_FROM = 0.8   # importance at or above which gc leaves a memory alone
@@ -137,7 +138,7 @@ def purge(memory, rel: str, *, force: bool = False) -> dict:
     vacuumed) and vaultmem's logs under `.vaultmem/` (phrases scrubbed). Returns the
     receipt of `forget.purge` plus `"index"`, `"state"` and `"logs_scrubbed"`."""
     from vaultmem.history.erasure import plan_erasure
-    from vaultmem.history.git import Repo
+    from vaultmem.history.repo import Repo
     from vaultmem.memory import forget
 
     vault, indexer = memory.vault, memory.indexer
@@ -236,7 +237,7 @@ def audit_log(vault: Vault, *, limit: int = 200, run: str | None = None,
 
 
 def _git_entries(vault: Vault, limit: int, run: str | None) -> list[dict]:
-    from vaultmem.history.git import Repo
+    from vaultmem.history.repo import Repo
 
     try:
         repo_ctx = Repo(vault.root)
@@ -274,7 +275,7 @@ def _only_user(vault: Vault, entries: list[dict], user: str) -> list[dict]:
     """Entries reduced to the paths of `user`'s notes (judged on disk, else by the version
     the commit wrote); a commit naming none of them is dropped, and so is its message,
     which may hold another user's title."""
-    from vaultmem.history import git as history
+    from vaultmem.history import log as history
     from vaultmem.store.note import parse_note
 
     owners: dict[tuple, str | None] = {}

@@ -7,19 +7,12 @@ from pathlib import Path
 
 from vaultmem import clock
 from vaultmem.errors import ConcurrentEdit, NoteParseError, VaultmemError
+from vaultmem.store.files import atomic_write
 from vaultmem.store.ids import new_id
-from vaultmem.store.note import (
-    Note,
-    as_list,
-    content_hash,
-    new_memory_meta,
-    parse_note,
-    read_head,
-    read_note,
-    render_note,
-    validate_memory,
-)
-from vaultmem.store.vault import Vault, atomic_write
+from vaultmem.store.note import Note, content_hash, parse_note, read_note, render_note
+from vaultmem.store.properties import read_head
+from vaultmem.store.values import as_list, new_memory_meta, validate_memory
+from vaultmem.store.vault import Vault
 
 
 def title_from_text(text: str, words: int = 9) -> str:
@@ -261,7 +254,7 @@ def _as_set(users) -> set:
 def _committed_owner(vault: Vault, rel: str):
     """The `user` of the last committed version of a note gone from disk (None when no
     version parses); `_NEVER_COMMITTED` when git has no version of it."""
-    from vaultmem.history import git as history
+    from vaultmem.history import log as history
 
     versions = history.history(vault.root, rel)
     if not versions:

@@ -18,8 +18,10 @@ from vaultmem.policy.decide import Decision, Existing, Pool
 from vaultmem.store.ids import new_id
 from vaultmem.store.layout import UNDATED_TAG
 from vaultmem.store.links import LinkResolver, entity_link
-from vaultmem.store.note import as_list, link, link_target, read_note
-from vaultmem.store.vault import Vault, safe_title
+from vaultmem.store.note import read_note
+from vaultmem.store.titles import safe_title
+from vaultmem.store.values import as_list, link, link_target
+from vaultmem.store.vault import Vault
 
 # `apply(stated=UNDATED)`: the statement's day cannot be known (a transcript without times).
 # Its memory gets no guessed `valid_from` and `layout.UNDATED_TAG` instead, so a reader, the
@@ -270,7 +272,8 @@ def ensure_entities(vault: Vault, names, *, user: str, now: datetime, change,
     """Create a hub note in Memory/Entities/ for each entity that has no note of that name
     or alias anywhere in the vault (that note already is the link's target: see
     `entity_links`), within `change`. `resolver` (the run's) learns of each hub."""
-    from vaultmem.store.note import Note, new_memory_meta, render_note
+    from vaultmem.store.note import Note, render_note
+    from vaultmem.store.values import new_memory_meta
 
     names = list(dict.fromkeys(n.strip() for n in names if n and n.strip()))
     resolver = resolver or (LinkResolver(vault.root) if names else None)

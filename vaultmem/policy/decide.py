@@ -77,7 +77,7 @@ WORK = frozenset({"job", "employer"})
 
 def _sessions(links) -> set[str]:
     """The session notes (`Sessions/2026-11-29 chat`) that session-turn links point into."""
-    from vaultmem.store.note import link_target
+    from vaultmem.store.values import link_target
 
     return {str(link_target(s)).split("#", 1)[0] for s in links or ()}
 
@@ -430,7 +430,7 @@ def _known_sources(entry: Existing, candidate, links=None, empty: bool = True) -
     """Whether every message `candidate` comes from is already a source of `entry`: by
     session-turn link when both sides have them, else by message id. `empty`: the answer
     for a candidate without sources."""
-    from vaultmem.store.note import link_target
+    from vaultmem.store.values import link_target
 
     if links and entry.sources:
         return {str(link_target(s)) for s in links} <= set(entry.sources)

@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 from pathlib import PurePath
 
+from vaultmem.store.files import atomic_write
 from vaultmem.store.layout import STATEMENT_TYPES
-from vaultmem.store.vault import Vault, atomic_write
+from vaultmem.store.vault import Vault
 
 DASHBOARD_NAME = "Memories.base"
 # `vaultmem gc`'s default `archive_below_importance`: the dashboard shows the memories the

@@ -10,8 +10,9 @@ from pathlib import Path
 from vaultmem.errors import VaultNotFound
 from vaultmem.store.config import DEFAULT_CONFIG_TOML, config_path, load_config
 from vaultmem.store.dashboard import ensure_dashboard
+from vaultmem.store.files import atomic_write
 from vaultmem.store.layout import STATE_DIR, TYPE_FOLDERS
-from vaultmem.store.vault import Vault, atomic_write
+from vaultmem.store.vault import Vault
 
 LAYOUT = tuple(TYPE_FOLDERS.values()) + ("Archive", "Inbox")
 GITIGNORE_LINES = (f"{STATE_DIR}/", ".trash/")

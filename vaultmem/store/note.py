@@ -3,10 +3,10 @@
 This is vaultmem's one frontmatter reader. python-frontmatter's handler splits the `---`
 block from the body; under it, round-trip YAML (ruamel) keeps what the user wrote: unknown
 keys, key order, comments, quoting, list indentation, CRLF line ends and a BOM. Code that
-only reads properties (indexing, scanning many notes) uses `read_properties` or
-`read_head`, the same split with a fast loader that leaves every scalar a string. A note
-that cannot be read raises NoteParseError naming the path and the reason, and is never
-rewritten.
+only reads properties (indexing, scanning many notes) uses `properties.read_properties` or
+`properties.read_head`, the same split with a fast loader that leaves every scalar a
+string. A note that cannot be read raises NoteParseError naming the path and the reason,
+and is never rewritten.
 
     >>> note = parse_note("---\\nid: A1\\ntype: fact\\n# mine\\nmood: fine\\n---\\nBody\\n")
     >>> note.meta["type"] = "preference"
@@ -26,21 +26,15 @@ import hashlib
 import io
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
 
 from vaultmem.errors import NoteParseError
 from vaultmem.store import plain_yaml
-from vaultmem.store.layout import NOTE_TYPES
 from vaultmem.store.limits import MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_DEPTH, MAX_FRONTMATTER_VALUES, note_too_large
-
-STATUSES = ("active", "superseded", "archived")
-REQUIRED_KEYS = ("id", "type", "created", "updated", "status", "user")
-LINK_KEYS = ("entities", "sources", "supersedes", "superseded_by")
 
 # The frontmatter's opening and closing lines: `---`, maybe trailing blanks, nothing else.
 _FENCE_LINE = re.compile(r"^---[ \t]*(?:\n|\Z)", re.MULTILINE)
-_TAG_OK = re.compile(r"^[^\s#,]+$")
 
 
 @dataclass
@@ -152,155 +146,6 @@ def split_frontmatter(text: str) -> tuple[str, str] | None:
         return None
     return yaml_text, body
 
-
-_STRING_LOADER = None
-
-
-def _load_strings(yaml_text: str):
-    """libyaml with every scalar left a string: ~27x faster than the round-trip parser,
-    and readers want strings anyway (dates, ids and numbers stay as written). ValueError
-    on bad YAML."""
-    global _STRING_LOADER
-    import yaml
-
-    if _STRING_LOADER is None:
-        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        _STRING_LOADER = type("StringLoader", (base,), {"yaml_implicit_resolvers": {}})
-    try:
-        return yaml.load(yaml_text, Loader=_STRING_LOADER)
-    except (yaml.YAMLError, RecursionError) as exc:
-        raise ValueError(str(exc)) from None
-
-
-def read_properties(text: str, path=None) -> tuple[dict, str] | None:
-    """(properties, body) of note text (BOM and CRLF removed), read fast with every scalar a
-    string, for code that reads and never writes back. None when there is no frontmatter
-    or one only `parse_note` should judge (bad YAML, not a mapping, empty), so that the
-    caller can fall back to it and its error messages. The same size, depth and alias
-    limits as `parse_note` (NoteParseError). Known difference: duplicate keys, which the
-    round-trip parser rejects and this one lets the last win."""
-    parts = split_frontmatter(text)
-    if parts is None:
-        return None
-    yaml_text, body = parts
-    check_frontmatter_text(yaml_text, path)
-    try:
-        meta = _load_strings(yaml_text)
-    except ValueError:
-        return None
-    if not isinstance(meta, dict):
-        return None
-    check_frontmatter_values(meta, path)
-    return meta, body
-
-
-_HEAD_BYTES = 4096
-
-
-def _unix_text(data: bytes) -> str:
-    return data.decode("utf-8", "replace").lstrip("\ufeff").replace("\r\n", "\n")
-
-
-def read_head(path: Path | str) -> dict[str, str]:
-    """The scalar properties of the note at `path`, as written (strings), reading the file
-    only as far as its closing `---`: fast enough to scan thousands of notes. {} when the
-    note has no frontmatter or it cannot be read or parsed.
-
-        >>> read_head("Memory/Facts/Tea.md")                       # doctest: +SKIP
-        {'id': '01J...', 'type': 'fact', 'status': 'active', 'user': 'default', ...}
-    """
-    try:
-        with open(path, "rb") as handle:
-            data, at_end = b"", False
-            while not at_end and len(data) <= MAX_FRONTMATTER_BYTES:
-                want = max(_HEAD_BYTES, len(data))
-                more = handle.read(want)
-                data, at_end = data + more, len(more) < want
-                # Read on to the closing `---` (a long session's `message_ids` outgrow the
-                # first read), judging whole lines only: a cut `----` is no closing line.
-                text = _unix_text(data if at_end else data[:data.rfind(b"\n") + 1])
-                parts = split_frontmatter(text)
-                if parts or not text.startswith("---"):
-                    break
-    except OSError:
-        return {}
-    if parts is None or len(parts[0]) > MAX_FRONTMATTER_BYTES:
-        return {}
-    scanned = _scan_scalars(parts[0])
-    if scanned is not None:
-        return scanned
-    try:
-        found = read_properties(text, path)
-    except NoteParseError:
-        return {}
-    return {str(key): value for key, value in found[0].items() if isinstance(value, str)} if found else {}
-
-
-def merged_ids(path: Path | str) -> list[str]:
-    """The ids of notes merged into this one (`merged_ids`: the same memory created on two
-    devices, see `vaultmem.sync.merge`), which name it as well as its `id` does."""
-    try:
-        with open(path, "rb") as handle:
-            head = _unix_text(handle.read(MAX_FRONTMATTER_BYTES))
-    except OSError:
-        return []
-    if "merged_ids:" not in head:
-        return []
-    parts = split_frontmatter(head)
-    found = scan_properties(parts[0]) if parts else None
-    return [str(v) for v in as_list((found or {}).get("merged_ids"))]
-
-
-_SCAN_LINE = re.compile(r"([A-Za-z_][\w.-]*):(?: +(.*?))? *")
-_SCAN_ITEM = re.compile(r"( *)- +(.*?) *")
-# Tabs, control characters and the characters YAML takes for line breaks: left to YAML.
-_ODD = "\t\x00-\x1f\x7f-\x9f\u2028\u2029"
-# A one-line plain scalar: no indicator first, no ": " or " #" inside, no ":" last.
-_PLAIN = re.compile(f"[^-?:,\\[\\]{{}}#&*!|>'\"%@`\\s{_ODD}](?:(?!: | #)[^{_ODD}])*(?<!:)")
-_QUOTED = re.compile(f"\"[^\"\\\\{_ODD}]*\"|'[^'{_ODD}]*'")
-
-
-def _scan_scalars(yaml_text: str) -> dict[str, str] | None:
-    """The top-level scalar properties of a properties block, read line by line: several
-    times faster than libyaml (whose constructor is Python) and the same strings wherever
-    it answers. It answers for `key: value` lines with plain or simply quoted one-line
-    values and lists of such values under a bare `key:`; anything else (a comment after a
-    value, an anchor, a multi-line or escaped string...) returns None: ask YAML."""
-    found = scan_properties(yaml_text)
-    return None if found is None else {k: v for k, v in found.items() if isinstance(v, str)}
-
-
-def scan_properties(yaml_text: str) -> dict[str, str | list[str]] | None:
-    """`_scan_scalars` with the lists too (each a list of strings), for the same simple
-    blocks; None for anything else."""
-    found: dict = {}
-    list_key, indent = None, None  # the bare `key:` whose list items follow, and their indent
-    for line in yaml_text.split("\n"):
-        if not line.strip(" ") or line.lstrip(" ").startswith("#"):
-            continue
-        item = _SCAN_ITEM.fullmatch(line)
-        if item:
-            if list_key is None or indent not in (None, item.group(1)) or not _scalar(item.group(2)):
-                return None
-            if indent is None:
-                found[list_key] = []  # a list, not a scalar
-            indent = item.group(1)
-            value = item.group(2)
-            found[list_key].append(value[1:-1] if _QUOTED.fullmatch(value) else value)
-            continue
-        match = _SCAN_LINE.fullmatch(line)
-        if match is None:
-            return None
-        key, value = match.group(1), match.group(2) or ""
-        list_key, indent = (None if value else key), None
-        if value and not _scalar(value):
-            return None
-        found[key] = value[1:-1] if _QUOTED.fullmatch(value) else value
-    return found
-
-
-def _scalar(value: str) -> bool:
-    return bool(_QUOTED.fullmatch(value) or _PLAIN.fullmatch(value))
 
 
 def _represent_datetime(representer, value: datetime):
@@ -541,133 +386,3 @@ def content_hash(text: str | bytes) -> str:
     """sha256 of a note's text: the index re-embeds a note only when this changes."""
     data = text.encode("utf-8") if isinstance(text, str) else text
     return hashlib.sha256(data).hexdigest()
-
-
-def link(target: str) -> str:
-    """A wikilink as a property value, double-quoted as Obsidian writes it."""
-    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
-
-    inner = target if target.startswith("[[") else f"[[{target}]]"
-    return DoubleQuotedScalarString(inner)
-
-
-def new_memory_meta(*, id: str, type: str, created: datetime, user: str,
-                    importance: float | None = None, tags=(), entities=(), sources=(),
-                    source_messages=(), valid_from: date | None = None,
-                    valid_to: date | None = None, run: str | None = None,
-                    confidence: float | None = None, extra: dict | None = None):
-    """Frontmatter for a new memory note, keys in SPEC §3 order, Obsidian-typed values."""
-    from ruamel.yaml.comments import CommentedMap
-
-    meta = CommentedMap()
-    meta["id"] = id
-    meta["type"] = type
-    meta["created"] = created
-    meta["updated"] = created
-    if valid_from:
-        meta["valid_from"] = valid_from
-    if valid_to:
-        meta["valid_to"] = valid_to
-    meta["status"] = "active"
-    if importance is not None:
-        meta["importance"] = round(float(importance), 2)
-    if confidence is not None:
-        meta["confidence"] = round(float(confidence), 2)
-    meta["user"] = user
-    meta["tags"] = [clean_tag(t) for t in dict.fromkeys([f"vaultmem/{type}", *tags]) if clean_tag(t)]
-    if entities:
-        meta["entities"] = [link(e) for e in dict.fromkeys(entities)]
-    if sources:
-        meta["sources"] = [link(s) for s in dict.fromkeys(sources)]
-    if source_messages:
-        meta["source_messages"] = [str(m) for m in dict.fromkeys(source_messages)]
-    if run:
-        meta["run"] = run
-    for key, value in (extra or {}).items():
-        meta[key] = value
-    return meta
-
-
-def clean_tag(tag: str) -> str:
-    """Obsidian tags: no leading '#', no spaces or commas."""
-    tag = str(tag).strip().lstrip("#")
-    return re.sub(r"[\s,#]+", "-", tag).strip("-")
-
-
-def as_date(value) -> date | None:
-    """A frontmatter date or date-time value (or its string) as a date; None if absent/bad."""
-    if value in (None, ""):
-        return None
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    try:
-        return datetime.fromisoformat(str(value).strip().replace(" ", "T")).date()
-    except ValueError:
-        return None
-
-
-def as_datetime(value) -> datetime | None:
-    if value in (None, ""):
-        return None
-    if isinstance(value, datetime):
-        return datetime(value.year, value.month, value.day, value.hour, value.minute, value.second)
-    if isinstance(value, date):
-        return datetime(value.year, value.month, value.day)
-    try:
-        return datetime.fromisoformat(str(value).strip().replace(" ", "T")).replace(tzinfo=None)
-    except ValueError:
-        return None
-
-
-def link_target(value) -> str:
-    """`"[[Sessions/x#^m-1|alias]]"` -> `Sessions/x#^m-1`."""
-    text = str(value).strip()
-    if text.startswith("[[") and text.endswith("]]"):
-        text = text[2:-2]
-    return text.split("|", 1)[0]
-
-
-def as_list(value) -> list:
-    if value in (None, ""):
-        return []
-    if isinstance(value, (list, tuple)):
-        return [v for v in value if v not in (None, "")]
-    return [value]
-
-
-def validate_memory(note: Note) -> list[str]:
-    """Problems that keep a note from being a valid memory note (SPEC §3); [] when fine."""
-    problems = []
-    meta = note.meta or {}
-    for key in REQUIRED_KEYS:
-        if meta.get(key) in (None, ""):
-            problems.append(f"missing required property '{key}'")
-    if meta.get("type") not in (None, "") and meta.get("type") not in NOTE_TYPES:
-        problems.append(f"type '{meta.get('type')}' is not one of {', '.join(NOTE_TYPES)}")
-    if meta.get("status") not in (None, "") and meta.get("status") not in STATUSES:
-        problems.append(f"status '{meta.get('status')}' is not one of {', '.join(STATUSES)}")
-    for key in ("created", "updated"):
-        if meta.get(key) not in (None, "") and as_datetime(meta.get(key)) is None:
-            problems.append(f"'{key}' is not a date-time (YYYY-MM-DDTHH:mm:ss)")
-        elif getattr(meta.get(key), "tzinfo", None) is not None:
-            problems.append(f"'{key}' has a time-zone offset; Obsidian wants YYYY-MM-DDTHH:mm:ss")
-    for key in ("valid_from", "valid_to"):
-        if meta.get(key) not in (None, "") and as_date(meta.get(key)) is None:
-            problems.append(f"'{key}' is not a date (YYYY-MM-DD)")
-    for key in ("importance", "confidence"):
-        value = meta.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or not 0 <= value <= 1):
-            problems.append(f"'{key}' must be a number from 0 to 1")
-    for tag in as_list(meta.get("tags")):
-        if not _TAG_OK.match(str(tag)):
-            problems.append(f"tag '{tag}' has spaces, commas or '#'")
-    for key in LINK_KEYS:
-        for value in as_list(meta.get(key)):
-            # An unquoted [[X]] is a YAML nested list whose str() also looks like "[['X']]".
-            if not (isinstance(value, str) and value.startswith("[[") and value.endswith("]]")):
-                hint = " (quote it: \"[[...]]\")" if isinstance(value, list) else ""
-                problems.append(f"'{key}' value '{value}' is not a [[wikilink]]{hint}")
-    return problems

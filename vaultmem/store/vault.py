@@ -1,10 +1,9 @@
-"""The vault: where it is, its layout (SPEC §2), safe file names, atomic writes, ignore rules."""
+"""The vault: where it is, its layout (SPEC §2), its paths, ignore rules and notes."""
 
 from __future__ import annotations
 
 import os
 import re
-import tempfile
 import threading
 import time
 import unicodedata
@@ -13,7 +12,6 @@ from typing import Iterator
 
 from vaultmem.errors import (
     AmbiguousNote,
-    ConcurrentEdit,
     NotAMemoryNote,
     NoteNotFound,
     NoteParseError,
@@ -21,17 +19,10 @@ from vaultmem.errors import (
     VaultNotFound,
 )
 from vaultmem.store.config import Config, load_config
+from vaultmem.store.files import TEMP_NAME, atomic_write, pid_alive
 from vaultmem.store.layout import STATE_DIR, TYPE_FOLDERS
-
-# Obsidian link syntax and OS path characters that a file name must not hold (SPEC §3).
-_FORBIDDEN = re.compile(r'[#|^:%\[\]/\\<>"?*\x00-\x1f\x7f]')
-_RESERVED = {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", *(f"COM{i}" for i in range(1, 10)),
-             *(f"LPT{i}" for i in range(1, 10))}
-MAX_TITLE = 80
-# File systems count bytes (ext4, APFS: 255) or UTF-16 units (NTFS: 255), and 80 emoji are
-# 320 UTF-8 bytes: leave room for unique_path's " 99" and ".md" whatever the script.
-MAX_TITLE_BYTES = 200
-
+from vaultmem.store.note_rules import NoteRules
+from vaultmem.store.titles import safe_title
 
 # Copies sync tools write when a note changed on two devices: Syncthing's
 # `x.sync-conflict-20261201-101010-ABCDEFG.md`, Dropbox's and Obsidian Sync-style
@@ -64,133 +55,6 @@ def find_vault(explicit: str | Path | None = None, cwd: Path | None = None) -> P
         "or run `vaultmem init` in your Obsidian vault")
 
 
-def safe_title(text: str, fallback: str = "Untitled") -> str:
-    """A file-name-safe, link-safe title: no `# | ^ : %% [[ ]] / \\`, no leading dots,
-    no reserved Windows names, at most MAX_TITLE characters, cut at a word boundary."""
-    text = unicodedata.normalize("NFC", str(text))
-    text = text.replace("%%", " ")
-    text = _FORBIDDEN.sub(" ", text)
-    text = _shorten(" ".join(text.split()).strip(" ."))
-    # Windows ignores spaces before the extension: "CON .md" is the console too.
-    if not text or text.split(".")[0].rstrip(" ").upper() in _RESERVED:
-        text = _shorten(f"{fallback} {text}".strip()) if text else fallback
-    return text
-
-
-def _shorten(text: str) -> str:
-    """At most MAX_TITLE characters and MAX_TITLE_BYTES UTF-8 bytes, cut at a word boundary."""
-    if len(text) <= MAX_TITLE and len(text.encode("utf-8")) <= MAX_TITLE_BYTES:
-        return text
-    cut = text[:MAX_TITLE]
-    while len(cut.encode("utf-8")) > MAX_TITLE_BYTES:
-        cut = cut[:-1]
-    return (cut.rsplit(" ", 1)[0] if " " in cut[20:] else cut).rstrip(" .,;")
-
-
-def check_title(title: str) -> str:
-    """Reject (rather than silently change) a user-given title that is unsafe; the message
-    names what is wrong and suggests the safe form."""
-    if "/" in title or "\\" in title:
-        raise UnsafeName(f"title {title!r} contains a path separator — give a plain title, "
-                         f"e.g. {safe_title(title)!r}")
-    bad = sorted(set(_FORBIDDEN.findall(title.replace("%%", "%"))))
-    if bad:
-        shown = " ".join(repr(c)[1:-1] for c in bad)
-        raise UnsafeName(f"title {title!r} contains characters Obsidian links cannot hold ({shown}) "
-                         f"— remove them, e.g. {safe_title(title)!r}")
-    if title != safe_title(title):
-        raise UnsafeName(f"title {title!r} is not a safe file name (empty, leading dot, surrounding "
-                         f"spaces, a reserved name or over {MAX_TITLE} characters) — "
-                         f"use e.g. {safe_title(title)!r}")
-    return title
-
-
-TEMP_PREFIX = ".vaultmem-"
-# Temp files name their writer's pid (`.vaultmem-<pid>-...tmp`), so that the leftovers of a
-# killed writer can be told apart from the files of one still writing.
-_TEMP_NAME = re.compile(r"^\.vaultmem-(\d+)-.*\.tmp$")
-
-
-def atomic_write(path: Path, text: str | bytes, *, overwrite: bool = True, expected: bytes | None = None,
-                 mode: int | None = None) -> None:
-    """Write text (UTF-8, line ends as given) or bytes (exactly: a restored version keeps its
-    BOM and line ends) so that readers see the old file or the new one, never half of either:
-    temp file in the same folder, fsync, rename over, fsync the folder. The new file keeps
-    the old one's permissions (`mode` sets them instead; 0644 for a new file).
-
-    With `overwrite=False` the file must not exist yet: it appears complete or not at all,
-    and FileExistsError is raised if another writer (Obsidian, the daemon) took the name
-    first — checking first and renaming after would silently replace that note.
-
-    With `expected`, the file is replaced only if it still holds exactly those bytes, checked
-    at the last moment (after the slow fsync); an editor that writes in place during the
-    rename itself is noticed and its file put back. ConcurrentEdit is raised either way,
-    and the other writer's text stays."""
-    path = Path(path)
-    if path.is_symlink():
-        # Replace the note the link points to, not the user's link.
-        path = path.resolve()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=".tmp")
-    try:
-        data = text.encode("utf-8") if isinstance(text, str) else text
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        elif path.exists() and overwrite:
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(tmp, 0o644)
-        if expected is not None:
-            _replace_if_unchanged(tmp, path, expected)
-        elif overwrite:
-            os.replace(tmp, path)
-        else:
-            _link_new(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
-
-
-def _replace_if_unchanged(tmp: str, path: Path, expected: bytes) -> None:
-    """Rename tmp over path if path still holds `expected`. A hard link keeps the old file
-    reachable across the rename, so a write into it at that very moment is not lost."""
-    changed = ConcurrentEdit(f"{path.name} changed while vaultmem was updating it; the other "
-                             "change is kept — run the command again")
-    held = tmp[:-len(".tmp")] + ".held.tmp"
-    try:
-        os.link(path, held)
-    except FileNotFoundError:
-        raise changed from None
-    except OSError:  # no hard links here: check, then rename
-        held = None
-    try:
-        if Path(held or path).read_bytes() != expected:
-            raise changed
-        os.replace(tmp, path)
-        if held is not None and Path(held).read_bytes() != expected:
-            os.replace(held, path)  # an editor wrote into the old file meanwhile: it wins
-            held = None
-            raise changed
-    finally:
-        if held is not None:
-            try:
-                os.unlink(held)
-            except FileNotFoundError:
-                pass
-
-
 def remove_stale_temp_files(vault: "Vault") -> list[str]:
     """Delete the temp files of vaultmem writers that died mid-write (SIGKILL, power cut);
     those of live processes stay. Returns the vault paths removed."""
@@ -200,7 +64,7 @@ def remove_stale_temp_files(vault: "Vault") -> list[str]:
         return removed
     for dirpath, _dirnames, filenames in os.walk(base):
         for name in filenames:
-            match = _TEMP_NAME.match(name)
+            match = TEMP_NAME.match(name)
             if match and not pid_alive(int(match.group(1))):
                 path = Path(dirpath) / name
                 try:
@@ -209,37 +73,6 @@ def remove_stale_temp_files(vault: "Vault") -> list[str]:
                     continue
                 removed.append(vault.rel(path))
     return removed
-
-
-def pid_alive(pid: int) -> bool:
-    """True while process `pid` runs (a zombie, killed but not yet reaped, is dead)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return True
-
-
-def _link_new(tmp: str, path: Path) -> None:
-    """Give the finished temp file its name only if that name is free (link is atomic and
-    never replaces); on file systems without hard links, reserve the name with O_EXCL."""
-    try:
-        os.link(tmp, path)
-    except FileExistsError:
-        raise
-    except OSError:
-        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
-        os.replace(tmp, path)
-        return
-    os.unlink(tmp)
 
 
 # A file or folder read within this long of its last change may change again in the same
@@ -486,7 +319,7 @@ class Vault:
         by_title = [p for p in notes if p.stem == title] or \
             [p for p in notes if p.stem.lower() == title.lower()]
         if not by_title:
-            from vaultmem.store.note import merged_ids, read_head
+            from vaultmem.store.properties import merged_ids, read_head
 
             by_id = [path for path in notes if read_head(path).get("id") == ref] or \
                 [path for path in notes if ref in merged_ids(path)]
@@ -503,67 +336,6 @@ class Vault:
 def _parts(rel: str) -> tuple:
     """The folders and name of a vault path, as `Path(rel).parts` gives them, without pathlib."""
     return tuple(p for p in str(rel).split("/") if p and p != ".")
-
-
-def glob_regex(pattern: str) -> "re.Pattern":
-    """A vault-relative glob as a regex over POSIX paths: `*` and `?` stay within a folder,
-    `**` crosses folders (`**/` may match no folder), a trailing `/` means everything under
-    that folder. Case-sensitive, as paths are."""
-    if pattern.endswith("/"):
-        pattern += "**"
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
-
-
-class NoteRules:
-    """Which of the person's notes are in scope (`[index] notes` / `exclude`), with what
-    Obsidian itself leaves out: its attachment folder and its Excluded files (plain entries
-    are path prefixes, `/.../` entries regular expressions, as Obsidian reads them)."""
-
-    def __init__(self, config: Config):
-        self.globs = [glob_regex(g.strip()) for g in config.notes if g.strip()]
-        self.excludes = [glob_regex(g.strip()) for g in config.exclude if g.strip()]
-        self.prefixes, self.patterns = [], []
-        if config.attachment_folder:
-            self.prefixes.append(config.attachment_folder.strip("/") + "/")
-        for entry in config.obsidian_excluded:
-            entry = entry.strip()
-            if len(entry) > 2 and entry.startswith("/") and entry.endswith("/"):
-                try:
-                    self.patterns.append(re.compile(entry[1:-1]))
-                except re.error:
-                    continue  # Obsidian ignores a bad pattern too
-            elif entry.strip("/"):
-                self.prefixes.append(entry.lstrip("/"))
-
-    def include(self, rel: str) -> bool:
-        return any(g.match(rel) for g in self.globs)
-
-    def excluded(self, rel: str) -> bool:
-        """True for a note (or a folder given with its trailing `/`) left out of scope."""
-        if any(rel.startswith(p) for p in self.prefixes) or any(p.search(rel) for p in self.patterns):
-            return True
-        if rel.endswith("/"):
-            # A folder is skipped whole when a glob takes everything under it (a name no
-            # path can hold stands for "any note"): `Templates/**`, not `**/draft-*.md`.
-            return any(g.match(rel + "\0.md") and g.match(rel + "\0/\0.md") for g in self.excludes)
-        return any(g.match(rel) for g in self.excludes)
 
 
 def read_memory(vault: Vault, path: Path):

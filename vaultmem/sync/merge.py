@@ -25,7 +25,8 @@ import subprocess
 import tempfile
 
 from vaultmem.errors import NoteParseError
-from vaultmem.store.note import as_datetime, link_target, parse_note, render_note
+from vaultmem.store.note import parse_note, render_note
+from vaultmem.store.values import as_datetime, link_target
 
 # Lists merged as ordered sets: ours first, then what theirs added.
 SET_KEYS = ("sources", "source_messages", "message_ids", "entities", "tags", "aliases", "supersedes",

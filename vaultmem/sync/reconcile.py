@@ -34,7 +34,9 @@ from vaultmem.errors import VaultmemError
 from vaultmem.policy.decide import han_share, normalise
 from vaultmem.store.layout import STATEMENT_TYPES
 from vaultmem.store.links import LinkResolver, parse_link
-from vaultmem.store.note import as_date, as_datetime, as_list, read_properties, statement_of
+from vaultmem.store.note import statement_of
+from vaultmem.store.properties import read_properties
+from vaultmem.store.values import as_date, as_datetime, as_list
 from vaultmem.sync.merge import MERGED_IDS, merge_set
 
 # Links and lists a repair unites into a kept note.
@@ -279,7 +281,8 @@ def repair(memory, touching=None) -> dict:
     "commits": [sha]}`. The vault is read once; after each repair only the notes it
     edited are read again."""
     from vaultmem.memory.memories import update_note
-    from vaultmem.store.note import link, read_note
+    from vaultmem.store.note import read_note
+    from vaultmem.store.values import link
 
     vault, done, commits, tried = memory.vault, [], [], set()
     memos, resolver = read_memos(vault), None

@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 from vaultmem.errors import HistoryError
-from vaultmem.history.git import Repo
-from vaultmem.store.vault import atomic_write
+from vaultmem.history.repo import Repo
+from vaultmem.store.files import atomic_write
 
 DRIVER = "vaultmem"
 DRIVER_NAME = "vaultmem: memory notes merged by property"
