@@ -93,7 +93,8 @@ def correct(memory, ref: str, text: str, *, user: str | None = None) -> dict:
     from vaultmem.memory.memories import resolve_note
     from vaultmem.memory.write import apply, load_pool
     from vaultmem.policy.candidate import Candidate
-    from vaultmem.policy.decide import Decision, Existing
+    from vaultmem.policy.decide import Decision
+    from vaultmem.policy.pool import Existing
     from vaultmem.text.slots import describe_statement
 
     vault = memory.vault
@@ -113,7 +114,7 @@ def correct(memory, ref: str, text: str, *, user: str | None = None) -> dict:
                      value=slot.get("value"), correction=True,
                      source_messages=[str(m) for m in (note.get("source_messages") or [])])
     old = Existing(id=note.id, rel=vault.rel(path), text=note.statement(), type=note.type, user=owner)
-    from vaultmem.policy.decide import screen
+    from vaultmem.policy.screen import screen
 
     reason = screen(cand.content)
     if reason:
