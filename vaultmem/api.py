@@ -43,11 +43,6 @@ def init(path: str | Path, model: str | None = None) -> dict:
     return result
 
 
-def _warning(change) -> dict:
-    """`{"warning": ...}` when the change's commit or indexing failed (it is kept), else {}."""
-    return {"warning": change.warning} if change.warning else {}
-
-
 def _add_message(decision) -> str:
     title = Path(decision.path or "").stem
     if decision.action == "superseded" and decision.target is not None:
@@ -326,6 +321,7 @@ class Memory:
         >>> Memory(vault).add("The user prefers tea over coffee", type="preference")  # doctest: +SKIP
         {'action': 'created', 'id': '01J...', 'path': 'Memory/Preferences/....md', 'reason': 'new memory'}
         """
+        from vaultmem.history.change import add_warning
         from vaultmem.memory.write import apply, load_pool
         from vaultmem.policy.candidate import Candidate
         from vaultmem.policy.decide import decide
@@ -349,7 +345,7 @@ class Memory:
         with self.change(f"vaultmem: {decision.action} {cand.type}", decision.action) as ch:
             apply(self.vault, decision, pool, change=ch, user=user, vector=vector)
             ch.message, ch.action = _add_message(decision), decision.action
-        return dict(self._add_result(decision), **_warning(ch))
+        return add_warning(self._add_result(decision), ch.warning)
 
     @staticmethod
     def _add_result(decision) -> dict:

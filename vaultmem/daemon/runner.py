@@ -29,6 +29,7 @@ from vaultmem.daemon.server import SocketServer
 from vaultmem.daemon.watcher import BULK_NOTES, HEAD_MOVED, Coalescer, make_handler, start_observer
 from vaultmem.daemon.worker import BATCH_NOTES, BULK_BATCH_NOTES, QUERY_WAIT_SECONDS, Gate, GateBusy, IndexWorker
 from vaultmem.errors import DaemonError, NotServed, VaultmemError
+from vaultmem.history.change import add_warning
 from vaultmem.ipc import protocol
 from vaultmem.ipc.client import LOG_NAME, socket_path, state_dir
 
@@ -417,8 +418,7 @@ class Daemon:
                 raise NotServed(scan.warning() if scan.behind else str(exc)) from None
             raise
         if partial and isinstance(result, dict):
-            warning = scan.warning()
-            result["warning"] = f"{result['warning']}; {warning}" if result.get("warning") else warning
+            add_warning(result, scan.warning())
         return result
 
     def _rebuild(self, args: dict) -> dict:

@@ -90,6 +90,7 @@ def gc(memory, *, dry_run: bool = False, user: str | None = None, now: datetime 
 
 def correct(memory, ref: str, text: str, *, user: str | None = None) -> dict:
     """Supersede a memory with its corrected text (the old note is kept, marked superseded)."""
+    from vaultmem.history.change import add_warning
     from vaultmem.memory.memories import resolve_note
     from vaultmem.memory.write import apply, load_pool
     from vaultmem.policy.candidate import Candidate
@@ -128,7 +129,7 @@ def correct(memory, ref: str, text: str, *, user: str | None = None) -> dict:
         ch.message = f"vaultmem: correct '{path.stem}' to '{Path(decision.path).stem}'"
     out = {"action": "superseded", "id": decision.id, "path": decision.path,
            "reason": decision.reason, "superseded": old.rel}
-    return dict(out, warning=ch.warning) if ch.warning else out
+    return add_warning(out, ch.warning)
 
 
 def purge(memory, rel: str, *, force: bool = False) -> dict:
