@@ -395,7 +395,7 @@ class Daemon:
             # would not give the output it gets in-process, so it must do the work itself.
             raise NotServed("the daemon runs on another clock (VAULTMEM_NOW)")
         if name == "reindex" and args.get("full"):
-            return self._rebuild(args)
+            return self.worker.rebuild(lambda: self.handlers["reindex"](**args), self.state)
         scan = self.worker.scan
         deadline = time.monotonic() + READ_WAIT_DURING_BUILD
         if op.read_only:  # an index still catching up would answer differently: wait a little
@@ -420,23 +420,6 @@ class Daemon:
         if partial and isinstance(result, dict):
             add_warning(result, scan.warning())
         return result
-
-    def _rebuild(self, args: dict) -> dict:
-        """`reindex --full`: the daemon rebuilds the index it has open itself, between two
-        batches of its own; meanwhile searches are told it is rebuilding and answered
-        in-process from what is built so far, as during a first build."""
-        with self.gate.query(timeout=QUERY_WAIT_SECONDS, busy_with=self.worker.rebuilding
-                             or self.state):
-            self.worker.rebuilding = "reindex --full"
-            log.info("rebuilding the index (reindex --full)")
-            try:
-                report = self.handlers["reindex"](**args)
-            finally:
-                self.worker.rebuilding = None
-        self.worker.notes_indexed = report["added"]
-        log.info("index rebuilt: %d notes, %d chunks (%.1f s)", report["added"],
-                 report["chunks"], report["seconds"])
-        return report
 
 
 def _fast_forward(repo, before: str, head: str) -> bool:
