@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 from vaultmem.policy.candidate import Candidate
-from vaultmem.policy.decide import Existing, Pool, decide, normalise, screen, screen_request
+from vaultmem.policy.decide import decide
+from vaultmem.policy.pool import Existing, Pool, normalise
+from vaultmem.policy.screen import screen, screen_request
 
 
 @pytest.mark.parametrize("text, reason", [

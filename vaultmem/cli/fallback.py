@@ -45,7 +45,9 @@ def in_process(ctx, op: str, args: dict, why: str | None) -> dict:
                 _once(memory.vault.root, f"vaultmem: started the daemon (pid {pid}) for the "
                                          "next commands; `vaultmem daemon stop` stops it")
     if why and why.startswith(INDEXING_WARNING) and OPS[op].read_only and isinstance(result, dict):
-        result["warning"] = f"{result['warning']}; {why}" if result.get("warning") else why
+        from vaultmem.history.change import add_warning
+
+        add_warning(result, why)
     return result
 
 

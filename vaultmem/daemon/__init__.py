@@ -2,10 +2,11 @@
 
 Modules: `lock` (one daemon per vault), `watcher` (watchdog events coalesced), `worker`
 (the indexing thread and its lock with queries), `inbox` (transcripts to extract),
-`server` (the Unix socket), `runner` (the process), `control` (start/stop/status from the
-CLI), `service` (systemd and launchd units). Only the CLI imports this package: the
-table of operations the daemon serves is `vaultmem.ipc.protocol` (stdlib only), which the
-server shares with `vaultmem.ipc.client` (how the CLI, the MCP server and `Memory` reach it).
+`server` (the Unix socket), `runner` (the process), `handlers` (its answers to requests),
+`control` (start/stop/status from the CLI), `service` (systemd and launchd units). Only
+the CLI imports this package: the table of operations the daemon serves is
+`vaultmem.ipc.protocol` (stdlib only), which the server shares with `vaultmem.ipc.client`
+(how the CLI, the MCP server and `Memory` reach it).
 """
 
 from vaultmem.public import lazy_names

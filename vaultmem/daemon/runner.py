@@ -6,7 +6,8 @@
 Threads: watchdog's observer only queues events; one worker thread reconciles at startup,
 indexes settled batches, extracts inbox transcripts and commits quiet user edits; the
 server answers queries on their own threads. Everything blocks on queues, conditions or
-selectors with deadlines: an idle daemon does no work.
+selectors with deadlines: an idle daemon does no work. What the daemon answers to each
+request is `handlers.py`'s (`Daemon` takes it from `Handlers`).
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ from pathlib import Path
 
 from vaultmem import __version__
 from vaultmem.daemon.chores import Chores
+from vaultmem.daemon.handlers import Handlers
 from vaultmem.daemon.inbox import Inbox
 from vaultmem.daemon.lock import DaemonLock
 from vaultmem.daemon.server import SocketServer
 from vaultmem.daemon.watcher import BULK_NOTES, HEAD_MOVED, Coalescer, make_handler, start_observer
-from vaultmem.daemon.worker import BATCH_NOTES, BULK_BATCH_NOTES, QUERY_WAIT_SECONDS, Gate, GateBusy, IndexWorker
-from vaultmem.errors import DaemonError, NotServed, VaultmemError
+from vaultmem.daemon.worker import BATCH_NOTES, BULK_BATCH_NOTES, Gate, IndexWorker
+from vaultmem.errors import DaemonError, VaultmemError
 from vaultmem.ipc import protocol
 from vaultmem.ipc.client import LOG_NAME, socket_path, state_dir
 
@@ -41,9 +43,6 @@ LOG_BACKUPS = 3
 # A stop waits this long for the batch in flight before the process exits anyway; the
 # next start's reconciliation picks up whatever was left.
 STOP_GRACE_SECONDS = 120.0
-# How long a search waits for the index while the daemon builds it from scratch, and for
-# the startup scan to end before it is answered from the index as it is, with a warning.
-READ_WAIT_DURING_BUILD = 3.0
 
 
 def setup_logging(vault_root: Path, foreground: bool) -> logging.Handler:
@@ -67,7 +66,7 @@ def setup_logging(vault_root: Path, foreground: bool) -> logging.Handler:
     return handler
 
 
-class Daemon:
+class Daemon(Handlers):
     """One vault's daemon. `run()` blocks until `stop()` (or SIGTERM/SIGINT)."""
 
     def __init__(self, vault_root, foreground: bool = False, embedder=None):
@@ -172,7 +171,7 @@ class Daemon:
 
         try:
             server = HttpServer(self.root, address,
-                                backend=Backend(memory=self.memory, serve=self._serve_mcp))
+                                backend=Backend(memory=self.memory, serve=self.serve_mcp))
         except VaultmemError as exc:
             self.mcp_http_error = str(exc)
             log.error("not serving MCP on HTTP: %s", exc)
@@ -180,15 +179,6 @@ class Daemon:
         server.start()
         self.mcp_http = server
         log.info("serving MCP on %s", server.url)
-
-    def _serve_mcp(self, op: str, args: dict):
-        """An MCP tool's operation, run as a socket request is (the gate, the scan); one
-        outside the protocol table (history) inside the gate too, never beside a batch."""
-        if op in protocol.OPS:
-            return self.dispatch(op, args, clock=os.environ.get("VAULTMEM_NOW"))
-        busy_with = self.worker.rebuilding or self.state
-        with self.gate.query(timeout=QUERY_WAIT_SECONDS, busy_with=busy_with):
-            return getattr(self.memory, op)(**args)
 
     # --- the worker thread -----------------------------------------------------------------
     def _work(self) -> None:
@@ -352,91 +342,6 @@ class Daemon:
                     return False
                 self._idle.wait(min(remaining, 0.5))
         return True
-
-    # --- queries -------------------------------------------------------------------------
-    def status(self) -> dict:
-        worker = self.worker
-        return {
-            "running": True, "pid": os.getpid(), "vault": str(self.root), "version": __version__,
-            "state": self.state, "started": self.started_iso,
-            "uptime_seconds": round(time.monotonic() - self.started_at, 1),
-            "notes_indexed": worker.notes_indexed,
-            "queue": len(self.coalescer) + worker.in_flight + len(self.inbox),
-            "queue_detail": {"events": len(self.coalescer), "indexing": worker.in_flight,
-                             "inbox": len(self.inbox), "edits_to_commit": self.chores.edits_waiting},
-            "progress": list(worker.progress) if worker.progress else None,
-            "rebuilding": worker.rebuilding, "scan": worker.scan.to_dict(),
-            "last_error": worker.last_error, "last_sync": worker.last_sync,
-            "model_loaded": self.memory.model_loaded,
-            "socket": str(self.server.path), "log": str(state_dir(self.root) / LOG_NAME),
-            "mcp_http": self._mcp_http_status(),
-        }
-
-    def _mcp_http_status(self) -> dict | None:
-        if self.mcp_http is not None:
-            return {"url": self.mcp_http.url}
-        return {"error": self.mcp_http_error} if self.mcp_http_error else None
-
-    def flush(self, timeout: float = 30.0) -> dict:
-        return dict(self.status(), idle=self.wait_idle(float(timeout)))
-
-    def shutdown(self) -> dict:
-        threading.Thread(target=self.stop, daemon=True).start()
-        return {"stopping": True, "pid": os.getpid()}
-
-    def dispatch(self, name: str, args: dict, clock: str | None = None):
-        """Run one request of the protocol table (`protocol.check` rejects anything else)."""
-        op = protocol.check(name, args)
-        if not op.memory:
-            return self.handlers[name](**args)
-        if op.clocked and clock != os.environ.get("VAULTMEM_NOW"):
-            # The caller fakes the clock differently (tests, benchmarks): answering here
-            # would not give the output it gets in-process, so it must do the work itself.
-            raise NotServed("the daemon runs on another clock (VAULTMEM_NOW)")
-        if name == "reindex" and args.get("full"):
-            return self._rebuild(args)
-        scan = self.worker.scan
-        deadline = time.monotonic() + READ_WAIT_DURING_BUILD
-        if op.read_only:  # an index still catching up would answer differently: wait a little
-            scan.wait(READ_WAIT_DURING_BUILD)
-        # A whole-index build holds the index for minutes: readers are better served by
-        # doing the work themselves (they see what is built so far) than by waiting.
-        rebuilding = self.worker.rebuilding
-        wait = QUERY_WAIT_SECONDS
-        if op.read_only and rebuilding:
-            wait = max(0.0, deadline - time.monotonic())
-        try:
-            with self.gate.query(timeout=wait, busy_with=rebuilding or self.state):
-                # Read inside the gate, where no batch is being written: if the scan is
-                # over now, this answer saw all of it.
-                partial = op.read_only and scan.behind
-                result = self.handlers[name](**args)
-        except GateBusy as exc:
-            if op.read_only:
-                # The caller answers from the index as built so far: tell it so.
-                raise NotServed(scan.warning() if scan.behind else str(exc)) from None
-            raise
-        if partial and isinstance(result, dict):
-            warning = scan.warning()
-            result["warning"] = f"{result['warning']}; {warning}" if result.get("warning") else warning
-        return result
-
-    def _rebuild(self, args: dict) -> dict:
-        """`reindex --full`: the daemon rebuilds the index it has open itself, between two
-        batches of its own; meanwhile searches are told it is rebuilding and answered
-        in-process from what is built so far, as during a first build."""
-        with self.gate.query(timeout=QUERY_WAIT_SECONDS, busy_with=self.worker.rebuilding
-                             or self.state):
-            self.worker.rebuilding = "reindex --full"
-            log.info("rebuilding the index (reindex --full)")
-            try:
-                report = self.handlers["reindex"](**args)
-            finally:
-                self.worker.rebuilding = None
-        self.worker.notes_indexed = report["added"]
-        log.info("index rebuilt: %d notes, %d chunks (%.1f s)", report["added"],
-                 report["chunks"], report["seconds"])
-        return report
 
 
 def _fast_forward(repo, before: str, head: str) -> bool:

@@ -203,12 +203,8 @@ class IndexWorker:
             log.info("building the index (%s)", rebuild)
             if scanning:
                 self.scan.building()
-            self.rebuilding = rebuild
-            try:
-                with self.gate.write():
-                    report = self._sync(None)
-            finally:
-                self.rebuilding = None
+            with self.building(rebuild), self.gate.write():
+                report = self._sync(None)
             self._note_report(report, [])
             self.notes_indexed = len(indexer.index.path_hashes()) if indexer.index.exists() else 0
             return report.added + report.updated + report.removed if report else 0
@@ -241,6 +237,32 @@ class IndexWorker:
         if scanning:
             self.scan.checking(len(suspects) + len(gone))
         return self.index_paths(suspects + gone, scan=self.scan if scanning else None)
+
+    def rebuild(self, build, busy_with: str) -> dict:
+        """`reindex --full` asked of the daemon: `build()` (the `reindex` it serves) rebuilds
+        the index it has open itself, between two batches of its own, inside the gate
+        (`busy_with`: what a query kept waiting is told, unless a build is under way);
+        meanwhile searches are told it is rebuilding and answered in-process from what is
+        built so far, as during a first build."""
+        with self.gate.query(timeout=QUERY_WAIT_SECONDS, busy_with=self.rebuilding or busy_with), \
+                self.building("reindex --full"):
+            log.info("rebuilding the index (reindex --full)")
+            report = build()
+        self.notes_indexed = report["added"]
+        log.info("index rebuilt: %d notes, %d chunks (%.1f s)", report["added"],
+                 report["chunks"], report["seconds"])
+        return report
+
+    @contextmanager
+    def building(self, why: str):
+        """While the whole index is built (`why`: "no index yet", "reindex --full", ...):
+        `rebuilding` says so, for `status` and for queries, which are then answered
+        in-process from what is built so far rather than kept waiting minutes."""
+        self.rebuilding = why
+        try:
+            yield
+        finally:
+            self.rebuilding = None
 
     # --- incremental indexing -----------------------------------------------------------
     def index_paths(self, rels, scan: StartupScan | None = None, batch_notes: int = BATCH_NOTES) -> int:

@@ -31,7 +31,8 @@ import re
 from dataclasses import dataclass
 
 from vaultmem.errors import LLMError
-from vaultmem.policy.decide import Decision, Existing, Pool
+from vaultmem.policy.decide import Decision
+from vaultmem.policy.pool import Existing, Pool
 from vaultmem.text.question_frames import about_someone_else
 
 NEIGHBOURS = 3          # held memories shown beside each new one

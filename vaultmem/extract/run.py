@@ -297,7 +297,7 @@ def _turned_down(session: Session, candidates) -> list[Candidate]:
     (a greeting, a one-off request, a secret), so `--dry-run` and the counts show them.
     Candidates about a secret redacted from their turn are marked rejected on the way."""
     from vaultmem.extract.offline import classify_turn
-    from vaultmem.policy.decide import screen
+    from vaultmem.policy.screen import screen
 
     secret_turns = {t.id for t in session.turns if "[REDACTED:" in t.text}
     for cand in candidates:

@@ -5,6 +5,7 @@ change journal, rollback, and erasure that rewrites history.
 from vaultmem.public import lazy_names
 
 _PUBLIC = {
+    "add_warning": "change",
     "commit_journaled": "change",
     "held_paths": "change",
     "vault_change": "change",

@@ -134,7 +134,7 @@ class VaultChange:
 
     def result(self) -> dict:
         """`{"commit": sha or None}` plus `"warning"` when the commit or the index failed."""
-        return {"commit": self.commit, **({"warning": self.warning} if self.warning else {})}
+        return add_warning({"commit": self.commit}, self.warning)
 
     # --- the steps -----------------------------------------------------------------------------
     def _begin(self) -> None:
@@ -236,6 +236,16 @@ def vault_change(vault, message: str, action: str, *, indexer=None, run: str | N
             exc.args = (_plain(vault, exc, left),)
         raise
     change._finish()
+
+
+def add_warning(result: dict, warning: str | None) -> dict:
+    """`result` with `warning` added to its `"warning"` (after the one it holds, joined by
+    "; "), or as it was when there is none: the one way a warning reaches a result, be it
+    a change's (kept but not committed or indexed, `ch.warning`) or a read's (answered
+    before the daemon's startup scan ended)."""
+    if warning:
+        result["warning"] = f"{result['warning']}; {warning}" if result.get("warning") else warning
+    return result
 
 
 def _plain(vault, exc: BaseException, left: list[tuple[str, str]]) -> str:

@@ -91,10 +91,12 @@ def gc(memory, *, dry_run: bool = False, user: str | None = None, now: datetime 
 
 def correct(memory, ref: str, text: str, *, user: str | None = None) -> dict:
     """Supersede a memory with its corrected text (the old note is kept, marked superseded)."""
+    from vaultmem.history.change import add_warning
     from vaultmem.memory.memories import resolve_note
     from vaultmem.memory.write import apply, load_pool
     from vaultmem.policy.candidate import Candidate
-    from vaultmem.policy.decide import Decision, Existing
+    from vaultmem.policy.decide import Decision
+    from vaultmem.policy.pool import Existing
     from vaultmem.text.slots import describe_statement
 
     vault = memory.vault
@@ -114,7 +116,7 @@ def correct(memory, ref: str, text: str, *, user: str | None = None) -> dict:
                      value=slot.get("value"), correction=True,
                      source_messages=[str(m) for m in (note.get("source_messages") or [])])
     old = Existing(id=note.id, rel=vault.rel(path), text=note.statement(), type=note.type, user=owner)
-    from vaultmem.policy.decide import screen
+    from vaultmem.policy.screen import screen
 
     reason = screen(cand.content)
     if reason:
@@ -128,7 +130,7 @@ def correct(memory, ref: str, text: str, *, user: str | None = None) -> dict:
         ch.message = f"vaultmem: correct '{path.stem}' to '{Path(decision.path).stem}'"
     out = {"action": "superseded", "id": decision.id, "path": decision.path,
            "reason": decision.reason, "superseded": old.rel}
-    return dict(out, warning=ch.warning) if ch.warning else out
+    return add_warning(out, ch.warning)
 
 
 def purge(memory, rel: str, *, force: bool = False) -> dict:

@@ -14,7 +14,8 @@ from vaultmem import clock
 from vaultmem.errors import ConcurrentEdit, VaultmemError
 from vaultmem.index.readings import memory_readings
 from vaultmem.memory.memories import update_note, write_memory
-from vaultmem.policy.decide import Decision, Existing, Pool
+from vaultmem.policy.decide import Decision
+from vaultmem.policy.pool import Existing, Pool
 from vaultmem.store.ids import new_id
 from vaultmem.store.layout import UNDATED_TAG
 from vaultmem.store.links import LinkResolver, entity_link

@@ -8,13 +8,13 @@ _PUBLIC = {
     "Candidate": "candidate",
     "make_title": "candidate",
     "Decision": "decide",
-    "Existing": "decide",
-    "Pool": "decide",
     "decide": "decide",
-    "han_share": "decide",
-    "normalise": "decide",
-    "screen": "decide",
+    "Existing": "pool",
+    "Pool": "pool",
+    "han_share": "pool",
+    "normalise": "pool",
     "redact": "redact",
+    "screen": "screen",
 }
 __all__ = sorted(_PUBLIC)
 __getattr__ = lazy_names(__name__, _PUBLIC)

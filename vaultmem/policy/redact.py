@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable
 
-from vaultmem.policy.credentials import credentials, placeholder
+from vaultmem.policy.credential_values import placeholder
+from vaultmem.policy.credentials import credentials
 from vaultmem.policy.secret_rules import scan as gitleaks_scan
 
 REDACTED = "[REDACTED:{kind}]"

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultmem.errors import VaultmemError
-from vaultmem.policy.decide import han_share, normalise
+from vaultmem.policy.pool import han_share, normalise
 from vaultmem.store.layout import STATEMENT_TYPES
 from vaultmem.store.links import LinkResolver, parse_link
 from vaultmem.store.note import statement_of

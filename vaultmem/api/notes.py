@@ -1,0 +1,66 @@
+"""A note and its versions: `show`, `list`, `history`, `diff`, `show_at`."""
+
+from __future__ import annotations
+
+
+class Notes:
+    """`Memory`'s notes as they are and as they were."""
+
+    def show(self, ref: str, at: str | None = None, user: str | None = None) -> dict:
+        """A note in full (`at`: as it was at a git revision).
+
+        >>> Memory(vault).show("Cutting back on coffee")["type"]   # doctest: +SKIP
+        'preference'
+        """
+        from vaultmem.memory import memories
+
+        if at:
+            return self.show_at(ref, at, user=user)
+        return memories.show(self.vault, ref, user=self._readers(user))
+
+    def list(self, type: str | None = None, user: str | None = None,
+             status: str | None = None) -> dict:
+        """`{"notes": [summary, ...], "errors": [{"path", "reason"}, ...]}`."""
+        from vaultmem.memory import memories
+
+        notes, errors = memories.list_notes(self.vault, type=type, user=self._readers(user),
+                                            status=status)
+        return {"notes": notes, "errors": errors}
+
+    def history(self, ref: str, user: str | None = None) -> dict:
+        """Every committed version of a note, newest first, following renames:
+        `{"note", "versions": [{rev, short, date, author, email, action, run, source,
+        message, path, change, old_path}, ...]}`.
+
+        >>> [v["action"] for v in Memory(vault).history("Lives in Lisbon")["versions"]]  # doctest: +SKIP
+        ['superseded', 'init']
+        """
+        from vaultmem.history import log as history
+
+        rel = self._note_rel(ref, user)
+        return {"note": rel, "versions": history.history(self.vault.root, rel)}
+
+    def diff(self, ref: str, rev: str | None = None, user: str | None = None) -> dict:
+        """`{"note", "rev", "diff"}`: REV against the note now, or (no REV) its latest change."""
+        from vaultmem.history import log as history
+
+        rel = self._note_rel(ref, user)
+        return {"note": rel, "rev": rev, "diff": history.diff(self.vault.root, rel, rev)}
+
+    def show_at(self, ref: str, rev: str, user: str | None = None) -> dict:
+        """The note as it was at `rev`, in `show`'s shape plus `"rev"`."""
+        from vaultmem.history import log as history
+        from vaultmem.memory.memories import plain_meta, summary
+        from vaultmem.store.note import content_hash, parse_note
+
+        rel = self._note_rel(ref, user)
+        text = history.show_at(self.vault.root, rel, rev)
+        note = parse_note(text, self.vault.root / rel)
+        readers = self._readers(user)
+        if readers is not None and note.user not in readers:
+            from vaultmem.memory.memories import not_found
+
+            raise not_found(ref)
+        out = summary(self.vault, self.vault.root / rel, note)
+        out.update(meta=plain_meta(note.meta), body=note.body, hash=content_hash(note.raw), rev=rev)
+        return out

@@ -1,0 +1,111 @@
+"""The read path: `search` and `context`, and which of their hits is current."""
+
+from __future__ import annotations
+
+
+class Retrieval:
+    """`Memory`'s answers to a question: ranked hits, or a block for a prompt."""
+
+    @property
+    def searcher(self):
+        """Hybrid search over the index (kept warm: its vector matrix stays in memory)."""
+        if getattr(self, "_searcher", None) is None:
+            from vaultmem.retrieve.search import Searcher
+
+            self._searcher = Searcher(self.vault, embedder_factory=lambda: self.embedder,
+                                      index=self.indexer.index,
+                                      access_source=self.indexer.state.all_access)
+        return self._searcher
+
+    def _search_hits(self, query, k=10, type=None, tag=None, user=None, since=None,
+                     as_of=None, all=False, vector=None, scope="all"):
+        hits = self.searcher.search(query, k=k, type=type, tag=tag, user=user or self.user,
+                                    since=since, as_of=as_of, all=all, vector=vector, scope=scope)
+        # Recalling a memory keeps it from going stale; sessions and the user's notes never do.
+        accessed = [h.id for h in hits if h.type not in ("session", "note")]
+        if accessed and hits.warning is None:
+            from vaultmem import clock
+
+            stamp = clock.iso(clock.now())
+            self.indexer.state.record_access(accessed, stamp)
+            self.searcher.note_access(accessed, stamp)
+        return hits
+
+    def search(self, query: str, k: int = 10, type: str | None = None, tag: str | None = None,
+               user: str | None = None, since=None, as_of=None, all: bool = False,
+               scope: str = "all") -> dict:
+        """Ranked hits: `{"query", "hits": [HIT, ...]}` plus `"warning"` after a fallback.
+        `scope`: "memories" (memory and session notes), "notes" (the user's own notes, read
+        only; hits of type `note`) or "all".
+
+        >>> Memory(vault).search("what is the user giving up?")["hits"][0]["title"]  # doctest: +SKIP
+        'Cutting back on coffee'
+        """
+        hits = self._search_hits(query, k, type, tag, user, since, as_of, all, scope=scope)
+        self._mark_current(hits, query)
+        result = {"query": query, "hits": [h.to_dict() for h in hits]}
+        if hits.warning:
+            result["warning"] = hits.warning
+        return result
+
+    def context(self, question: str, budget: int = 800, user: str | None = None,
+                k: int = 20, as_of=None, all: bool = False, scope: str = "all") -> dict:
+        """A prompt-ready block within `budget` tokens: `{"question", "budget", "text",
+        "tokens", "memories", "snippets", "notes", "pinned", "ids"}` (+ `"warning"` after a
+        fallback). `as_of` (YYYY-MM-DD) and `all` choose the memories as `search` does; a
+        line for one that is no longer current says until when it held and what superseded
+        it. `scope` as for `search`: passages of the user's own notes follow the memories
+        under their own heading.
+
+        >>> print(Memory(vault).context("what does the user drink?", budget=200)["text"])  # doctest: +SKIP
+        """
+        from vaultmem.errors import VaultmemError
+        from vaultmem.retrieve.context import CARE, PINNED_MAX, PINNED_TAG, build_context
+        from vaultmem.text.rewrite import is_chinese
+
+        try:  # embedded once for both searches
+            vector = self.embedder.encode_query(question)
+        except VaultmemError:
+            vector = None
+        hits = self._search_hits(question, k=k, user=user, as_of=as_of, all=all, vector=vector,
+                                 scope=scope)
+        self._mark_current(hits, question)
+        pinned = [] if hits.warning or scope == "notes" else self.searcher.search(
+            question, k=PINNED_MAX, tag=PINNED_TAG, user=user or self.user, as_of=as_of, all=all,
+            min_score=0.0, vector=vector, scope="memories")
+        for hit in [*hits, *pinned]:
+            if hit.status == "superseded":   # only --as-of / --all show these: a few reads
+                hit.superseded_by = self._superseded_by(hit.path)
+        try:
+            count = self.embedder.count_tokens
+        except VaultmemError:  # no model: a conservative estimate keeps the budget honest
+            def count(text):
+                return 2 * len(text.split()) + len(text) // 4
+        result = {"question": question, "budget": budget,
+                  **build_context(hits, budget=budget, count_tokens=count, pinned=pinned,
+                                  care=bool(CARE.search(question)),
+                                  lang="zh" if is_chinese(question) else "en")}
+        if hits.warning:
+            result["warning"] = hits.warning
+        return result
+
+    def _mark_current(self, hits, question: str) -> None:
+        """Of two active memories among `hits` that give one slot two values, the one said
+        last is current and the other is shown as earlier (`current.mark_current`)."""
+        from vaultmem.retrieve.current import mark_current
+        from vaultmem.store.properties import read_head
+
+        if hits.warning is None:
+            mark_current(hits, question, lambda rel: read_head(self.vault.abs(rel)))
+
+    def _superseded_by(self, rel: str) -> list[str]:
+        """The `superseded_by` links of the note at `rel`, as written ([] when unreadable):
+        the index keeps no links, the note is the source of truth."""
+        from vaultmem.errors import VaultmemError
+        from vaultmem.store.note import read_note
+        from vaultmem.store.values import as_list
+
+        try:
+            return [str(v) for v in as_list(read_note(self.vault.abs(rel)).get("superseded_by"))]
+        except (VaultmemError, OSError):
+            return []

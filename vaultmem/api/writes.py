@@ -1,0 +1,82 @@
+"""The write path: `add` and `extract`, through the write policy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def _add_message(decision) -> str:
+    title = Path(decision.path or "").stem
+    if decision.action == "superseded" and decision.target is not None:
+        return f"vaultmem: supersede '{Path(decision.target.rel).stem}' by '{title}'"
+    if decision.action == "updated":
+        return f"vaultmem: update '{title}' (near-duplicate merged)"
+    return f"vaultmem: add {decision.type} '{title}'"
+
+
+class Writes:
+    """`Memory`'s new memories: one statement, or the transcripts of whole sessions."""
+
+    def add(self, text: str, type: str = "fact", tags=(), importance: float | None = None,
+            title: str | None = None, user: str | None = None, entities=(),
+            dry_run: bool = False) -> dict:
+        """Write one memory through the write policy (noise and secret filters, dedup,
+        supersede). Returns `{"action", "id", "path", "reason"}`.
+
+        >>> Memory(vault).add("The user prefers tea over coffee", type="preference")  # doctest: +SKIP
+        {'action': 'created', 'id': '01J...', 'path': 'Memory/Preferences/....md', 'reason': 'new memory'}
+        """
+        from vaultmem.history.change import add_warning
+        from vaultmem.memory.write import apply, load_pool
+        from vaultmem.policy.candidate import Candidate
+        from vaultmem.policy.decide import decide
+        from vaultmem.text.slots import describe_statement
+
+        user = user or self.user
+        slot = describe_statement(text, type)
+        cand = Candidate(content=" ".join(text.split()), type=type,
+                         importance=0.5 if importance is None else importance, tags=list(tags),
+                         entities=list(entities) or slot.get("entities", []), title=title or "",
+                         subject=slot.get("subject"), attribute=slot.get("attribute"),
+                         value=slot.get("value"))
+        if not title:
+            cand.title = ""
+        self.indexer.sync_memories()  # the memories compared with, as they are now
+        pool = load_pool(self.vault, user, self._vectors_of(user), self.indexer.state)
+        vector = self.embedder.encode([cand.content])[0]
+        decision = decide(cand, user, pool, vector)
+        if dry_run:
+            return self._add_result(decision)
+        with self.change(f"vaultmem: {decision.action} {cand.type}", decision.action) as ch:
+            apply(self.vault, decision, pool, change=ch, user=user, vector=vector)
+            ch.message, ch.action = _add_message(decision), decision.action
+        return add_warning(self._add_result(decision), ch.warning)
+
+    @staticmethod
+    def _add_result(decision) -> dict:
+        return {"action": "created" if decision.action == "created" else decision.action,
+                "id": decision.id, "path": decision.path, "reason": decision.reason}
+
+    def extract(self, paths, format: str | None = None, llm: bool = False,
+                user: str | None = None, dry_run: bool = False, progress=None) -> dict:
+        """Transcripts -> session notes and memory notes, through the write policy, committed
+        in steps of sessions (`extract.run`); re-running after an interruption resumes.
+
+        Returns SPEC's extract summary `{"run", "sessions", "created", "updated",
+        "superseded", "rejected", "notes"}` (counts of the notes the commits hold) plus the
+        decisions (the first 1,000), errors and warnings. `progress(done, total,
+        turns_done, turns_total)` is called after each session.
+
+        >>> Memory(vault).extract(["chat.jsonl"])["created"]   # doctest: +SKIP
+        3
+        """
+        from vaultmem.extract.run import extract
+
+        return extract(self, [Path(p) for p in paths], format=format, llm=llm,
+                       user=user or self.user, dry_run=dry_run, progress=progress).to_dict()
+
+    def llm_settings(self) -> dict:
+        """The `[llm]` settings of config.toml, as the LLM extractor takes them."""
+        cfg = self.vault.config
+        return {"base_url": cfg.llm_base_url, "model": cfg.llm_model,
+                "api_key_env": cfg.llm_api_key_env, "timeout": cfg.llm_timeout}
