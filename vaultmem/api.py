@@ -20,7 +20,8 @@ from vaultmem.store.vault import Vault, find_vault
 
 
 def init(path: str | Path, model: str | None = None) -> dict:
-    """Create the layout, config, .gitignore entries and a git repo (if none) in `path`.
+    """Create the layout, config, git's ignores and a git repo (if none) in `path`; the
+    vault's root gets nothing but `.vaultmem/`, the memory folder and `.git/` (a new repo).
     `model`: the embedding model (default: the one that suits the vault's language)."""
     from vaultmem.history import git as history
     from vaultmem.store.init import init_vault
@@ -33,14 +34,28 @@ def init(path: str | Path, model: str | None = None) -> dict:
     from vaultmem.sync import remote as sync
 
     if sync.install_attributes(Vault(root)):
-        result["created"].append(".gitattributes")
+        result["created"].append(f"{memory_root}/.gitattributes")
+    result["created"] += sync.ensure_ignores(root)
     if sync.register_driver(root):
         result["merge_driver"] = "registered in .git/config (memory notes merge by property)"
-    # The memory notes already there become the first recorded version of each.
-    history.commit(root, [".gitignore", ".gitattributes", memory_root],
-                   "vaultmem: init (record existing memory notes, ignore .vaultmem/ state, "
-                   "merge memory notes by property)", action="init")
+    # The memory notes already there become the first recorded version of each; the memory
+    # folder's .gitattributes goes with them. Nothing of the person's is committed.
+    history.commit(root, [memory_root],
+                   "vaultmem: init (record existing memory notes, merge memory notes by property)",
+                   action="init")
     return result
+
+
+def _keep_state_out_of_git(root: Path) -> None:
+    """`.vaultmem/` ignores itself before anything is written in it: on a fresh clone (the
+    `.gitignore` does not travel) a search or an add would otherwise leave the index where
+    a `git add -A` commits it. A read-only vault is left as it is."""
+    from vaultmem.store.init import ignore_state
+
+    try:
+        ignore_state(root)
+    except OSError:
+        pass
 
 
 def _warning(change) -> dict:
@@ -67,6 +82,7 @@ class Memory:
         is the daemon's own Memory (it never forwards a request to a daemon)."""
         root = find_vault(vault, Path.cwd())
         self.vault = Vault(root, load_config(root))
+        _keep_state_out_of_git(root)
         self.user = user or self.vault.config.user
         # A Memory opened for one user reads only that namespace; without one, reads that
         # take no `user` see the whole vault (the vault owner's view).
@@ -299,16 +315,19 @@ class Memory:
 
     def repair(self, touching=None) -> dict:
         """What `doctor --fix` does for a vault synced from several devices: the merge
-        driver registered in `.git/config` (a fresh clone lacks it), then duplicates,
+        driver registered in `.git/config` and git's ignores written (`.vaultmem/.gitignore`,
+        `.trash/` in `.git/info/exclude`: a fresh clone lacks them), then duplicates,
         crossing supersedes and one-way supersede links repaired, one commit each (see
         `vaultmem.sync.reconcile`); `touching`: only repairs involving those vault paths (what a
-        merge brought). `{"repairs", "commits", "merge_driver"}`."""
+        merge brought). `{"repairs", "commits", "merge_driver", "ignores"}`."""
         from vaultmem.sync import reconcile
         from vaultmem.sync import remote as sync
 
         registered = sync.register_driver(self.vault.root)
+        ignores = sync.ensure_ignores(self.vault.root)
         return dict(reconcile.repair(self, touching),
-                    merge_driver="registered in .git/config" if registered else None)
+                    merge_driver="registered in .git/config" if registered else None,
+                    ignores=ignores)
 
     def stats(self) -> dict:
         """Notes by type and status, and the index's size."""
