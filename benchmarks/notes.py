@@ -5,7 +5,7 @@
 Copies the vault to a temporary folder (the original is never opened for writing), runs the
 code `vaultmem init` and `vaultmem reindex` run (`vaultmem.api.init`, then
 `Memory.reindex()`), checks that every file of the copy but what init creates (`.vaultmem/`,
-the memory folder, `.git/`, `.gitignore`) is byte-identical afterwards (sha256), then asks
+the memory folder, `.git/`) is byte-identical afterwards (sha256), then asks
 each question through `Memory.search(question, k=10, scope=...)`, the code `vaultmem search`
 runs. A QUESTIONS file is a JSON list of `{"question": ..., "notes": [vault-relative paths]}`;
 a question is answered at rank r when the r-th distinct note among the hits is one of its
@@ -77,7 +77,7 @@ def created_by_init(memory_root: str):
     owned = (".vaultmem/", ".git/", memory_root.strip("/") + "/")
 
     def skip(rel: str) -> bool:
-        return rel in (".gitignore", ".gitattributes") or rel.startswith(owned)
+        return rel.startswith(owned)
     return skip
 
 

@@ -68,7 +68,7 @@ def test_init_on_a_plain_folder_creates_layout_and_a_git_repo(tmp_path):
     assert (root / "Memory" / "Preferences").is_dir()
     log = git(root, "log", "--format=%an|%B")
     assert log.startswith("vaultmem|vaultmem: init") and "Vaultmem-Action: init" in log
-    assert git(root, "ls-files").splitlines() == [".gitattributes", ".gitignore", "Memory/Memories.base"]
+    assert git(root, "ls-files").splitlines() == ["Memory/.gitattributes", "Memory/Memories.base"]
     assert git(root, "status", "--porcelain") == ""  # .vaultmem/ is ignored, nothing left over
 
 
@@ -88,7 +88,7 @@ def test_init_on_an_existing_repo_keeps_the_users_work(tmp_path):
     assert json.loads(result.stdout)["git"] == "using the existing repository"
     assert git(root, "rev-parse", "HEAD~1").strip() == user_head
     assert git(root, "show", "--name-only", "--format=", "HEAD").splitlines() == [
-        ".gitattributes", ".gitignore", "Memory/Memories.base"]
+        "Memory/.gitattributes", "Memory/Memories.base"]
     assert git(root, "diff", "--cached", "--name-only").splitlines() == ["Daily/2026-11-29.md"]
     assert git(root, "diff", "--name-only").splitlines() == ["Daily/2026-11-28.md"]
     assert git(root, "log", "-1", "--format=%an").strip() == "vaultmem"
@@ -99,7 +99,7 @@ def test_init_in_a_subfolder_of_a_repo_uses_that_repo(tmp_path):
     result = run("init", tmp_path / "notes")
     assert result.exit_code == 0, result.output
     assert not (tmp_path / "notes" / ".git").exists()
-    assert git(tmp_path, "ls-files").splitlines() == ["notes/.gitattributes", "notes/.gitignore",
+    assert git(tmp_path, "ls-files").splitlines() == ["notes/Memory/.gitattributes",
                                                       "notes/Memory/Memories.base"]
 
 

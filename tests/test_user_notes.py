@@ -199,8 +199,7 @@ def test_init_and_reindex_leave_every_user_file_as_it_was(notes_vault):
     after = checksums(root)
     assert {rel: after.get(rel) for rel in before} == before
     created = set(after) - set(before)
-    assert all(rel.startswith((".vaultmem/", "Memory/")) or rel in (".gitignore", ".gitattributes")
-               for rel in created), created
+    assert all(rel.startswith((".vaultmem/", "Memory/")) for rel in created), created
     new_dirs = folders(root) - dirs
     assert all(d.split("/")[0] in (".vaultmem", "Memory", ".git") for d in new_dirs), new_dirs
     assert report["errors"] == []
@@ -209,7 +208,7 @@ def test_init_and_reindex_leave_every_user_file_as_it_was(notes_vault):
                                              for p in memory.vault.iter_notes()}
     # git holds vaultmem's own paths only: no note of the person's is ever committed.
     tracked = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True, text=True).stdout
-    assert set(tracked.split()) == {".gitattributes", ".gitignore", "Memory/Memories.base"}
+    assert set(tracked.split()) == {"Memory/.gitattributes", "Memory/Memories.base"}
 
 
 def test_search_and_context_take_a_scope(notes_vault):

@@ -67,17 +67,18 @@ def test_explicit_vault_that_does_not_exist_is_an_error(tmp_path):
 
 # --- layout and init --------------------------------------------------------------------
 
-def test_init_creates_the_spec_layout_config_and_gitignore(tmp_path):
+def test_init_creates_the_spec_layout_config_and_the_state_folders_gitignore(tmp_path):
     result = init_vault(tmp_path / "v")
     root = tmp_path / "v"
     for name in ("Facts", "Preferences", "Events", "Procedures", "Entities", "Sessions",
                  "Archive", "Inbox"):
         assert (root / "Memory" / name).is_dir(), name
     assert (root / ".vaultmem" / "config.toml").is_file()
-    lines = (root / ".gitignore").read_text().splitlines()
-    assert ".vaultmem/" in lines and ".trash/" in lines
+    # .vaultmem/ keeps itself out of git; the vault's root gets no ignore file.
+    assert "*" in (root / ".vaultmem" / ".gitignore").read_text().splitlines()
+    assert sorted(p.name for p in root.iterdir()) == [".vaultmem", "Memory"]
     assert result["vault"] == str(root.resolve())
-    assert "Memory/Facts/" in result["created"] and ".gitignore" in result["created"]
+    assert "Memory/Facts/" in result["created"] and ".vaultmem/.gitignore" in result["created"]
 
 
 def test_init_again_changes_nothing_and_keeps_the_users_edits(tmp_path):
@@ -85,28 +86,20 @@ def test_init_again_changes_nothing_and_keeps_the_users_edits(tmp_path):
     init_vault(root)
     config = root / ".vaultmem" / "config.toml"
     config.write_text('memory_root = "Memory"\nuser = "alice"\n')
-    gitignore = (root / ".gitignore").read_text()
+    ignore = root / ".vaultmem" / ".gitignore"
+    ignore.write_text("*\n# mine\n")
     assert init_vault(root)["created"] == []
     assert config.read_text() == 'memory_root = "Memory"\nuser = "alice"\n'
-    assert (root / ".gitignore").read_text() == gitignore
+    assert ignore.read_text() == "*\n# mine\n"
 
 
-def test_init_appends_to_an_existing_gitignore_once(tmp_path):
-    (tmp_path / ".gitignore").write_text("*.pdf\n.trash/\n")
+def test_init_leaves_the_persons_own_gitignore_as_it_was(tmp_path):
+    data = b"*.pdf\r\n/.vaultmem\r\nno newline at the end"
+    (tmp_path / ".gitignore").write_bytes(data)
     init_vault(tmp_path)
     init_vault(tmp_path)
-    lines = (tmp_path / ".gitignore").read_text().splitlines()
-    assert lines[0] == "*.pdf"
-    assert lines.count(".trash/") == 1 and lines.count(".vaultmem/") == 1
-
-
-def test_init_keeps_the_gitignores_line_ends_and_equivalent_entries(tmp_path):
-    (tmp_path / ".gitignore").write_bytes(b"/.vaultmem\r\n*.pdf\r\n")
-    init_vault(tmp_path)
-    data = (tmp_path / ".gitignore").read_bytes()
-    assert data.startswith(b"/.vaultmem\r\n*.pdf\r\n\r\n# vaultmem")
-    assert data.endswith(b"\r\n.trash/\r\n") and b".vaultmem/" not in data
-    assert b"\n" not in data.replace(b"\r\n", b"")
+    assert (tmp_path / ".gitignore").read_bytes() == data
+    assert not (tmp_path / ".gitattributes").exists()
 
 
 def test_init_uses_a_configured_memory_root(tmp_path):

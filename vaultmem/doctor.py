@@ -183,7 +183,8 @@ def doctor(vault) -> dict:
 
 def sync_findings(vault, notes) -> dict:
     """What a vault kept on several devices needs (warnings: `ok` does not change):
-    `merge_driver` problems, sync tools' `conflict_copies`, `merge_conflicts` (notes whose
+    `merge_driver` problems, what git does not ignore but should (`ignores`: `.vaultmem/`,
+    Obsidian's `.trash/`), sync tools' `conflict_copies`, `merge_conflicts` (notes whose
     two devices' texts the merge driver kept side by side) and the `repairs` that
     `doctor --fix` would make (`reconcile.plan`)."""
     from vaultmem.sync import reconcile
@@ -192,6 +193,7 @@ def sync_findings(vault, notes) -> dict:
 
     return {
         "merge_driver": sync.driver_problems(vault),
+        "ignores": sync.ignore_problems(vault),
         "conflict_copies": sync.conflict_copies(vault),
         "merge_conflicts": sorted(rel for rel, (_, note) in notes.items() if CONFLICT_MARK in (note.body or "")),
         "repairs": [{k: r[k] for k in ("kind", "message", "notes")} for r in reconcile.plan(vault)],

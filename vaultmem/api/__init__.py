@@ -24,7 +24,8 @@ from vaultmem.store.vault import Vault
 
 
 def init(path: str | Path, model: str | None = None) -> dict:
-    """Create the layout, config, .gitignore entries and a git repo (if none) in `path`.
+    """Create the layout, config, git's ignores and a git repo (if none) in `path`; the
+    vault's root gets nothing but `.vaultmem/`, the memory folder and `.git/` (a new repo).
     `model`: the embedding model (default: the one that suits the vault's language)."""
     from vaultmem.history import git as history
     from vaultmem.store.init import init_vault
@@ -37,13 +38,15 @@ def init(path: str | Path, model: str | None = None) -> dict:
     from vaultmem.sync import remote as sync
 
     if sync.install_attributes(Vault(root)):
-        result["created"].append(".gitattributes")
+        result["created"].append(f"{memory_root}/.gitattributes")
+    result["created"] += sync.ensure_ignores(root)
     if sync.register_driver(root):
         result["merge_driver"] = "registered in .git/config (memory notes merge by property)"
-    # The memory notes already there become the first recorded version of each.
-    history.commit(root, [".gitignore", ".gitattributes", memory_root],
-                   "vaultmem: init (record existing memory notes, ignore .vaultmem/ state, "
-                   "merge memory notes by property)", action="init")
+    # The memory notes already there become the first recorded version of each; the memory
+    # folder's .gitattributes goes with them. Nothing of the person's is committed.
+    history.commit(root, [memory_root],
+                   "vaultmem: init (record existing memory notes, merge memory notes by property)",
+                   action="init")
     return result
 
 

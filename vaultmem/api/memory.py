@@ -19,6 +19,17 @@ from vaultmem.store.config import load_config
 from vaultmem.store.vault import Vault, find_vault
 
 
+def _keep_state_out_of_git(root: Path) -> None:
+    """`.vaultmem/` ignores itself before anything is written in it: on a fresh clone (the
+    `.gitignore` does not travel) a search or an add would otherwise leave the index where
+    a `git add -A` commits it. A read-only vault is left as it is."""
+    from vaultmem.store.init import ignore_state
+
+    try:
+        ignore_state(root)
+    except OSError:
+        pass
+
 class Memory(Notes, Retrieval, Upkeep, Writes, Lifecycle, Export):
     """A vault's memory. `vault` defaults to $VAULTMEM_VAULT or the nearest vault upward."""
 
@@ -29,6 +40,7 @@ class Memory(Notes, Retrieval, Upkeep, Writes, Lifecycle, Export):
         is the daemon's own Memory (it never forwards a request to a daemon)."""
         root = find_vault(vault, Path.cwd())
         self.vault = Vault(root, load_config(root))
+        _keep_state_out_of_git(root)
         self.user = user or self.vault.config.user
         # A Memory opened for one user reads only that namespace; without one, reads that
         # take no `user` see the whole vault (the vault owner's view).

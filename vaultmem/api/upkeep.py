@@ -38,16 +38,19 @@ class Upkeep:
 
     def repair(self, touching=None) -> dict:
         """What `doctor --fix` does for a vault synced from several devices: the merge
-        driver registered in `.git/config` (a fresh clone lacks it), then duplicates,
+        driver registered in `.git/config` and git's ignores written (`.vaultmem/.gitignore`,
+        `.trash/` in `.git/info/exclude`: a fresh clone lacks them), then duplicates,
         crossing supersedes and one-way supersede links repaired, one commit each (see
         `vaultmem.sync.reconcile`); `touching`: only repairs involving those vault paths (what a
-        merge brought). `{"repairs", "commits", "merge_driver"}`."""
+        merge brought). `{"repairs", "commits", "merge_driver", "ignores"}`."""
         from vaultmem.sync import reconcile
         from vaultmem.sync import remote as sync
 
         registered = sync.register_driver(self.vault.root)
+        ignores = sync.ensure_ignores(self.vault.root)
         return dict(reconcile.repair(self, touching),
-                    merge_driver="registered in .git/config" if registered else None)
+                    merge_driver="registered in .git/config" if registered else None,
+                    ignores=ignores)
 
     def stats(self) -> dict:
         """Notes by type and status, and the index's size."""

@@ -87,8 +87,8 @@ def reindex(ctx, full, as_json):
 
 @cli.command()
 @click.option("--fix", is_flag=True, help="First repair what syncing from several devices left: "
-              "register the merge driver, merge duplicate memories, settle crossing supersedes "
-              "(one commit each).")
+              "register the merge driver, keep .vaultmem/ and Obsidian's .trash/ out of git, merge "
+              "duplicate memories, settle crossing supersedes (one commit each).")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @pass_ctx
 def doctor(ctx, fix, as_json):
@@ -134,7 +134,9 @@ def _print_sync(sync, fixed):
         click.echo(f"fixed: {item['message']}")
     if (fixed or {}).get("merge_driver"):
         click.echo(f"fixed: merge driver {fixed['merge_driver']}")
-    for problem in sync.get("merge_driver", []):
+    for written in (fixed or {}).get("ignores", []):
+        click.echo(f"fixed: kept out of git: {written}")
+    for problem in sync.get("merge_driver", []) + sync.get("ignores", []):
         click.echo(f"sync: {problem}")
     for item in sync.get("conflict_copies", []):
         click.echo(f"conflict copy: {item['path']}: {item['advice']}")

@@ -257,14 +257,17 @@ class Daemon(Handlers):
                         ", ".join(left["temp_files"] + [f".git/{n}" for n in left["git"]]))
 
     def _register_merge_driver(self) -> None:
-        # .git/config is not cloned: a fresh clone's first daemon names the driver there.
-        from vaultmem.sync.remote import register_driver
+        # .git/config, .git/info/exclude and .vaultmem/ are not cloned: a fresh clone's first
+        # daemon names the driver and keeps vaultmem's state and Obsidian's trash out of git.
+        from vaultmem.sync.remote import ensure_ignores, register_driver
 
         try:
             if register_driver(self.root):
                 log.info("registered the vaultmem merge driver in .git/config")
+            for written in ensure_ignores(self.root):
+                log.info("kept out of git: %s", written)
         except Exception as exc:
-            log.warning("could not register the merge driver: %s", exc)
+            log.warning("could not register the merge driver or git's ignores: %s", exc)
 
     def _repair_sync(self, arrived=()) -> None:
         """Repair what two devices' writes left (`reconcile`) among the notes a merge or a

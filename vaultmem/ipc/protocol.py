@@ -129,8 +129,9 @@ OPS: dict[str, Op] = {op.name: op for op in (
     Op("gc", (_flag("dry_run"), _USER), result=("dry_run", "archived", "plan"),
        long=True, index_writer=True),
     # repair: `doctor --fix` for a vault synced from several devices (`vaultmem.sync.reconcile`):
-    # {"repairs": [{"kind", "message", "notes"}], "commits": [sha], "merge_driver": str|null}.
-    Op("repair", (), result=("repairs", "commits", "merge_driver"), long=True, index_writer=True),
+    # {"repairs": [{"kind", "message", "notes"}], "commits": [sha], "merge_driver": str|null,
+    #  "ignores": [what was written to keep .vaultmem/ and .trash/ out of git]}.
+    Op("repair", (), result=("repairs", "commits", "merge_driver", "ignores"), long=True, index_writer=True),
     # The daemon's own. flush: status plus "idle" (every queued change indexed in time).
     # status "scan": {"phase", "checked", "total", "seconds"} of the startup scan.
     Op("status", (), result=_STATUS, read_only=True, clocked=False, memory=False),

@@ -1,5 +1,12 @@
 """`vaultmem init`: a new vault's layout, `.vaultmem/config.toml` (with the embedding model
-that suits its language), the dashboard and git's ignore entries; safe to run again.
+that suits its language), the dashboard and `.vaultmem/.gitignore`; safe to run again.
+
+Nothing is written at the vault's root, which is the person's: `.vaultmem/` keeps itself out
+of git with a `.gitignore` of its own (`ignore_state`), the merge driver's attributes live in
+the memory folder (`vaultmem.sync.remote`), and Obsidian's `.trash/` is excluded in the
+repository's `.git/info/exclude`. A vault made by an older vaultmem has vaultmem's lines in a
+root `.gitignore` and `.gitattributes`: they are left as they are (they still work, and other
+devices may still rely on them), and nothing is added to them.
 """
 
 from __future__ import annotations
@@ -15,12 +22,15 @@ from vaultmem.store.layout import STATE_DIR, TYPE_FOLDERS
 from vaultmem.store.vault import Vault
 
 LAYOUT = tuple(TYPE_FOLDERS.values()) + ("Archive", "Inbox")
-GITIGNORE_LINES = (f"{STATE_DIR}/", ".trash/")
+# `.vaultmem/.gitignore`: everything in the folder, this file too, stays out of git, so a
+# `git add -A` (obsidian-git, a person's sync) never commits the index, logs or the socket.
+STATE_GITIGNORE = "# vaultmem: its index, daemon state and logs stay out of git\n*\n"
 
 
 def init_vault(path: Path | str, model: str | None = None) -> dict:
-    """Create the layout, `.vaultmem/config.toml`, `.gitignore` entries and a git repo if none.
-    Safe to run again: nothing that exists is overwritten, but for the embedding model when
+    """Create the layout, `.vaultmem/config.toml` and `.vaultmem/.gitignore`; the vault's root
+    is left as it was (`api.init` adds the git repo if none and the merge attributes). Safe
+    to run again: nothing that exists is overwritten, but for the embedding model when
     `model` names one. A new config gets `model`, else the one that suits the vault's
     language (`languages.pick_model`); `model` and `model_reason` in the result say which."""
     root = Path(path).expanduser().resolve()
@@ -32,6 +42,8 @@ def init_vault(path: Path | str, model: str | None = None) -> dict:
     if not state.is_dir():
         state.mkdir()
         created.append(STATE_DIR + "/")
+    if ignore_state(root):
+        created.append(f"{STATE_DIR}/.gitignore")
     cfg = config_path(root)
     chosen = {}
     if not cfg.exists():
@@ -57,20 +69,22 @@ def init_vault(path: Path | str, model: str | None = None) -> dict:
     dashboard = ensure_dashboard(vault)
     if dashboard:
         created.append(dashboard)
-    gitignore = root / ".gitignore"
-    original = gitignore.read_bytes().decode("utf-8", "replace") if gitignore.exists() else ""
-    # "/.vaultmem", ".vaultmem" and ".vaultmem/" all ignore the folder: do not add it twice.
-    present = {line.strip().strip("/") for line in original.splitlines()}
-    missing = [line for line in GITIGNORE_LINES if line.strip("/") not in present]
-    if missing:
-        newline = "\r\n" if "\r\n" in original else "\n"
-        block = ["# vaultmem: index, daemon state and Obsidian's trash stay out of git", *missing]
-        head = original.rstrip("\r\n")
-        text = (head + newline * 2 if head else "") + newline.join(block) + newline
-        atomic_write(gitignore, text)
-        created.append(".gitignore")
     return {"vault": str(root), "created": created, "config": str(cfg),
             **(chosen or {"model": config.model}), "notes": notes_scope(vault)}
+
+
+def ignore_state(vault_root: Path | str) -> bool:
+    """Give `.vaultmem/` its own `.gitignore` (`*`: the folder ignores itself, wherever the
+    vault sits in a repository, and before any repository exists); True if it was written.
+    A `.gitignore` already there is kept as it is."""
+    path = Path(vault_root) / STATE_DIR / ".gitignore"
+    if path.exists():
+        return False
+    try:
+        atomic_write(path, STATE_GITIGNORE, overwrite=False)
+    except FileExistsError:   # another vaultmem process wrote it meanwhile
+        return False
+    return True
 
 
 def notes_scope(vault: Vault) -> dict:

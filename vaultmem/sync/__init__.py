@@ -1,5 +1,5 @@
-"""A vault on several devices: the merge driver, reconciling merged duplicates, and the
-driver's registration.
+"""A vault on several devices: the merge driver, reconciling merged duplicates, the
+driver's registration and git's ignores (what a clone lacks).
 """
 
 from vaultmem.public import lazy_names
@@ -8,6 +8,7 @@ _PUBLIC = {
     "CONFLICT_MARK": "merge",
     "run_driver": "merge",
     "reconcile": None,
+    "ensure_ignores": "remote",
     "register_driver": "remote",
     "remote": None,
 }

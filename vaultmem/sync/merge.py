@@ -1,8 +1,8 @@
 """git's merge driver for memory notes: two devices' edits of one note merged by field.
 
     $ git config merge.vaultmem.driver "python -m vaultmem merge-driver %O %A %B %P"
-    $ cat .gitattributes
-    Memory/**/*.md merge=vaultmem
+    $ cat Memory/.gitattributes
+    *.md merge=vaultmem
 
 A note synced by git and changed on two devices (an extraction added a source on one, the
 person raised its importance on the other) conflicts line by line in its frontmatter, where

@@ -1,11 +1,19 @@
-"""A vault kept on several devices: the merge driver's registration and sync tools' leftovers.
+"""A vault kept on several devices: the merge driver's registration, git's ignores and sync
+tools' leftovers.
 
 vaultmem never pulls, pushes or resets; the person's sync does (obsidian-git, Obsidian Sync,
-Syncthing). Two things make that safe for memory notes:
-- `.gitattributes` sends `<memory root>/**/*.md` to the `vaultmem` merge driver
-  (`vaultmem.sync.merge`); it is a file of the vault, so it travels with every clone. The driver
-  itself is named in `.git/config`, which a clone does not copy: `vaultmem init`, the
-  daemon's start and `doctor --fix` register it, `doctor` says when it is missing.
+Syncthing). What makes that safe for memory notes, with nothing written at the vault's root:
+- `<memory root>/.gitattributes` sends every note below it (`*.md`) to the `vaultmem` merge
+  driver (`vaultmem.sync.merge`); it is a file of the vault, committed by `init`, so it
+  travels with every clone. The driver itself is named in `.git/config`, which a clone does
+  not copy: `vaultmem init`, the daemon's start and `doctor --fix` register it, `doctor`
+  says when it is missing or when git does not send a memory note to it.
+- `.vaultmem/` (index, logs, socket) ignores itself (`.vaultmem/.gitignore`, `*`), and
+  Obsidian's `.trash/` (notes deleted in Obsidian, forgotten memories among them) is
+  excluded in the repository's `.git/info/exclude`; neither file travels with a clone, so
+  the same three steps write them (`ensure_ignores`) and `doctor` lists what is not ignored.
+  A vault made by an older vaultmem also has these lines in root `.gitignore` and
+  `.gitattributes` files: they are left alone and keep working.
 - Conflict copies other sync tools write beside a note (`x.sync-conflict-….md`,
   `x (conflicted copy ….md`) are duplicates: never indexed (`vault.is_conflict_copy`);
   `doctor` lists them so the person can keep one version.
@@ -20,17 +28,22 @@ from pathlib import Path
 from vaultmem.errors import HistoryError
 from vaultmem.history.repo import Repo
 from vaultmem.store.files import atomic_write
+from vaultmem.store.init import ignore_state
+from vaultmem.store.layout import STATE_DIR, TYPE_FOLDERS
 
 DRIVER = "vaultmem"
 DRIVER_NAME = "vaultmem: memory notes merged by property"
+# The line of `<memory root>/.gitattributes`: a pattern without a slash matches a file's name
+# in that folder and every folder below it, so every memory and session note.
+ATTRIBUTES_LINE = f"*.md merge={DRIVER}"
+ATTRIBUTES_COMMENT = "# vaultmem: memory notes edited on two devices are merged by property"
+EXCLUDE_COMMENT = "# vaultmem: notes deleted in Obsidian (forgotten memories among them) stay out of git"
+TRASH = ".trash"
 
 
-def attribute_line(memory_root: str) -> str:
-    """The `.gitattributes` line for the vault's memory notes (quoted if the folder has spaces)."""
-    pattern = f"{memory_root.strip('/')}/**/*.md"
-    if any(ch in pattern for ch in ' "\\'):
-        pattern = '"' + pattern.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return f"{pattern} merge={DRIVER}"
+def attributes_path(vault) -> Path:
+    """Where the merge attributes live: the memory folder's own `.gitattributes`."""
+    return Path(vault.memory_dir) / ".gitattributes"
 
 
 def driver_command(python: str | None = None) -> str:
@@ -39,18 +52,71 @@ def driver_command(python: str | None = None) -> str:
 
 
 def install_attributes(vault) -> bool:
-    """Add the memory notes' line to the vault's `.gitattributes` (kept as it is otherwise);
-    True if the file changed."""
-    path = Path(vault.root) / ".gitattributes"
-    line = attribute_line(vault.config.memory_root)
+    """Add the memory notes' line to `<memory root>/.gitattributes` (the rest of the file kept
+    as it is); True if the file changed. The vault's root `.gitattributes` is never touched."""
+    path = attributes_path(vault)
     original = path.read_bytes().decode("utf-8", "replace") if path.exists() else ""
-    if line in (row.strip() for row in original.splitlines()):
+    if ATTRIBUTES_LINE in (row.strip() for row in original.splitlines()):
         return False
+    atomic_write(path, _appended(original, [ATTRIBUTES_COMMENT, ATTRIBUTES_LINE]))
+    return True
+
+
+def ensure_ignores(vault_root) -> list[str]:
+    """What keeps vaultmem's state and Obsidian's trash out of git, where a clone lacks it:
+    `.vaultmem/.gitignore`, and `.trash/` in the repository's `.git/info/exclude` unless a
+    rule already ignores it (an older vaultmem's root `.gitignore`, the person's own).
+    Returns what was written ([] when nothing was missing); the vault's root is untouched."""
+    done = [f"{STATE_DIR}/.gitignore"] if ignore_state(vault_root) else []
+    repo = _repo(vault_root)
+    if repo is None or _ignored(repo, f"{TRASH}/note.md"):
+        return done
+    line = "/" + _escaped(repo.to_repo(TRASH)) + "/"
+    path = Path(repo.top) / repo.run("rev-parse", "--git-path", "info/exclude").strip()
+    original = path.read_bytes().decode("utf-8", "replace") if path.exists() else ""
+    try:
+        atomic_write(path, _appended(original, [EXCLUDE_COMMENT, line]))
+    except OSError as exc:
+        raise HistoryError(f"could not write {path} ({exc}) — check that it is writable") from None
+    return done + [f"{line} in .git/info/exclude"]
+
+
+def ignore_problems(vault) -> list[str]:
+    """What git does not ignore but should: `.vaultmem/` (its index holds every memory's
+    words) and Obsidian's `.trash/`. [] when fine or when the vault is in no repository."""
+    repo = _repo(vault.root)
+    if repo is None:
+        return []
+    problems = []
+    if not _ignored(repo, f"{STATE_DIR}/config.toml"):
+        problems.append(f"{STATE_DIR}/ is not ignored by git, so a `git add -A` (obsidian-git) would "
+                        f"commit its index and logs — run `vaultmem doctor --fix` (it writes "
+                        f"{STATE_DIR}/.gitignore)")
+    if not _ignored(repo, f"{TRASH}/note.md"):
+        problems.append(f"Obsidian's {TRASH}/ is not ignored by git, so notes deleted in Obsidian "
+                        "could be committed there — run `vaultmem doctor --fix` (it adds "
+                        f"{TRASH}/ to .git/info/exclude)")
+    return problems
+
+
+def _ignored(repo: Repo, rel: str) -> bool:
+    """Whether git's ignore rules (any `.gitignore`, `.git/info/exclude`, the global
+    excludes file) match this vault path, tracked or not."""
+    # check-ignore takes paths, not pathspecs: it refuses the literal magic Repo.run sets.
+    return bool(repo.run("check-ignore", "--no-index", "--", repo.to_repo(rel), ok_codes=(1,),
+                         env={"GIT_LITERAL_PATHSPECS": "0"}).strip())
+
+
+def _escaped(pattern: str) -> str:
+    """A literal path as a gitignore pattern (a folder named `a*b` matches only itself)."""
+    return "".join("\\" + ch if ch in "\\*?[" else ch for ch in pattern)
+
+
+def _appended(original: str, block: list[str]) -> str:
+    """`original` with `block` after a blank line, in the file's own line ends."""
     newline = "\r\n" if "\r\n" in original else "\n"
     head = original.rstrip("\r\n")
-    block = ["# vaultmem: memory notes edited on two devices are merged by property", line]
-    atomic_write(path, (head + newline * 2 if head else "") + newline.join(block) + newline)
-    return True
+    return (head + newline * 2 if head else "") + newline.join(block) + newline
 
 
 def register_driver(vault_root) -> bool:
@@ -73,16 +139,21 @@ def register_driver(vault_root) -> bool:
 
 
 def driver_problems(vault) -> list[str]:
-    """What keeps two devices' edits of a note from being merged by property ([] when fine)."""
+    """What keeps two devices' edits of a note from being merged by property ([] when fine).
+    Whether a memory note goes to the driver is asked of git itself (`check-attr`), so
+    the memory folder's `.gitattributes`, an older vault's root line and the person's
+    own attributes all count."""
     repo = _repo(vault.root)
     if repo is None:
         return []
     problems = []
-    path = Path(vault.root) / ".gitattributes"
-    text = path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
-    if attribute_line(vault.config.memory_root) not in (row.strip() for row in text.splitlines()):
-        problems.append(".gitattributes does not send memory notes to the vaultmem merge driver "
-                        "— run `vaultmem init` (then commit .gitattributes)")
+    memory_root = vault.config.memory_root.strip("/")
+    probe = repo.to_repo(f"{memory_root}/{TYPE_FOLDERS['fact']}/note.md")
+    answer = repo.run("check-attr", "-z", "merge", "--", probe).split("\0")
+    merge = answer[2] if len(answer) > 2 else "unspecified"
+    if merge != DRIVER:
+        problems.append(f"git does not send memory notes to the vaultmem merge driver (merge: {merge}) "
+                        f"— run `vaultmem init` (it writes and commits {memory_root}/.gitattributes)")
     command = _config(repo, f"merge.{DRIVER}.driver")
     if not command:
         problems.append("the vaultmem merge driver is not registered in .git/config (a fresh clone?) "
