@@ -61,7 +61,7 @@ class Retrieval:
         """
         from vaultmem.errors import VaultmemError
         from vaultmem.retrieve.context import CARE, PINNED_MAX, PINNED_TAG, build_context
-        from vaultmem.text.rewrite import is_chinese
+        from vaultmem.text.script import is_chinese
 
         try:  # embedded once for both searches
             vector = self.embedder.encode_query(question)

@@ -9,7 +9,8 @@ import re
 from vaultmem.policy.candidate import Candidate
 from vaultmem.text.names import entities_of
 from vaultmem.text.patterns import Detection
-from vaultmem.text.rewrite import capitalise, is_chinese
+from vaultmem.text.rewrite import capitalise
+from vaultmem.text.script import is_chinese
 from vaultmem.text.wording import MAX_WORDS, limit_words, lower_first
 
 

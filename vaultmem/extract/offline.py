@@ -31,7 +31,8 @@ from vaultmem.text.classify import (
 from vaultmem.text.corrections import find_correction
 from vaultmem.text.howto import find_howto, howto_text
 from vaultmem.text.names import entities_of, known_names
-from vaultmem.text.rewrite import capitalise, is_chinese, to_third_person
+from vaultmem.text.rewrite import capitalise, to_third_person
+from vaultmem.text.script import is_chinese
 from vaultmem.text.wording import finish, limit_words
 
 

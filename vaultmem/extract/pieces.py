@@ -41,7 +41,8 @@ from vaultmem.text.names import entities_of, names_someone, resolve_pronoun, the
 from vaultmem.text.noise import is_request
 from vaultmem.text.pattern_words import HEALTH, PETS, RELATIONS
 from vaultmem.text.patterns import Detection, detect
-from vaultmem.text.rewrite import capitalise, has_first_person, is_chinese, to_third_person
+from vaultmem.text.rewrite import capitalise, has_first_person, to_third_person
+from vaultmem.text.script import is_chinese
 from vaultmem.text.statements import frame_statement, says_little_else
 from vaultmem.text.wording import finish, instruction_text, limit_words, lower_first, with_date
 

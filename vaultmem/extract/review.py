@@ -208,7 +208,7 @@ def _related(new: str, held: str, score: float) -> bool:
     Chinese sentences close whatever they say, and a small model then "updates" a memory of a
     son's maths class with a cousin's school."""
     from vaultmem.text.question_frames import TOPICS, speaks_of
-    from vaultmem.text.rewrite import is_chinese
+    from vaultmem.text.script import is_chinese
     from vaultmem.text.values import tools_in
 
     topics = [*TOPICS, *{f"tool:{kind}" for _tool, kind in tools_in(new)}]

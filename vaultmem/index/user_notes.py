@@ -19,8 +19,8 @@ import re
 from datetime import datetime, timezone
 
 from vaultmem.index.chunking import Chunk, as_list, as_text, bar_list
-from vaultmem.store.languages import CJK as _CJK_CHAR
 from vaultmem.store.links import parse_link
+from vaultmem.text.script import CJK as _CJK_CHAR
 
 NOTE_TYPE = "note"
 # Words per chunk of a person's note: a section longer than this is cut at paragraphs, a

@@ -11,7 +11,6 @@ _PUBLIC = {
     "decide": "decide",
     "Existing": "pool",
     "Pool": "pool",
-    "han_share": "pool",
     "normalise": "pool",
     "redact": "redact",
     "screen": "screen",

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from vaultmem.store.layout import STATEMENT_TYPES
+from vaultmem.text.script import script_share
 
 _TRAILING = set("a an the and or but so it its it's is was are were to of in on at for with as that "
                 "this their they them which who when while from by".split() + ["", "-", "–", "—"])
@@ -81,7 +82,7 @@ def make_title(content: str, limit: int = TITLE_LIMIT) -> str:
     text = _TITLE_UNSAFE.sub(" ", text)
     text = re.sub(r"\s+", " ", text).strip().rstrip(".!。！ ")
     text = text[:1].upper() + text[1:]
-    cjk = _is_cjk_heavy(text)
+    cjk = not text or script_share(text, among="all") >= 1 / 3  # Chinese fills the room twice as fast
     room = (limit // 2 if cjk else limit) - len(suffix)
     if len(text) > room:
         first = re.split(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<=[.!?])\s+|[。！？；;]",
@@ -102,7 +103,3 @@ def make_title(content: str, limit: int = TITLE_LIMIT) -> str:
         text = cut.rstrip(" ,;，、-–—")
     return (text + suffix) if text else "Memory"
 
-
-def _is_cjk_heavy(text: str) -> bool:
-    cjk = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
-    return cjk * 3 >= len(text)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vaultmem.policy.pool import Existing, Pool, han_share, known_sources, sessions
+from vaultmem.policy.pool import Existing, Pool, known_sources, sessions
 from vaultmem.policy.screen import screen, screen_names
+from vaultmem.text.script import han_share
 
 
 @dataclass

@@ -1,14 +1,15 @@
 """The memories a candidate is compared with: `Existing` (one active memory), `Pool` (one
 user's, looked up by text, slot, sources and vector) and the likeness tests the decision
-rules share (`normalise`, `known_sources`, `han_share`).
+rules share (`normalise`, `known_sources`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import islice
+
+from vaultmem.text.script import han_share
 
 _FINAL_STOPS = re.compile(r"[\s.。!！]+$")
 
@@ -241,17 +242,6 @@ def _may_be_same(entry: Existing, candidate) -> bool:
     if han_share(candidate.content) >= 0.3 or han_share(entry.text) >= 0.3:
         return _bigram_dice(candidate.content, entry.text) >= 0.6
     return True
-
-
-@lru_cache(maxsize=8192)
-def han_share(text: str) -> float:
-    """The share of CJK ideographs among a text's non-space characters (asked of every
-    remembered memory for every candidate: cached, it was a tenth of an extraction's CPU)."""
-    chars = len(text) - sum(map(str.isspace, text))
-    return len(_IDEOGRAPHS.findall(text)) / chars if chars else 0.0
-
-
-_IDEOGRAPHS = re.compile("[\u4e00-\u9fff]")
 
 
 def _bigram_dice(a: str, b: str) -> float:

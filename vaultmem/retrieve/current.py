@@ -246,7 +246,7 @@ YES_NO = re.compile(r"^(?:is|are|does|do|did|has|have|was|were|can|will)\b|[å—å
 
 
 def single_valued(question: str) -> bool:
-    from vaultmem.text.rewrite import is_chinese
+    from vaultmem.text.script import is_chinese
 
     q = question.strip()
     return bool(_ZH_SINGLE.search(q) if is_chinese(q) else _SINGLE.search(q))
@@ -264,7 +264,7 @@ def anchor_words(question: str) -> set[str]:
     """The words a memory must share with a question to answer it: its content words
     (English, lightly stemmed), or its characters other than question words (Chinese)."""
     from vaultmem.retrieve.keywords import STOP_WORDS
-    from vaultmem.text.rewrite import is_chinese
+    from vaultmem.text.script import is_chinese
 
     if is_chinese(question):
         chars = {c for c in question if "\u4e00" <= c <= "\u9fff" and c not in _ZH_QUESTION_CHARS}
@@ -284,7 +284,7 @@ def _stem(word: str) -> str:
 
 def _anchored(text: str, anchors: set[str]) -> bool:
     """The memory holds at least half of the question's anchor words (one at least)."""
-    from vaultmem.text.rewrite import is_chinese
+    from vaultmem.text.script import is_chinese
 
     if not anchors:
         return False

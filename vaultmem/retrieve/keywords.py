@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from vaultmem.store.languages import CJK as _CJK
+from vaultmem.text.script import CJK as _CJK
 
 _WORD = re.compile(r"[a-z0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 STOP_WORDS = frozenset("""a an and are as at be been being but by can could did do does doing

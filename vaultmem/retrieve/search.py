@@ -53,7 +53,7 @@ from vaultmem.retrieve.ranking import (
     weight,
 )
 from vaultmem.store.config import MULTILINGUAL_MODELS
-from vaultmem.text.rewrite import is_chinese
+from vaultmem.text.script import is_chinese
 
 # The access map is re-read from state.db at most this often (other processes record too).
 ACCESS_REFRESH_SECONDS = 60.0

@@ -19,7 +19,6 @@ _PUBLIC = {
     "run_id": "ids",
     "ignore_state": "init",
     "init_vault": "init",
-    "CJK": "languages",
     "CJK_VAULT_SHARE": "languages",
     "SAMPLE_BYTES": "languages",
     "SAMPLE_FILES": "languages",

@@ -8,15 +8,11 @@ Japanese or Korean, the bundled English one otherwise.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from vaultmem.store.config import DEFAULT_MODEL, MULTILINGUAL_MODEL
+from vaultmem.text.script import CJK, LETTER, script_share
 
-# CJK characters (kana, hangul and the CJK ideograph blocks; search reads Chinese by them too).
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-# Letters: CJK characters and Latin/Greek/Cyrillic words' letters (digits and marks don't vote).
-_LETTER = re.compile(r"[^\W\d_]")
 # A vault where this share of the letters is CJK gets the multilingual model: a Chinese word
 # is one or two characters where an English one is five letters, so 0.2 is about a third of
 # the words, enough that an English-only model would miss much of the vault.
@@ -30,8 +26,7 @@ _LOCALES = ("zh", "ja", "ko")
 
 def cjk_share(text: str) -> float:
     """The share of `text`'s letters that are CJK characters (0 when it has no letters)."""
-    letters = _LETTER.findall(text)
-    return round(sum(1 for c in letters if CJK.match(c)) / len(letters), 4) if letters else 0.0
+    return round(script_share(text, among="letters", script=CJK), 4)
 
 
 def vault_sample(root: Path) -> str:
@@ -57,7 +52,7 @@ def pick_model(root: Path, environ=None) -> tuple[str, str]:
     environ = os.environ if environ is None else environ
     sample = vault_sample(root)
     share = cjk_share(sample)
-    if sample.strip() and _LETTER.search(sample):
+    if sample.strip() and LETTER.search(sample):
         if share >= CJK_VAULT_SHARE:
             return MULTILINGUAL_MODEL, f"{share:.0%} of the vault's text is Chinese, Japanese or Korean"
         return DEFAULT_MODEL, "the vault's notes are in English or another alphabet"

@@ -31,13 +31,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultmem.errors import VaultmemError
-from vaultmem.policy.pool import han_share, normalise
+from vaultmem.policy.pool import normalise
 from vaultmem.store.layout import STATEMENT_TYPES
 from vaultmem.store.links import LinkResolver, parse_link
 from vaultmem.store.note import statement_of
 from vaultmem.store.properties import read_properties
 from vaultmem.store.values import as_date, as_datetime, as_list
 from vaultmem.sync.merge import MERGED_IDS, merge_set
+from vaultmem.text.script import han_share
 
 # Links and lists a repair unites into a kept note.
 UNITED = ("sources", "source_messages", "entities", "tags")

@@ -9,7 +9,8 @@ from datetime import date
 
 from vaultmem.text.dates import find_date
 from vaultmem.text.noise import is_request, is_venting, opens_with_greeting
-from vaultmem.text.rewrite import has_first_person, is_chinese, second_to_first_person
+from vaultmem.text.rewrite import has_first_person, second_to_first_person
+from vaultmem.text.script import is_chinese
 
 _SOME_DAY = date(2000, 1, 3)  # any anchor will do to ask "is there a date expression here?"
 _DISCOURSE = re.compile(

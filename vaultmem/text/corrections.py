@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from vaultmem.text.dates import MONTHS, WEEKDAYS
-from vaultmem.text.rewrite import is_chinese
+from vaultmem.text.script import is_chinese
 
 _MONTH = r"(?:%s)" % "|".join(sorted({m for m in MONTHS} | {m[:3] for m in MONTHS}, key=len, reverse=True))
 _WEEKDAY = r"(?:%s)s?" % "|".join(d.capitalize() for d in WEEKDAYS)

@@ -31,7 +31,7 @@ import re
 from vaultmem.text.frames_en import EN_FRAMES
 from vaultmem.text.frames_zh import ZH_FRAMES
 from vaultmem.text.modality import Reading
-from vaultmem.text.rewrite import is_chinese
+from vaultmem.text.script import is_chinese
 
 
 def read(sentence: str, chinese: bool | None = None) -> Reading | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from vaultmem.text.frame_cues import HOME_CUE, TITLE, WORK_CUE, ZH_HOME_CUE, ZH_WORK_CUE
-from vaultmem.text.rewrite import is_chinese
+from vaultmem.text.script import is_chinese
 from vaultmem.text.values import NAME_SPAN, NOT_NAMES, ZH_ORG, ZH_PLACE_SUFFIX, tools_in, zh_listed_places
 
 _QUESTION_FRAMES = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+from vaultmem.text.script import is_chinese
 
 ADVERBS = {"really", "also", "just", "still", "totally", "absolutely", "actually", "usually",
            "always", "never", "often", "sometimes", "recently", "finally", "even", "kinda",
@@ -39,12 +39,6 @@ _IRREGULAR = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is"}
 _NEGATED = {"don't": "doesn't", "dont": "doesn't", "haven't": "hasn't", "am": "is", "'m": "is"}
 _FIRST_PERSON = re.compile(r"(?<![\w'])(?:I|i)(?:'m|'ve|'d|'ll)?(?![\w'])|\b(?:my|me|mine|myself|we|we're|"
                            r"we've|we'll|we'd|our|ours|ourselves)\b|(?<![\w'])(?-i:us)\b", re.I)
-
-
-def is_chinese(text: str) -> bool:
-    """True when CJK characters make up a good share of the text."""
-    letters = sum(1 for ch in text if ch.isalpha())
-    return bool(letters) and len(_CJK.findall(text)) * 3 >= letters
 
 
 def has_first_person(sentence: str) -> bool:
