@@ -285,7 +285,7 @@ def _markdown_role(name: str) -> str:
 
 def _front_matter(text: str) -> tuple[dict[str, str], int]:
     """A Markdown log's properties (scalars, keys in lower case) and the line its body starts
-    on, read as notes are (`note.read_properties`). Properties that are not valid YAML are
+    on, read as notes are (`properties.read_properties`). Properties that are not valid YAML are
     left out; the block is still skipped."""
     parts = split_frontmatter(text)
     if parts is None:

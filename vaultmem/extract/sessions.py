@@ -41,7 +41,7 @@ SESSION_TAG = "vaultmem/session"
 
 @dataclass(frozen=True)
 class SessionNote:
-    title: str                  # "2026-11-29 chat-3f2a": pass through vault.safe_title/unique_path
+    title: str                  # "2026-11-29 chat-3f2a": pass through titles.safe_title/Vault.unique_path
     text: str                   # the whole file: frontmatter + one block per turn, redacted
     note_id: str                # the frontmatter id (a ULID)
     block_ids: dict[str, str]   # original message id -> block id in this note

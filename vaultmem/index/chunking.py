@@ -32,7 +32,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 @dataclass(frozen=True)
 class SessionWindow:
     """Where a session chunk's embedded text (`search_text`) sits among its note's turns,
-    so that it can be embedded in context, each turn once (`ingest.chunk_vectors`).
+    so that it can be embedded in context, each turn once (`passages.chunk_vectors`).
 
     `lines`: every turn of the note as "speaker: text" (one tuple shared by the note's
     chunks); `first`..`last`: the turns the chunk's embedded text spans, the neighbours
@@ -120,7 +120,7 @@ class IndexedNote:
 
 
 def read_for_index(data: bytes, path) -> IndexedNote:
-    """Parse a note's bytes for indexing, fast (`note.read_properties`: every scalar a
+    """Parse a note's bytes for indexing, fast (`properties.read_properties`: every scalar a
     string, as chunking wants them). Anything unusual (no or bad frontmatter, encoding,
     size) goes through `note.parse_note_bytes`, so errors read the same everywhere."""
     from vaultmem.store.limits import MAX_NOTE_BYTES

@@ -89,7 +89,7 @@ def _pool_fields(path: Path) -> tuple[dict, str] | None:
 def pool_fields_of(data: bytes, path: Path) -> tuple[dict, str] | None:
     """A memory note's properties (scalars as strings, lists of strings) and its statement,
     read once and scanned line by line where the properties are the simple block vaultmem
-    writes (`note.scan_properties`), else by the fast YAML reader: the round-trip parser
+    writes (`properties.scan_properties`), else by the fast YAML reader: the round-trip parser
     took ~1 ms a note, seconds of every `add` and `extract` in a vault of thousands."""
     from vaultmem.index.chunking import read_for_index
     from vaultmem.store.note import split_frontmatter

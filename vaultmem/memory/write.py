@@ -1,6 +1,6 @@
 """Carry out write-policy decisions on disk: create, merge, supersede, entity hubs.
 
-The policy (`policy.py`) decides; this module writes notes atomically inside the caller's
+The policy (`policy/decide.py`) decides; this module writes notes atomically inside the caller's
 `change.vault_change` (each path is recorded before it is written, so a failure puts the
 vault back) and returns the vault-relative paths it touched.
 """

@@ -3,7 +3,7 @@
 Every proposed memory gets one decision: rejected (noise, venting, a secret), unchanged
 (already remembered), updated (a near-duplicate: sources merged), superseded (same subject
 and attribute, another value: the old note is kept, marked superseded) or created.
-This module decides; `write.py` carries the decisions out on disk. What is not a memory is
+This module decides; `memory/write.py` carries the decisions out on disk. What is not a memory is
 `screen.py`'s to say; the memories a candidate is compared with are `pool.py`'s `Pool`.
 """
 

@@ -5,7 +5,7 @@ and attribute) with another value. Where it missed one (a wording its rules did 
 a note edited by hand, two devices that each learnt a value), the hits of a question may
 hold two active memories of one slot with different values. Read again here, each memory's
 slot comes from its note's `subject`/`attribute`/`value` or, failing that, from its
-statement (`extract.frames`); of two values of one slot, the one said last is current and
+statement (`text.frames`); of two values of one slot, the one said last is current and
 the other is shown as earlier, until the day the later one was said (`Hit.valid_to`, which
 `context` prints as `until YYYY-MM-DD`). The current one takes the best score of its group,
 so it comes first; and where the question asks for that very attribute ("Where does the

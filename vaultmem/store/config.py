@@ -30,7 +30,7 @@ MINILM_MODEL = "all-MiniLM-L6-v2"
 MULTILINGUAL_MODEL = "use-multilingual-v3"
 E5_MODEL = "multilingual-e5-small"
 # What a new vault embeds with, unless its notes are mostly Chinese, Japanese or Korean
-# (`vault.pick_model`; benchmarks/README.md, "Choosing the embedding model").
+# (`languages.pick_model`; benchmarks/README.md, "Choosing the embedding model").
 DEFAULT_MODEL = MINILM_MODEL
 MULTILINGUAL_MODELS = frozenset({MULTILINGUAL_MODEL, E5_MODEL})
 

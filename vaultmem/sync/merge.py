@@ -13,7 +13,7 @@ theirs changed it. The bodies get git's own 3-way merge; when both sides rewrote
 lines, both texts are kept (theirs in a callout under ours, `CONFLICT_MARK`) and the note
 is listed by `doctor` until the person keeps one. Two devices creating the same title
 (git gives an empty base) get one id: the earlier `created`, then the smaller id; the
-other id stays in `merged_ids`, which `vault.resolve` also answers to.
+other id stays in `merged_ids`, which `Vault.resolve` also answers to.
 
 A note that does not parse is left to git: conflict markers, exit status 1, no text lost.
 """

@@ -1,6 +1,7 @@
 """What a chat sentence is: a statement worth keeping, or a greeting, thanks, question,
 one-off request, reaction or venting that is not. English and Chinese. The greeting, request
-and venting rules are the write policy's (`policy.py`), so extraction and `add` agree."""
+and venting rules are `noise.py`'s, which the write policy screens by too
+(`policy/screen.py`), so extraction and `add` agree."""
 
 from __future__ import annotations
 
