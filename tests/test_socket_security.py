@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -117,8 +118,9 @@ def as_other_user(action):
     return json.loads(data)
 
 
-def try_status(path: str):
-    """Stat the socket, connect, ask for status; what happened at each step."""
+def try_status(path: str, pause: float = 0.0):
+    """Stat the socket, connect, wait `pause` seconds (a busy machine's delay), ask for
+    status; what happened at each step."""
     out = {"uid": os.getuid(), "stat": True}
     try:
         os.stat(path)
@@ -131,6 +133,7 @@ def try_status(path: str):
         sock.connect(path)
     except OSError as exc:
         return {**out, "connect_errno": exc.errno}
+    time.sleep(pause)
     try:
         sock.sendall(b'{"op": "status", "args": {}}\n')
         reply = b""
@@ -157,7 +160,9 @@ def test_another_uid_is_refused_by_the_mode_and_by_the_peer_check(daemon):
 
     os.chmod(path, 0o666)  # loosened by mistake: SO_PEERCRED still turns nobody away
     try:
-        loosened = as_other_user(lambda: try_status(path))
+        # The peer sends its request a moment after connecting, as on a busy machine: the
+        # refusal must still reach it (once, the daemon closed first and the send broke).
+        loosened = as_other_user(lambda: try_status(path, pause=0.5))
     finally:
         os.chmod(path, 0o600)
     assert "connect_errno" not in loosened, loosened

@@ -29,6 +29,7 @@ log = logging.getLogger("vaultmem.daemon")
 
 # A connection that sends nothing for this long is dropped (a stuck or hostile client).
 IDLE_CONNECTION_TIMEOUT = 300.0
+REFUSED_DRAIN_SECONDS = 2.0  # how long a refused peer has to finish sending its request
 
 
 def peer_uid(conn: socket.socket) -> int | None:
@@ -142,8 +143,7 @@ class SocketServer:
             conn.setblocking(True)
             uid = peer_uid(conn)
             if not peer_allowed(uid):
-                log.warning("refused a connection from uid %s", uid)
-                self._send(conn, error_response(DaemonError("this daemon serves only its owner")))
+                self._refuse(conn, uid)
                 return
             conn.settimeout(IDLE_CONNECTION_TIMEOUT)
             reader = LineReader(conn)
@@ -156,6 +156,22 @@ class SocketServer:
                     return
                 if not self._send(conn, handle_message(line, self.dispatch)):
                     return
+
+    @staticmethod
+    def _refuse(conn: socket.socket, uid) -> None:
+        """Tell a peer that is not the owner so, then let it finish sending before closing:
+        closed at once, the socket would turn a request still on its way into a broken pipe
+        on the peer's side, and the peer would never read why it was refused."""
+        log.warning("refused a connection from uid %s", uid)
+        SocketServer._send(conn, error_response(DaemonError("this daemon serves only its owner")))
+        try:
+            conn.shutdown(socket.SHUT_WR)
+            conn.settimeout(REFUSED_DRAIN_SECONDS)
+            for _ in range(16):  # what it sends is read and dropped, 64 KiB at most
+                if not conn.recv(4096):
+                    break
+        except OSError:
+            pass
 
     @staticmethod
     def _send(conn: socket.socket, response: dict) -> bool:
