@@ -504,6 +504,30 @@ def test_foreground_run_stops_cleanly_on_sigterm(tmp_path):
     assert not lock_is_held(root / ".vaultmem")
 
 
+def test_the_signal_handler_takes_no_lock_the_main_thread_may_hold(tmp_path):
+    # A handler runs in the main thread between two of its steps. It once called stop(), whose
+    # Event.set() waits for the Event's own lock: held by the main thread as it entered the
+    # wait, that hung `daemon run` for good. Here the lock is held as the handler runs.
+    from vaultmem.daemon.runner import Daemon
+
+    daemon = Daemon(new_vault(tmp_path))
+    done = threading.Event()
+
+    def handler_while_holding_the_lock():
+        with daemon._stop._cond:
+            daemon._on_signal(signal.SIGTERM, None)
+        done.set()
+
+    threading.Thread(target=handler_while_holding_the_lock, daemon=True).start()
+    assert done.wait(10), "the handler waited for a lock its own thread held"
+    # ... and the run loop, woken by it, stops the daemon.
+    runner = threading.Thread(target=daemon.run, kwargs={"install_signals": False}, daemon=True)
+    runner.start()
+    runner.join(120)
+    assert not runner.is_alive() and daemon._stop.is_set()
+    assert not lock_is_held(tmp_path / "vault" / ".vaultmem")
+
+
 def test_kill_9_mid_build_then_restart_leaves_no_drift(tmp_path):
     from vaultmem.api import Memory
 

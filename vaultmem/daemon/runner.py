@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import os
+import select
 import signal
 import sys
 import threading
@@ -95,6 +96,10 @@ class Daemon(Handlers):
         self.started_at = time.monotonic()
         self.started_iso = datetime.now().replace(microsecond=0).isoformat()
         self._stop = threading.Event()
+        # The main thread sleeps on this pipe; `stop()` and the signal handlers write a byte.
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_w, False)
+        self._signalled = False
         self._idle = threading.Condition()
         self._applying = False
         self._observer = None
@@ -112,7 +117,7 @@ class Daemon(Handlers):
                      os.getpid())
             if install_signals:
                 for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-                    signal.signal(sig, lambda *_: self.stop())
+                    signal.signal(sig, self._on_signal)
             self.server.start()
             # Watch before scanning, so nothing changed during the scan is missed.
             handler = make_handler(self.root, self._accept, self.coalescer,
@@ -122,8 +127,11 @@ class Daemon(Handlers):
                                             daemon=True)
             self._thread.start()
             self._start_mcp_http()  # after the scan started: importing the SDK takes seconds
-            while not self._stop.wait(3600):
-                pass
+            while not self._stop.is_set():
+                select.select([self._wake_r], [], [])
+                os.read(self._wake_r, 512)
+                if self._signalled:
+                    self.stop()
         finally:
             self._shutdown()
 
@@ -133,6 +141,21 @@ class Daemon(Handlers):
         self.worker.stop_requested.set()
         self._stop.set()
         self.coalescer.wake()
+        self._wake()
+
+    def _on_signal(self, *_) -> None:
+        # A handler runs in the main thread between two of its steps, perhaps while that thread
+        # holds a lock `stop()` takes: Event.set() from a handler while the main thread is in
+        # Event.wait() deadlocks now and then (once in ~14,000 tries here; a SIGTERM as the main
+        # loop began waiting hung `daemon run`). It takes no lock: it marks, and wakes the loop.
+        self._signalled = True
+        self._wake()
+
+    def _wake(self) -> None:
+        try:
+            os.write(self._wake_w, b"x")
+        except OSError:  # full (the loop is already due to wake) or closed (shut down)
+            pass
 
     def _vault_gone(self) -> None:
         log.warning("the vault folder %s was deleted or moved; stopping", self.root)
@@ -158,6 +181,9 @@ class Daemon(Handlers):
             self._observer.join(timeout=5)
         log.info("daemon stopped")
         self.lock.release()
+        fds, self._wake_r, self._wake_w = (self._wake_r, self._wake_w), -1, -1
+        for fd in fds:  # a late signal now writes to -1, never to a file that took the number
+            os.close(fd)
 
     def _start_mcp_http(self) -> None:
         """Serve MCP on HTTP beside the socket when `[mcp] http` asks for it, with the warm
