@@ -120,6 +120,18 @@ def test_update_keeps_unknown_keys_order_comments_and_body():
     assert list(parse_note(out).meta) == list(note.meta)
 
 
+@pytest.mark.parametrize("text", [
+    "---\na:\n k0:\n\n\t:\n---\nbody\n",   # the case the fuzz sweep met
+    "---\nid: A1\nparent:\n child:\n\n\t:\n---\nbody\n",
+])
+def test_a_block_ending_in_whitespace_keeps_its_closing_line(text):
+    # ruamel gives back a trailing blank line's tab as it read it, with no newline after it:
+    # the closing line came out as "\t---", and the note no longer had frontmatter.
+    out = render_note(parse_note(text))
+    assert "\n---\nbody\n" in out and "\t---" not in out
+    assert render_note(parse_note(out)) == out
+
+
 @pytest.mark.parametrize("indent", ["", "  "], ids=["column 0", "indented"])
 def test_a_new_list_follows_the_notes_own_list_style(indent):
     text = f"---\nid: A1\ntags:\n{indent}- a\n---\nx\n"

@@ -375,6 +375,10 @@ def render_note(note: Note) -> str:
         _quote_ambiguous_strings(note.meta)
         properties = "" if not note.meta else plain_yaml.dump(note.meta, note.seq_indent) \
             or _handler().export(note.meta, seq_indent=note.seq_indent)
+        if properties and not properties.endswith("\n"):
+            # ruamel keeps a comment's trailing whitespace as it read it: a block that ended in
+            # a blank line and a tab came back as "\n\t", and the closing line as "\t---".
+            properties += "\n"
         out = "---\n" + note.blank_head + properties + "---\n"
     out += note.body
     if note.newline == "\r\n":
