@@ -94,14 +94,22 @@ def test_perf_harness_smoke(tmp_path):
     per_runtime = ("index_vs_encode", "index_vs_encode_cpu", "index_s", "index_peak_rss_mb",
                    "encode_chunks_per_s", "model_load_s", "model_load_rss_mb", "search_p50_ms",
                    "search_p95_ms", "search_notes_p50_ms", "search_notes_p95_ms", "large_search_p50_ms",
-                   "cold_search_s", "cold_search_rss_mb", "cold_add_s", "ingest_turns_per_cpu_s", "ingest_cpu_s")
+                   "cold_search_s", "cold_search_rss_mb", "cold_add_s")
+    # The ingest rows read the LoCoMo split: measured where it lies beside the repo, else
+    # reported missing for that reason (a fresh clone without ../shared still runs this).
+    if LOCOMO_DEV.exists():
+        per_runtime += ("ingest_turns_per_cpu_s", "ingest_cpu_s")
+    else:
+        for runtime in runtimes:
+            assert "no LoCoMo data" in skipped.get(f"ingest ({runtime})", ""), skipped
     for key in per_runtime:
         assert figures.get(key) == figures.get(f"{key}_{runtimes[0]}"), key
         for runtime in runtimes:
             assert number(f"{key}_{runtime}"), (key, runtime, skipped)
             assert figures[f"{key}_{runtime}"] > 0, (key, runtime)
     assert number("nochange_scan_s")
-    assert figures["ingest_turns"] > 0 and figures["ingest_conversations"] == 1
+    if LOCOMO_DEV.exists():
+        assert figures["ingest_turns"] > 0 and figures["ingest_conversations"] == 1
     if len(runtimes) > 1:
         assert figures["runtime_min_cosine"] >= 0.99   # the same model: a goal of 0.999 in the report
     assert figures["notes"] == 60 and figures["chunks"] >= 60
