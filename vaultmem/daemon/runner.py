@@ -96,9 +96,9 @@ class Daemon(Handlers):
         self.started_at = time.monotonic()
         self.started_iso = datetime.now().replace(microsecond=0).isoformat()
         self._stop = threading.Event()
-        # The main thread sleeps on this pipe; `stop()` and the signal handlers write a byte.
-        self._wake_r, self._wake_w = os.pipe()
-        os.set_blocking(self._wake_w, False)
+        # While it runs, the main thread sleeps on a pipe `stop()` and the signal handlers
+        # write a byte to (made in `run`: a Daemon built and never run holds no descriptors).
+        self._wake_r = self._wake_w = -1
         self._signalled = False
         self._idle = threading.Condition()
         self._applying = False
@@ -113,6 +113,8 @@ class Daemon(Handlers):
         # From now on a query knows the index may lag the vault until the scan ends.
         self.worker.scan.begin()
         try:
+            self._wake_r, self._wake_w = os.pipe()
+            os.set_blocking(self._wake_w, False)
             log.info("vaultmem %s daemon starting for %s (pid %d)", __version__, self.root,
                      os.getpid())
             if install_signals:
@@ -128,10 +130,11 @@ class Daemon(Handlers):
             self._thread.start()
             self._start_mcp_http()  # after the scan started: importing the SDK takes seconds
             while not self._stop.is_set():
+                if self._signalled:  # marked before the pipe was there, or since the last wake
+                    self.stop()
+                    break
                 select.select([self._wake_r], [], [])
                 os.read(self._wake_r, 512)
-                if self._signalled:
-                    self.stop()
         finally:
             self._shutdown()
 
@@ -183,7 +186,8 @@ class Daemon(Handlers):
         self.lock.release()
         fds, self._wake_r, self._wake_w = (self._wake_r, self._wake_w), -1, -1
         for fd in fds:  # a late signal now writes to -1, never to a file that took the number
-            os.close(fd)
+            if fd >= 0:
+                os.close(fd)
 
     def _start_mcp_http(self) -> None:
         """Serve MCP on HTTP beside the socket when `[mcp] http` asks for it, with the warm
