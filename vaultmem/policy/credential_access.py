@@ -91,8 +91,6 @@ def access_codes(text: str) -> Iterator[Span]:
 
 _SECURITY = re.compile(r"(?i)\b(?:security|secret|memorable|verification|challenge|recovery)\s+(?:question|answer|word|phrase|q)s?\b|"
                        r"\bmother'?s maiden name\b|\bmaiden name\b|密保(?:问题|答案)?|安全问题|安全提示问题|验证问题|预留问题")
-_ANSWER = re.compile(r"(?i)(?:\b(?:it's|it is|is|was|answer(?:ed)?(?:\s+is)?|set (?:it )?to|put)\b|[:：=]|答案(?:是|为)?|是|填的是|填了|写的是|叫)\s*"
-                     r"(?P<v>[\"“‘'「]?[^\s\"“”‘’'「」.,;:：!?。，；！？][^\n.,;!?。，；！？\"”’'」]{0,40})")
 
 
 _ANSWER_GIVEN = re.compile(

@@ -14,7 +14,6 @@ from vaultmem.errors import (
     AmbiguousNote,
     NotAMemoryNote,
     NoteNotFound,
-    NoteParseError,
     UnsafeName,
     VaultNotFound,
 )
@@ -336,13 +335,3 @@ class Vault:
 def _parts(rel: str) -> tuple:
     """The folders and name of a vault path, as `Path(rel).parts` gives them, without pathlib."""
     return tuple(p for p in str(rel).split("/") if p and p != ".")
-
-
-def read_memory(vault: Vault, path: Path):
-    """Read a note, raising NoteParseError for notes without a usable frontmatter."""
-    from vaultmem.store.note import read_note
-
-    note = read_note(path)
-    if not note.meta:
-        raise NoteParseError(path, "no frontmatter: not a vaultmem note")
-    return note
