@@ -323,3 +323,41 @@ def test_hook_session_end_bad_input_says_what_to_do(tmp_path, stdin, words):
     result = CliRunner().invoke(cli, ["--vault", str(root), "hook", "session-end"], input=stdin)
     assert result.exit_code == 1 and words in result.stderr
     assert not any((root / "Memory" / "Inbox").iterdir())
+
+
+def test_the_inbox_drops_an_old_error_report_before_the_transcript_shows_as_processed(tmp_path, monkeypatch):
+    """processed/ is the sign a transcript is done: an agent (or the daemon test) that sees it
+    there must not still find the report of the failure before (CI once caught the gap)."""
+    from vaultmem.daemon import inbox as inbox_module
+    from vaultmem.store.vault import Vault
+
+    root = tmp_path / "vault"
+    api.init(root)
+    vault = Vault(root)
+    transcript = vault.inbox_dir / "chat.jsonl"
+    transcript.write_text(json.dumps({"session": "s", "id": "m-1", "role": "user", "text": "hi"}) + "\n")
+    report = vault.inbox_dir / "chat.jsonl.error.txt"
+    answers = iter([RuntimeError("the importer refused line 1"), {"run": "r-1", "created": []}])
+
+    def run_extract(paths):
+        answer = next(answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    seen_at_move = []
+    keep = inbox_module._keep_redacted
+
+    def watching(path, target):
+        seen_at_move.append(report.exists())
+        keep(path, target)
+
+    monkeypatch.setattr(inbox_module, "_keep_redacted", watching)
+    inbox = inbox_module.Inbox(vault, run_extract, settle=0)
+    inbox.scan()
+    (failed,) = inbox.process_due()
+    assert not failed["ok"] and "line 1" in report.read_text()
+    inbox.observe("Memory/Inbox/chat.jsonl")
+    (done,) = inbox.process_due()
+    assert done["ok"] and (vault.inbox_dir / "processed" / "chat.jsonl").is_file()
+    assert seen_at_move == [False] and not report.exists()

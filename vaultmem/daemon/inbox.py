@@ -120,8 +120,10 @@ class Inbox:
             except OSError as write_exc:
                 log.warning("inbox: cannot write %s: %s", report.name, write_exc)
             return {"path": rel, "ok": False, "error": reason}
-        done = self._move_to_processed(path)
+        # The old report goes first: a transcript in processed/ means done, and whoever
+        # sees it there must no longer find the report of an earlier failure.
         report.unlink(missing_ok=True)
+        done = self._move_to_processed(path)
         summary = {k: result.get(k) for k in ("run", "created", "updated", "superseded")
                    if isinstance(result, dict) and k in result}
         log.info("inbox: extracted %s -> %s %s", rel, done.relative_to(self.vault.root).as_posix(),
