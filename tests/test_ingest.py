@@ -9,6 +9,7 @@ from vaultmem.store.config import Config
 from vaultmem.store.note import parse_note
 from vaultmem.store.session_note import Session, Turn
 from vaultmem.store.vault import Vault
+from vaultmem.text.script import word_count
 
 COFFEE = "Memory/Preferences/Cutting back on coffee.md"
 
@@ -165,6 +166,26 @@ def test_session_chunks_pair_turns_that_fit_with_neighbours_in_search_text():
     last = chunks[-1]
     assert last.text == "Melanie: That is great to hear." and "powerful" in last.search_text
     assert {c.chunk_id for c in chunks} == {f"01SESSION#{n}" for n in range(len(chunks))}
+
+
+def test_chinese_session_chunks_hold_three_short_turns_within_the_word_budget():
+    """Chinese turns are short: three of them say what two English turns do. The budget counts
+    a Chinese character as half a word, so a long Chinese turn is not paired (before, a turn
+    without spaces counted as one word whatever its length)."""
+    note, title = session_note([
+        ("D1:1", "林晓", "我上个月搬到杭州了。"),
+        ("D1:2", "陈默", "真的吗？住得习惯吗？"),
+        ("D1:3", "林晓", "挺好的，西湖边上跑步特别舒服。"),
+        ("D1:4", "陈默", "听起来不错！" + "我一直想去杭州看看那边的茶园和古镇。" * 6),
+        ("D1:5", "林晓", "欢迎来玩！"),
+    ])
+    chunks = chunk_note(note, f"Memory/Sessions/{title}.md", content_hash="h")
+    assert [c.source_messages for c in chunks] == [
+        ["D1:1", "D1:2", "D1:3"],
+        ["D1:2", "D1:3"],        # D1:4 (~55 words' worth) would take them past 60
+        ["D1:4", "D1:5"],        # (D1:3 and D1:5 are shown whole by the chunk before them)
+    ]
+    assert all(word_count(c.text) <= 61 for c in chunks)
 
 
 def test_memory_chunk_carries_metadata_for_filters():

@@ -7,7 +7,7 @@ import pytest
 
 from vaultmem.policy.candidate import make_title
 from vaultmem.text import script
-from vaultmem.text.script import CJK, HAN, han_share, is_chinese, script_share
+from vaultmem.text.script import CJK, HAN, han_share, is_chinese, script_share, word_count
 
 
 def test_module_examples_run():
@@ -55,3 +55,17 @@ def test_titles_of_chinese_text_get_half_the_room():
     english = make_title("a" * 30 + " " + "b" * 30, limit=40)
     chinese = make_title("我" * 60, limit=40)
     assert len(english) > 20 and len(chinese) <= 20
+
+
+@pytest.mark.parametrize("text, words", [
+    ("", 0),
+    ("I moved to Lisbon last month", 6),
+    ("  spaced   out  — dash ", 4),                # without CJK: exactly len(text.split())
+    ("我上周搬到了里斯本", 5),                        # 9 characters: half a word each, rounded up
+    ("我上周搬到了里斯本 in May", 7),
+    ("你好，世界！", 2),                              # full-width marks are no words
+    ("ひらがな 한국어", 4),                           # kana and hangul count as CJK
+    ("我" * 120, 60),                               # 120 characters read as 60 words
+])
+def test_word_count_counts_a_cjk_character_as_half_a_word(text, words):
+    assert word_count(text) == words

@@ -25,8 +25,9 @@ from vaultmem.store.layout import STATE_DIR
 
 TABLE = "chunks"
 # Bumped when a column's layout or meaning changes; `Indexer.sync` then rebuilds the index
-# (4: a session chunk's `valid_from` is the day its turns were said).
-SCHEMA_VERSION = 4
+# (4: a session chunk's `valid_from` is the day its turns were said; 5: Chinese session
+# chunks hold three turns, and a Chinese character counts half a word in their budget).
+SCHEMA_VERSION = 5
 # Rows added since the last FTS/compaction pass before `maintain()` folds them in;
 # below it LanceDB's flat scan of unindexed rows costs less than re-optimising.
 OPTIMIZE_AFTER_ROWS = 2000

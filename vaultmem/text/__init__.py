@@ -71,6 +71,7 @@ _PUBLIC = {
     "han_share": "script",
     "is_chinese": "script",
     "script_share": "script",
+    "word_count": "script",
     "describe_statement": "slots",
     "frame_statement": "statements",
     "says_little_else": "statements",

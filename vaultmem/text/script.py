@@ -47,3 +47,18 @@ def han_share(text: str) -> float:
     policy asks it of every remembered memory for every candidate, and uncached it was a
     tenth of an extraction's CPU."""
     return script_share(text)
+
+
+def word_count(text: str) -> int:
+    """How many words `text` reads as, Chinese included: a CJK character counts half a word
+    (120 characters of Chinese say about what 60 English words say), other words one each.
+    Without CJK it is `len(text.split())`.
+
+    >>> word_count("I moved to Lisbon"), word_count("我上周搬到了里斯本 in May")
+    (4, 7)
+    """
+    cjk = len(CJK.findall(text))
+    if not cjk:
+        return len(text.split())
+    rest = CJK.sub(" ", text).split()
+    return sum(1 for word in rest if any(c.isalnum() for c in word)) + (cjk + 1) // 2
