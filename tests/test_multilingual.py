@@ -107,8 +107,13 @@ def test_switching_the_model_both_ways_rebuilds_the_index_and_crosses_languages(
         assert not found.get("warning"), found["warning"]
         return found["hits"][0]["text"] if found["hits"] else None
 
-    # The English model: a Chinese question does not find the English note that answers it.
+    # The English model: a Chinese question does not find the English note that answers it,
+    # and the answer says how to switch (on stderr for a person, `advice` for an agent).
     assert first("用户对什么过敏？") != NOTES[0]
+    asked = cli("search", "用户对什么过敏？", vault=vault)
+    assert "hint: " in asked.stderr and f"vaultmem init --model {MULTILINGUAL_MODEL}" in asked.stderr
+    assert "vaultmem reindex" in hits(vault, "用户对什么过敏？")["advice"]
+    assert "advice" not in hits(vault, "What is the user allergic to?")
 
     switched = cli("init", str(vault), "--model", MULTILINGUAL_MODEL, "--json")
     assert json.loads(switched.stdout)["model"] == MULTILINGUAL_MODEL
@@ -118,6 +123,7 @@ def test_switching_the_model_both_ways_rebuilds_the_index_and_crosses_languages(
     assert done.returncode == 0, done.stderr
     assert "model changed from all-MiniLM-L6-v2 to use-multilingual-v3" in done.stdout
     assert first("用户对什么过敏？") == NOTES[0]
+    assert "advice" not in hits(vault, "用户对什么过敏？")
     assert first("What is the name of the user's cat?") == NOTES[2]
     assert first("Who is the user's boss?") == NOTES[3]
     assert first("用户做什么工作？") == NOTES[1]

@@ -46,6 +46,7 @@ class Retrieval:
         result = {"query": query, "hits": [h.to_dict() for h in hits]}
         if hits.warning:
             result["warning"] = hits.warning
+        self._advise_on_language(result, query)
         return result
 
     def context(self, question: str, budget: int = 800, user: str | None = None,
@@ -87,7 +88,23 @@ class Retrieval:
                                   lang="zh" if is_chinese(question) else "en")}
         if hits.warning:
             result["warning"] = hits.warning
+        self._advise_on_language(result, question)
         return result
+
+    def _advise_on_language(self, result: dict, question: str) -> None:
+        """A Chinese question asked of a vault whose model reads English only (a vault made
+        empty on an English locale, or mostly English when `init` chose) gets `advice`: how
+        to switch. Its hits then rest on shared characters alone; in LoCoMo-zh dev the
+        multilingual model finds 75.4% of the evidence in the top 10, the English one 58.6%."""
+        from vaultmem.store.config import MULTILINGUAL_MODEL, MULTILINGUAL_MODELS
+        from vaultmem.text.script import is_chinese
+
+        model = self.vault.config.model
+        if model not in MULTILINGUAL_MODELS and is_chinese(question):
+            result["advice"] = (f"this vault's embedding model ({model}) reads English only, so a Chinese "
+                                f"question is matched by shared characters alone: `vaultmem init --model "
+                                f"{MULTILINGUAL_MODEL}` then `vaultmem reindex` switches it to the model "
+                                "that reads Chinese and English")
 
     def _mark_current(self, hits, question: str) -> None:
         """Of two active memories among `hits` that give one slot two values, the one said

@@ -54,9 +54,12 @@ def emit_json(data):
 
 
 def warn(result):
-    """A result's `warning` on stderr (a search fallback, a change kept but not committed)."""
+    """A result's `warning` on stderr (a search fallback, a change kept but not committed),
+    and its `advice` (a Chinese question on an English-only model)."""
     if result.get("warning"):
         click.echo(f"warning: {result['warning']}", err=True)
+    if result.get("advice"):
+        click.echo(f"hint: {result['advice']}", err=True)
 
 
 def via_daemon(ctx, op, args, why=None):
