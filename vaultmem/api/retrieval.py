@@ -92,19 +92,34 @@ class Retrieval:
         return result
 
     def _advise_on_language(self, result: dict, question: str) -> None:
-        """A Chinese question asked of a vault whose model reads English only (a vault made
-        empty on an English locale, or mostly English when `init` chose) gets `advice`: how
-        to switch. Its hits then rest on shared characters alone; in LoCoMo-zh dev the
-        multilingual model finds 75.4% of the evidence in the top 10, the English one 58.6%."""
+        """The first Chinese question asked of a vault whose model reads English only (a vault
+        made empty on an English locale, or mostly English when `init` chose) gets `advice`:
+        how to switch. Its hits rest on shared characters alone; in LoCoMo-zh dev the
+        multilingual model finds 75.4% of the evidence in the top 10, the English one 58.6%.
+        Told once per vault and model (`.vaultmem/language-advice` remembers): a person who
+        keeps the English model on purpose is not told at every question."""
         from vaultmem.store.config import MULTILINGUAL_MODEL, MULTILINGUAL_MODELS
+        from vaultmem.store.files import atomic_write
+        from vaultmem.store.layout import STATE_DIR
         from vaultmem.text.script import is_chinese
 
         model = self.vault.config.model
-        if model not in MULTILINGUAL_MODELS and is_chinese(question):
-            result["advice"] = (f"this vault's embedding model ({model}) reads English only, so a Chinese "
-                                f"question is matched by shared characters alone: `vaultmem init --model "
-                                f"{MULTILINGUAL_MODEL}` then `vaultmem reindex` switches it to the model "
-                                "that reads Chinese and English")
+        if model in MULTILINGUAL_MODELS or not is_chinese(question):
+            return
+        told = self.vault.root / STATE_DIR / "language-advice"
+        try:
+            if told.read_text(encoding="utf-8").strip() == model:
+                return
+        except OSError:
+            pass
+        result["advice"] = (f"this vault's embedding model ({model}) reads English only, so a Chinese "
+                            f"question is matched by shared characters alone: `vaultmem init --model "
+                            f"{MULTILINGUAL_MODEL}` then `vaultmem reindex` switches it to the model "
+                            "that reads Chinese and English (said once)")
+        try:
+            atomic_write(told, model + "\n")
+        except OSError:  # a read-only vault is told again next time rather than failing a search
+            pass
 
     def _mark_current(self, hits, question: str) -> None:
         """Of two active memories among `hits` that give one slot two values, the one said
