@@ -172,6 +172,8 @@ def test_every_key_of_the_default_file_is_read_back_into_its_field(tmp_path):
             other = "torch" if default == "onnx" else "onnx"
         if key == "extractor":
             other = "rules" if default == "model" else "model"
+        if key == "rerank":
+            other = "llm" if default == "" else ""
         data = {k: dict(v) if isinstance(v, dict) else v for k, v in template.items()}
         (data[section] if section else data)[key] = other
         write_config(tmp_path, _dump(data))

@@ -33,16 +33,27 @@ class Retrieval:
 
     def search(self, query: str, k: int = 10, type: str | None = None, tag: str | None = None,
                user: str | None = None, since=None, as_of=None, all: bool = False,
-               scope: str = "all") -> dict:
+               scope: str = "all", rerank: str | None = None) -> dict:
         """Ranked hits: `{"query", "hits": [HIT, ...]}` plus `"warning"` after a fallback.
         `scope`: "memories" (memory and session notes), "notes" (the user's own notes, read
-        only; hits of type `note`) or "all".
+        only; hits of type `note`) or "all". `rerank`: "llm" has the `[llm]` endpoint reorder
+        the top hits (`retrieve/rerank.py`), "" keeps the first stage's order; None: as
+        `[search] rerank` says.
 
         >>> Memory(vault).search("what is the user giving up?")["hits"][0]["title"]  # doctest: +SKIP
         'Cutting back on coffee'
         """
-        hits = self._search_hits(query, k, type, tag, user, since, as_of, all, scope=scope)
-        self._mark_current(hits, query)
+        rerank = self._rerank_stage(rerank)
+        if rerank:
+            from vaultmem.retrieve.rerank import RERANK_CANDIDATES, llm_rerank
+
+            hits = self._search_hits(query, max(k, RERANK_CANDIDATES), type, tag, user, since, as_of, all,
+                                     scope=scope)
+            self._mark_current(hits, query)   # (it sorts by score: before the model's order)
+            hits = self._first(llm_rerank(query, hits, self._llm_chat()), k)
+        else:
+            hits = self._search_hits(query, k, type, tag, user, since, as_of, all, scope=scope)
+            self._mark_current(hits, query)
         result = {"query": query, "hits": [h.to_dict() for h in hits]}
         if hits.warning:
             result["warning"] = hits.warning
@@ -90,6 +101,29 @@ class Retrieval:
             result["warning"] = hits.warning
         self._advise_on_language(result, question)
         return result
+
+    def _rerank_stage(self, asked: str | None) -> str:
+        """The second stage a search runs: `asked`, else `[search] rerank`."""
+        from vaultmem.errors import ConfigError
+        from vaultmem.store.config import RERANKS
+
+        stage = self.vault.config.search_rerank if asked is None else asked
+        if stage not in RERANKS:
+            raise ConfigError(f"unknown rerank stage {stage!r}: use \"llm\", or \"\" for none")
+        return stage
+
+    def _llm_chat(self):
+        """`chat(messages, max_tokens)` on the `[llm]` endpoint, as the rerank stage calls it."""
+        from vaultmem.extract.llm_endpoint import LLMSettings, chat
+
+        settings = LLMSettings.coerce(self.llm_settings())
+        return lambda messages, max_tokens: chat(settings, messages, max_tokens=max_tokens)
+
+    @staticmethod
+    def _first(hits, k: int):
+        kept = type(hits)(hits[:k])
+        kept.warning = hits.warning
+        return kept
 
     def _advise_on_language(self, result: dict, question: str) -> None:
         """The first Chinese question asked of a vault whose model reads English only (a vault

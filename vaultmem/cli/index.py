@@ -21,12 +21,17 @@ SCOPE_HELP = ("memories (memory and session notes), notes (your own notes, read-
 @click.option("--as-of", "as_of", help="What was valid on this date (YYYY-MM-DD).")
 @click.option("--all", "all_", is_flag=True, help="Include superseded and archived memories.")
 @click.option("--scope", type=SCOPE, default="all", show_default=True, help=SCOPE_HELP)
+@click.option("--rerank", type=click.Choice(["llm", "none"]),
+              help="llm: the [llm] endpoint reorders the top 20 hits (one request; slow on a small "
+                   "local model); none: the first stage's order. Default: [search] rerank.")
 @click.option("--json", "as_json", is_flag=True, help="Print {query, hits} as JSON.")
 @pass_ctx
-def search(ctx, query, k, note_type, tag, user, since, as_of, all_, scope, as_json):
+def search(ctx, query, k, note_type, tag, user, since, as_of, all_, scope, rerank, as_json):
     """Ranked memories, session turns and passages of your own notes for QUERY."""
     args = dict(query=query, k=k, type=note_type, tag=tag, user=user, since=since, as_of=as_of, all=all_,
                 scope=scope)
+    if rerank:
+        args["rerank"] = "" if rerank == "none" else rerank
     result = ask(ctx, "search", args)
     if as_json:
         emit_json(result)

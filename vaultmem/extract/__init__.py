@@ -5,6 +5,8 @@ session notes, the offline and LLM extractors and the run that writes their note
 from vaultmem.public import lazy_names
 
 _PUBLIC = {
+    "LLMSettings": "llm_endpoint",
+    "chat": "llm_endpoint",
     "extract": "run",
 }
 __all__ = sorted(_PUBLIC)

@@ -96,7 +96,7 @@ OPS: dict[str, Op] = {op.name: op for op in (
     # Reads. search: {"query", "hits": [HIT]} (+ "warning" after a fallback, or when the
     # daemon answered before its startup scan had brought the index up to date), HIT as in SPEC.
     Op("search", (_str("query"), Arg("k", (int,), 10), _opt("type"), _opt("tag"), _USER,
-                  _opt("since"), _opt("as_of"), _flag("all"), _str("scope", "all")),
+                  _opt("since"), _opt("as_of"), _flag("all"), _str("scope", "all"), _opt("rerank")),
        result=("query", "hits"), read_only=True),
     Op("context", (_str("question"), Arg("budget", (int,), 800), _USER, Arg("k", (int,), 20),
                    _opt("as_of"), _flag("all"), _str("scope", "all")),

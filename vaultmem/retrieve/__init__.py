@@ -5,6 +5,8 @@ and the context block an agent reads.
 from vaultmem.public import lazy_names
 
 _PUBLIC = {
+    "RERANK_CANDIDATES": "rerank",
+    "llm_rerank": "rerank",
     "CARE": "context",
     "PINNED_MAX": "context",
     "PINNED_TAG": "context",

@@ -30,11 +30,14 @@ class Hit:
     superseded_by: list = field(default_factory=list)   # links, filled in by who shows them
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "path": self.path, "type": self.type, "title": self.title,
-                "text": self.text, "score": round(self.score, 4), "status": self.status,
-                "created": self.created, "updated": self.updated,
-                "valid_from": self.valid_from, "valid_to": self.valid_to,
-                "source_messages": list(self.source_messages)}
+        out = {"id": self.id, "path": self.path, "type": self.type, "title": self.title,
+               "text": self.text, "score": round(self.score, 4), "status": self.status,
+               "created": self.created, "updated": self.updated,
+               "valid_from": self.valid_from, "valid_to": self.valid_to,
+               "source_messages": list(self.source_messages)}
+        if (self.parts or {}).get("rerank"):  # the place an LLM rerank gave it (`rerank.py`)
+            out["rerank"] = self.parts["rerank"]
+        return out
 
 
 class Hits(list):

@@ -5,6 +5,7 @@ YAML writer, links, limits, ids), session notes and their turns, atomic writes, 
 from vaultmem.public import lazy_names
 
 _PUBLIC = {
+    "RERANKS": "config",
     "DEFAULT_MODEL": "config",
     "E5_MODEL": "config",
     "MCP_DEFAULT_PORT": "config",

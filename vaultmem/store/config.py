@@ -33,6 +33,7 @@ E5_MODEL = "multilingual-e5-small"
 # (`languages.pick_model`; benchmarks/README.md, "Choosing the embedding model").
 DEFAULT_MODEL = MINILM_MODEL
 MULTILINGUAL_MODELS = frozenset({MULTILINGUAL_MODEL, E5_MODEL})
+RERANKS = ("", "llm")   # [search] rerank: off, or the [llm] endpoint (retrieve/rerank.py)
 
 
 # Where `vaultmem mcp --http` listens when given no address (and `[mcp] http` examples).
@@ -67,6 +68,10 @@ class Config:
                                   'in a second) or "torch" (sentence-transformers itself).', "runtime")
     min_score: float = _setting(0.25, "search.min_score",
                                 'Hits scoring below this are dropped ("No relevant memories.").', "fraction")
+    search_rerank: str = _setting("", "search.rerank",
+                                  '"" (off) or "llm": the [llm] endpoint reorders the top 20 hits of every '
+                                  "search (one request a search; with the small local model of "
+                                  "benchmarks/llm_server.md it cost 20 s and gained nothing).", "rerank")
     dedup_threshold: float = _setting(0.92, "policy.dedup_threshold",
                                       "Cosine similarity at or above which a new memory updates an "
                                       "existing one.", "fraction")
@@ -292,6 +297,7 @@ _CHECKS = {
     "inbox": lambda v: None if _is_plain_subfolder(v) else "a folder inside memory_root, e.g. \"Inbox\"",
     "runtime": lambda v: None if v in ("onnx", "torch") else '"onnx" or "torch"',
     "extractor": lambda v: None if v in ("model", "rules") else '"model" or "rules"',
+    "rerank": lambda v: None if v in RERANKS else '"" (off) or "llm"',
     "address": lambda v: _address_problem(v) if v else None,
     "globs": lambda v: next((f"vault-relative globs (no leading '/', no '..'; {g!r} is not)"
                              for g in v if not g.strip() or g.startswith("/") or ".." in g.split("/")), None),
