@@ -67,6 +67,7 @@ class Scores:
     ranked: dict[str, list[Ranked]] = field(default_factory=lambda: {s: [] for s in SYSTEMS})
     questions: list[Question] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    rerank_failures: list[str] = field(default_factory=list)
 
     def add_seconds(self, stage: str, seconds: float) -> None:
         self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
@@ -166,13 +167,19 @@ def word_count(text: str) -> int:
     return len(text.split())
 
 
-def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores: Scores) -> dict:
-    """Import, extract and query one conversation in a fresh vault; returns the extract summary."""
+def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores: Scores,
+                 rerank_llm: Path | None = None) -> dict:
+    """Import, extract and query one conversation in a fresh vault; returns the extract summary.
+    `rerank_llm`: a file with an `[llm]` table; each search then runs `--rerank llm` on it."""
     from vaultmem.api import Memory, init
 
     vault = workdir / conv.sample_id
     init(vault)
     set_model(vault, embedder.name)
+    if rerank_llm:
+        from llm_table import put_llm_table
+
+        put_llm_table(vault, rerank_llm)
     memory = Memory(vault, embedder=embedder)  # one warm model for the whole run
     indexing = _time_calls(memory.indexer, "sync")
     transcript = workdir / f"{conv.sample_id}.jsonl"
@@ -186,8 +193,10 @@ def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores
     scores.add_seconds("import+extract", elapsed - indexing[0])
     started = time.perf_counter()
     for question in conv.questions:
-        result = memory.search(question.text, k=depth)
-        if result.get("warning"):  # a fallback search would make the figures meaningless
+        result = memory.search(question.text, k=depth, rerank="llm" if rerank_llm else None)
+        if result.get("warning") and "LLM rerank failed" in result["warning"]:
+            scores.rerank_failures.append(result["warning"])   # the first stage's order stands
+        elif result.get("warning"):  # a fallback search would make the figures meaningless
             raise SystemExit(f"search fell back on {conv.sample_id}: {result['warning']}")
         hits = result["hits"]
         scores.ranked["vaultmem"].append(Ranked([list(h.get("source_messages") or []) for h in hits],
@@ -280,6 +289,9 @@ def parse_args(argv=None):
     parser.add_argument("--max-questions", type=int, help="ask at most N questions per conversation")
     parser.add_argument("--model", help="the vaults' embedding model (default: vaultmem's default)")
     parser.add_argument("--keep-vaults", type=Path, help="build the vaults here and keep them")
+    parser.add_argument("--rerank-llm", type=Path, metavar="TOML",
+                        help="a file holding an [llm] table: every search runs the LLM rerank stage on it "
+                             "(`search --rerank llm`); the query seconds then hold its cost")
     args = parser.parse_args(argv)
     asked = {int(k) for k in args.k.split(",") if k.strip()}
     if asked and min(asked) < 1:
@@ -308,7 +320,7 @@ def main(argv=None) -> int:
         for conv in conversations:
             print(f"{conv.sample_id}: {conv.sessions} sessions, {len(conv.turns)} turns, "
                   f"{len(conv.questions)} questions", file=sys.stderr, flush=True)
-            summary = run_vaultmem(conv, embedder, workdir, depth, scores)
+            summary = run_vaultmem(conv, embedder, workdir, depth, scores, args.rerank_llm)
             extracts[conv.sample_id] = {k: summary.get(k) for k in
                                         ("sessions", "created", "updated", "superseded", "rejected")}
             run_baselines(conv, embedder, depth, scores)
@@ -317,6 +329,10 @@ def main(argv=None) -> int:
                  for system in SYSTEMS}
     print_table(summaries, args.ks)
     print("seconds: " + ", ".join(f"{stage} {s:.1f}" for stage, s in scores.seconds.items()))
+    if args.rerank_llm:
+        print(f"LLM rerank: {len(scores.questions) - len(scores.rerank_failures)} of {len(scores.questions)} "
+              f"searches reranked, {scores.seconds['query'] / max(1, len(scores.questions)):.1f} s a search"
+              + (f"; first failure: {scores.rerank_failures[0]}" if scores.rerank_failures else ""))
     print("LoCoMo data: Maharana et al., arXiv 2402.17753 (snap-research/LoCoMo), CC BY-NC 4.0")
     overall = {system: summaries[system]["overall"] for system in SYSTEMS}
     figures = {"questions": len(scores.questions),

@@ -127,13 +127,9 @@ def build_vault(case: Case, workdir: Path, llm: bool | Path) -> CaseRun:
     if done.returncode:
         raise SystemExit(f"{case.name}: vaultmem init failed: {done.stderr.strip()}")
     if isinstance(llm, Path):
-        config = run.vault / ".vaultmem" / "config.toml"
-        table = llm.read_text(encoding="utf-8").strip() + "\n\n"
-        text, found = re.subn(r"(?m)^\[llm\]\n(?:(?!\[).*\n)*", lambda _m: table,
-                              config.read_text(encoding="utf-8"))
-        if not found or not table.startswith("[llm]"):
-            raise SystemExit(f"{llm} must hold just an [llm] table, and {config} have one")
-        config.write_text(text, encoding="utf-8")
+        from llm_table import put_llm_table
+
+        put_llm_table(run.vault, llm)
     for transcript, fmt in case.transcripts:
         args = ["extract", str(transcript), "--user", case.user, "--json"]
         args += ["--format", fmt] if fmt else []
