@@ -1,8 +1,13 @@
 """Encode every pool hit text and question with extra models; cache in a pickle. usage: enc.py POOL.pkl OUT.pkl models..."""
-import pickle, sys, time
+import pickle
+import sys
+import time
+
 sys.path[:0] = [str(__import__("pathlib").Path(__file__).resolve().parents[2])]
 import numpy as np
+
 from vaultmem.index.embed import Embedder
+
 rows = pickle.load(open(sys.argv[1], "rb"))
 texts = sorted({h["text"] for r in rows for h in r["hits"]})
 qs = sorted({r["q"] for r in rows})

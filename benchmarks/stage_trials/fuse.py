@@ -1,6 +1,11 @@
-import pickle, sys
+"""Re-score each pool's top 30 or 50 as score + a x the cosine of a second model (enc.py).
+usage: fuse.py POOL.pkl ENC.pkl"""
+import pickle
+import sys
+
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
 from score import report
+
 rows = pickle.load(open(sys.argv[1], "rb")); enc = pickle.load(open(sys.argv[2], "rb"))
 def cos(name, r, h):
     tv, qv = enc[name]

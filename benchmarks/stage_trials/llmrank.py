@@ -1,5 +1,10 @@
 """Prototype: listwise rerank of each pool's top N by the local LLM. usage: llmrank.py POOL.pkl OUT.pkl N [limit]"""
-import json, pickle, re, sys, time, urllib.request
+import json
+import pickle
+import sys
+import time
+import urllib.request
+
 rows = pickle.load(open(sys.argv[1], "rb")); N = int(sys.argv[3]); limit = int(sys.argv[4]) if len(sys.argv) > 4 else None
 SYSTEM = ("You rank passages from a person's memory by how well they help answer a question. "
           "Reply with JSON only: {\"ranking\": [passage numbers, most helpful first]}. "

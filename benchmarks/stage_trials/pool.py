@@ -1,11 +1,15 @@
 """Dump each question's top-100 pool from kept LoCoMo vaults (current search) for offline reranking trials.
 usage: pool.py DATA.json VAULTS_DIR OUT.pkl [model]"""
-import os, pickle, sys
+import os
+import pickle
+import sys
 from pathlib import Path
-ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+
+ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from locomo import load_conversations
+
 from vaultmem.api import Memory
 from vaultmem.index.embed import Embedder
 

@@ -1,7 +1,13 @@
-import pickle, sys
+"""Pseudo-relevance feedback (the top hits' centroid) and MMR diversity over each pool's top 50.
+usage: prf.py POOL.pkl ENC.pkl MODEL"""
+import pickle
+import sys
+
 import numpy as np
+
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
 from score import report
+
 rows = pickle.load(open(sys.argv[1], "rb")); enc = pickle.load(open(sys.argv[2], "rb"))
 name = sys.argv[3]
 tv, qv = enc[name]

@@ -1,6 +1,12 @@
-import pickle, sys, heapq
+"""Memories whose source turns higher hits already show, ranked down by a factor.
+usage: rep.py POOL.pkl"""
+import heapq
+import pickle
+import sys
+
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
 from score import report
+
 rows = pickle.load(open(sys.argv[1], "rb"))
 def demote(r, f=0.5, N=100):
     q = [(-h["score"], i, False, h) for i, h in enumerate(r["hits"][:N])]

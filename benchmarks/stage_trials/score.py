@@ -1,4 +1,9 @@
-import pickle, sys, collections
+"""Recall@k of saved pools (pool.py), overall and by LoCoMo category; `report` is shared by the other trials.
+usage: score.py POOL.pkl"""
+import collections
+import pickle
+import sys
+
 CATS = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 def recall(hits, ev, k):
     cov = set()
