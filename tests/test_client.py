@@ -68,6 +68,10 @@ def test_timeouts(served):
     assert client.request(root, "slow", timeout=None) == "done"
     assert client._timeout_for("extract", client._DEFAULT) is None  # may take minutes
     assert client._timeout_for("search", client._DEFAULT) == client.DEFAULT_TIMEOUT
+    # A search the LLM reranks waits as long as the endpoint does ([llm] timeout bounds it).
+    assert client._timeout_for("search", client._DEFAULT, {"query": "q", "rerank": "llm"}) is None
+    assert client._timeout_for("search", client._DEFAULT, {"query": "q", "rerank": ""}) == client.DEFAULT_TIMEOUT
+    assert client._timeout_for("search", 5.0, {"query": "q", "rerank": "llm"}) == 5.0
 
 
 def test_unknown_op_falls_back(served):

@@ -135,6 +135,14 @@ def test_the_cli_takes_rerank_and_refuses_an_unknown_stage(vault, embedder, monk
         assert done.exit_code == 0, done.output
         assert done.output.splitlines()[1].strip() == FACTS[0]
         assert len(llm.requests) == 1
+    with Ranker(first="Porto") as llm:    # [search] rerank = "llm" reaches the CLI's request too
+        llm.configure(vault)
+        set_search(vault, 'rerank = "llm"')
+        done = CliRunner().invoke(cli, ["--vault", str(vault), "search", QUESTION, "-k", "3"])
+        assert done.exit_code == 0 and done.output.splitlines()[1].strip() == FACTS[2], done.output
+        done = CliRunner().invoke(cli, ["--vault", str(vault), "search", QUESTION, "-k", "3", "--rerank", "none"])
+        assert done.exit_code == 0 and len(llm.requests) == 1
+        set_search(vault, 'rerank = ""')
     with pytest.raises(ConfigError, match="unknown rerank stage"):
         api.Memory(vault, embedder=embedder).search(QUESTION, rerank="cohere")
     set_search(vault, 'rerank = "gpt"')

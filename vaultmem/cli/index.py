@@ -30,8 +30,7 @@ def search(ctx, query, k, note_type, tag, user, since, as_of, all_, scope, reran
     """Ranked memories, session turns and passages of your own notes for QUERY."""
     args = dict(query=query, k=k, type=note_type, tag=tag, user=user, since=since, as_of=as_of, all=all_,
                 scope=scope)
-    if rerank:
-        args["rerank"] = "" if rerank == "none" else rerank
+    args["rerank"] = "" if rerank == "none" else rerank or _configured_rerank(ctx)
     result = ask(ctx, "search", args)
     if as_json:
         emit_json(result)
@@ -42,6 +41,20 @@ def search(ctx, query, k, note_type, tag, user, since, as_of, all_, scope, reran
         flag = "" if hit["status"] == "active" else f" [{hit['status']}]"
         click.echo(f"{hit['score']:.2f}  {hit['type']:<10} {hit['title']}{flag}")
         click.echo("      " + hit["text"].replace("\n", "\n      "))
+
+
+def _configured_rerank(ctx):
+    """`[search] rerank` of the vault, said in the request: a search the LLM reranks may take
+    as long as the endpoint does, and the client waits for it only when it knows (None when
+    the vault or its config cannot be read: the search itself then says why)."""
+    from vaultmem.errors import VaultmemError
+    from vaultmem.store.config import load_config
+    from vaultmem.store.vault import find_vault
+
+    try:
+        return load_config(find_vault(ctx.vault_opt)).search_rerank or None
+    except VaultmemError:
+        return None
 
 
 @cli.command()

@@ -42,12 +42,15 @@ DEFAULT_TIMEOUT = 60.0
 _DEFAULT = object()
 
 
-def _timeout_for(op: str, timeout):
+def _timeout_for(op: str, timeout, args: dict | None = None):
     # Operations flagged `long` (an LLM extraction, a full reindex) may rightly run for
     # minutes: by default the client waits for them, since once sent they cannot be redone
-    # in-process.
+    # in-process. So does a search that asks the LLM to rerank: the endpoint's own
+    # `[llm] timeout` bounds it, and a small local model takes 20-60 s.
     if timeout is _DEFAULT:
-        return None if op in OPS and OPS[op].long else DEFAULT_TIMEOUT
+        if op in OPS and OPS[op].long or op == "search" and (args or {}).get("rerank") == "llm":
+            return None
+        return DEFAULT_TIMEOUT
     return timeout
 
 
@@ -212,7 +215,7 @@ def request(vault_root, op: str, args: dict | None = None, timeout=_DEFAULT):
     `VaultmemError` subclass (e.g. `NoteNotFound`) when the operation itself failed.
     """
     try:
-        response = _exchange(vault_root, op, args, _timeout_for(op, timeout))
+        response = _exchange(vault_root, op, args, _timeout_for(op, timeout, args))
     except _NotConnected as exc:
         raise DaemonError(f"no daemon is running for {vault_root} ({exc}); "
                           "start one with `vaultmem daemon start`") from exc
@@ -245,7 +248,7 @@ def try_request(vault_root, op: str, args: dict | None = None, timeout=_DEFAULT,
         _tell(why, NO_DAEMON_WANTED)
         return None
     try:
-        response = _exchange(vault_root, op, args, _timeout_for(op, timeout))
+        response = _exchange(vault_root, op, args, _timeout_for(op, timeout, args))
     except _NotConnected:
         _tell(why, NO_DAEMON_RUNNING)
         return None
