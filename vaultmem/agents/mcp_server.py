@@ -214,8 +214,10 @@ def _register_tools(server, backend: Backend) -> None:
         own notes (read-only: never correct or forget them). Use to look something up or to
         find a memory's id before `correct`, `forget` or `history`."""
         with _tool_errors():
+            # The vault's [search] rerank said in the request: the client then waits for the LLM.
             args = dict(query=query, k=k, type=type, tag=tag, user=backend.scoped(user), since=since,
-                        as_of=as_of, all=include_inactive, scope=scope)
+                        as_of=as_of, all=include_inactive, scope=scope,
+                        rerank=backend.memory().vault.config.search_rerank or None)
             return backend.ask("search", args)
 
     @server.tool()
