@@ -19,9 +19,11 @@ emb = Embedder(model) if model else Embedder()
 rows = []
 for conv in load_conversations(data):
     mem = Memory(vaults / conv.sample_id, embedder=emb)
-    searcher = mem.searcher if hasattr(mem, "searcher") else None
     for q in conv.questions:
-        res = {"hits": [h.to_dict() for h in mem.searcher.search(q.text, k=100, user="default", min_score=0.0)]}
+        hits = mem.searcher.search(q.text, k=100, user="default", min_score=0.0)
+        if hits.warning:  # a keyword-scan fallback (an index of an older layout) is no pool
+            raise SystemExit(f"{conv.sample_id}: {hits.warning}")
+        res = {"hits": [h.to_dict() for h in hits]}
         rows.append({"conv": conv.sample_id, "q": q.text, "cat": q.category, "ev": set(q.evidence),
                      "hits": [{k: h.get(k) for k in ("text", "type", "score", "parts", "source_messages", "id", "path", "title", "valid_from")} for h in res["hits"]]})
     print(conv.sample_id, len(rows), file=sys.stderr)

@@ -5,14 +5,14 @@ and the context block an agent reads.
 from vaultmem.public import lazy_names
 
 _PUBLIC = {
-    "RERANK_CANDIDATES": "rerank",
-    "llm_rerank": "rerank",
     "CARE": "context",
     "PINNED_MAX": "context",
     "PINNED_TAG": "context",
     "build_context": "context",
     "mark_current": "current",
     "slot_of": "current",
+    "RERANK_CANDIDATES": "rerank",
+    "llm_rerank": "rerank",
     "Searcher": "search",
 }
 __all__ = sorted(_PUBLIC)

@@ -5,13 +5,13 @@ YAML writer, links, limits, ids), session notes and their turns, atomic writes, 
 from vaultmem.public import lazy_names
 
 _PUBLIC = {
-    "RERANKS": "config",
     "DEFAULT_MODEL": "config",
     "E5_MODEL": "config",
     "MCP_DEFAULT_PORT": "config",
     "MINILM_MODEL": "config",
     "MULTILINGUAL_MODEL": "config",
     "MULTILINGUAL_MODELS": "config",
+    "RERANKS": "config",
     "load_config": "config",
     "parse_address": "config",
     "atomic_write": "files",
