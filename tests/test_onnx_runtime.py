@@ -4,6 +4,7 @@ Real parts: the bundled all-MiniLM-L6-v2 weights, a real export with torch into 
 folder, real onnxruntime sessions, fresh subprocesses for what a process imports."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -151,3 +152,89 @@ def test_the_runtime_setting_is_read_and_checked(tmp_path):
     config.write_text(config.read_text().replace('runtime = "torch"', 'runtime = "jax"'))
     with pytest.raises(ConfigError, match='"onnx" or "torch"'):
         load_config(tmp_path)
+
+
+# ---- the graph built without torch (issue 36) ----------------------------------------------
+
+BLOCK_TORCH = """
+import sys
+class Blocked:
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] in ('torch', 'transformers', 'sentence_transformers'):
+            raise ImportError(f'{name} is blocked: this process stands for an install without torch')
+sys.meta_path.insert(0, Blocked())
+"""
+
+
+def test_the_bundled_model_is_built_and_checked_without_torch(tmp_path):
+    """A process that cannot import torch, transformers or sentence-transformers builds the
+    bundled model's graph from its safetensors weights, checks it against the vectors
+    sentence-transformers gave (saved in the package), and encodes with it."""
+    code = BLOCK_TORCH + """
+import json
+from vaultmem.index.onnx_model import bundled_model_path, ensure_exported
+from vaultmem.index.embed import Embedder
+model, info = ensure_exported(bundled_model_path())
+saved = json.loads((model.parent / 'info.json').read_text())
+e = Embedder('all-MiniLM-L6-v2')
+vector = e.encode_query('what does the user drink?')
+print(json.dumps({'builder': saved['builder'], 'against': saved['checked_against'], 'cosine': saved['min_cosine'],
+                  'runtime': e.runtime, 'dim': len(vector),
+                  'torch': sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules)}))
+"""
+    env = dict(os.environ, VAULTMEM_CACHE=str(tmp_path / "cache"), HF_HUB_OFFLINE="1")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["builder"] == "numpy" and seen["against"] == "the bundled model's saved probe vectors"
+    assert seen["cosine"] >= 0.99999 and seen["runtime"] == "onnx" and seen["dim"] == 384
+    assert seen["torch"] == []
+
+
+def test_the_graph_built_without_torch_gives_sentence_transformers_vectors_and_tokens(both, tmp_path, monkeypatch):
+    """Where sentence-transformers is installed the check is against it, token embeddings
+    included; and the built graph agrees with the torch runtime on the wider test set."""
+    monkeypatch.setenv("VAULTMEM_CACHE", str(tmp_path / "cache"))
+    model, _ = ensure_exported(bundled_model_path())
+    saved = json.loads((model.parent / "info.json").read_text())
+    assert saved["builder"] == "numpy" and saved["checked_against"] == "sentence-transformers"
+    assert saved["min_cosine"] >= 0.99999
+    from vaultmem.index.onnx_model import OnnxSentenceModel
+
+    built = OnnxSentenceModel(bundled_model_path(), threads=1, model_path=model, info=saved)
+    ours = built.encode(TEST_SET, batch_size=4)
+    ours /= np.linalg.norm(ours, axis=1, keepdims=True)
+    theirs = both[1].encode(TEST_SET)
+    assert np.sum(ours * theirs, axis=1).min() >= 0.99999
+
+
+def test_a_model_that_is_not_plain_bert_needs_torch_and_says_so(tmp_path):
+    from vaultmem.index.bert_graph import NotBert, bert_config, read_safetensors
+
+    folder = tmp_path / "roberta"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "roberta"}))
+    with pytest.raises(NotBert, match="roberta"):
+        bert_config(folder)
+    (folder / "config.json").write_text(json.dumps({"model_type": "bert", "hidden_act": "relu"}))
+    with pytest.raises(NotBert, match="relu"):
+        bert_config(folder)
+    # The safetensors reader: a JSON header, then raw little-endian arrays.
+    header = json.dumps({"a": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]},
+                         "b": {"dtype": "I64", "shape": [1], "data_offsets": [16, 24]},
+                         "__metadata__": {"format": "pt"}}).encode()
+    path = tmp_path / "w.safetensors"
+    path.write_bytes(len(header).to_bytes(8, "little") + header
+                     + np.arange(4, dtype="<f4").tobytes() + np.array([7], dtype="<i8").tobytes())
+    arrays = read_safetensors(path)
+    assert arrays["a"].tolist() == [[0, 1], [2, 3]] and arrays["b"].tolist() == [7] and "__metadata__" not in arrays
+    code = BLOCK_TORCH + f"""
+from pathlib import Path
+from vaultmem.index.onnx_model import _export_with_torch, NotExportable
+try:
+    _export_with_torch(Path({str(folder)!r}), {{'pooling': 'mean'}}, Path({str(tmp_path)!r}))
+except NotExportable as exc:
+    print(exc)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "pip install 'obsidian-vaultmem[torch]'" in done.stdout, done.stderr

@@ -5,9 +5,12 @@
     (1, 384)
 
 sentence-transformers stays the model's source and its reference. The first time a model
-folder is used, its transformer and pooling are exported to ONNX with torch (a few seconds,
-once per machine and model), checked against sentence-transformers' own vectors on
-`PROBE_TEXTS` (cosine >= `MIN_COSINE`), and kept in the user's cache folder. From then on
+folder is used, its graph is made once per machine and model and kept in the user's cache
+folder: a plain BERT (the bundled model) is built from its safetensors weights with numpy
+and `onnx` (`bert_graph`, ~2 s, no torch); another model is traced by torch's exporter where
+torch is installed. The graph is checked on `PROBE_TEXTS` (cosine >= `MIN_COSINE`) against
+sentence-transformers' own vectors and token embeddings where it is installed, else, for
+the bundled model, against the vectors it gave, kept in the package (`PROBE_VECTORS`). From then on
 a process imports only onnxruntime, tokenizers and numpy: about 0.3 s and 60 MB against
 sentence-transformers' 6 s and 420 MB, and a query encodes in ~4 ms instead of ~11. The
 weights sit beside the graph (`model.data`) so that the session maps rather than copies them.
@@ -34,7 +37,10 @@ from pathlib import Path
 # 384: the same within noise).
 BATCH_TOKENS = 512
 # Bumped when the exported graph changes; old exports are then made again.
-EXPORT_VERSION = 4  # 3: the token embeddings are an output too; 4: eager attention
+EXPORT_VERSION = 5  # 3: token embeddings an output too; 4: eager attention; 5: built without torch
+# sentence-transformers' normalised vectors of PROBE_TEXTS for the bundled model: the check of
+# a graph made where sentence-transformers (and torch) are not installed.
+PROBE_VECTORS = Path(__file__).with_name("data") / "minilm_probe.npy"
 # Exported vectors must match sentence-transformers' this closely on every probe text.
 MIN_COSINE = 0.999
 # English, Chinese, mixed, short, long, code and punctuation: what a vault holds.
@@ -128,27 +134,52 @@ def ensure_exported(folder: Path, announce=None) -> tuple[Path, dict]:
         if not model.exists():
             if announce:
                 announce(f"vaultmem: preparing {Path(info['folder']).name} for ONNX Runtime "
-                         f"(once per machine, ~20 s) in {target}")
+                         f"(once per machine, a few seconds) in {target}")
             _export(Path(info["folder"]), info, target)
     return model, info
 
 
 def _export(folder: Path, info: dict, target: Path) -> None:
+    """Make the graph in a work folder, check its vectors, then move it into `target`."""
+    from vaultmem.index.bert_graph import NotBert, build_bert_graph
+
+    work = target / f"export-{os.getpid()}.tmp"
+    work.mkdir(exist_ok=True)
+    try:
+        try:
+            build_bert_graph(folder, info["pooling"], work)   # numpy and onnx: no torch
+            builder = "numpy"
+        except NotBert:
+            _export_with_torch(folder, info, work)
+            builder = "torch"
+        cosine, against = _check(folder, info, work / "model.onnx")
+        if cosine is not None and cosine < MIN_COSINE:
+            raise NotExportable(f"the exported model's vectors differ from {against} "
+                                f"(lowest cosine {cosine:.5f} < {MIN_COSINE})")
+        (work / "model.data").replace(target / "model.data")
+        (target / "info.json").write_text(json.dumps(dict(info, min_cosine=cosine, checked_against=against,
+                                                          builder=builder), indent=2), encoding="utf-8")
+        (work / "model.onnx").replace(target / "model.onnx")   # last: its presence means "done"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _export_with_torch(folder: Path, info: dict, work: Path) -> None:
+    """The graph traced by torch's exporter (a model `bert_graph` does not build)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     import warnings
 
-    import numpy as np
-    import torch
-    from sentence_transformers import SentenceTransformer
-
-    reference = SentenceTransformer(str(folder), device="cpu")
+    try:
+        import torch
+        from transformers import AutoModel
+    except ImportError as exc:
+        raise NotExportable(f"{folder.name} is not a plain BERT, and building its graph needs torch: "
+                            "pip install 'obsidian-vaultmem[torch]'") from exc
     # The same weights with plain ("eager") attention: its exported graph runs 15-20 % faster
     # in ONNX Runtime on 240-token passages than the graph of torch's fused SDPA attention
     # (interleaved runs, one thread: 2,348-2,775 tokens/s against 2,007-2,330).
-    from transformers import AutoModel
-
     transformer = AutoModel.from_pretrained(str(folder), attn_implementation="eager").eval()
     cls = info["pooling"] == "cls"
 
@@ -166,8 +197,6 @@ def _export(folder: Path, info: dict, target: Path) -> None:
             return (out * mask).sum(1) / mask.sum(1).clamp(min=1e-9), out
 
     example = torch.ones(2, 8, dtype=torch.long)
-    work = target / f"export-{os.getpid()}.tmp"
-    work.mkdir(exist_ok=True)
     traced = work / "traced.onnx"
     names = ["input_ids", "attention_mask", "token_type_ids"]
     with warnings.catch_warnings(), torch.inference_mode(False), torch.no_grad():
@@ -187,12 +216,29 @@ def _export(folder: Path, info: dict, target: Path) -> None:
                     all_tensors_to_one_file=True, location="model.data", size_threshold=1024)
     del graph
     traced.unlink()
-    # The check: the exported graph must give sentence-transformers' vectors.
-    session = OnnxSentenceModel(folder, threads=1, model_path=work / "model.onnx", info=info)
+
+
+def _check(folder: Path, info: dict, model_path: Path) -> tuple[float | None, str]:
+    """(lowest cosine, against what) of the graph's vectors on `PROBE_TEXTS`: against
+    sentence-transformers' own vectors and token embeddings where it is installed; else, for
+    the bundled model, against its vectors as sentence-transformers gave them, kept in
+    `data/minilm_probe.npy`; else (None, why not)."""
+    import numpy as np
+
+    session = OnnxSentenceModel(folder, threads=1, model_path=model_path, info=info)
     ours = session.encode(PROBE_TEXTS, batch_size=4)
+    ours = ours / np.maximum(np.linalg.norm(ours, axis=1, keepdims=True), 1e-12)
+    try:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from sentence_transformers import SentenceTransformer
+    except ImportError:
+        if Path(folder).resolve() != bundled_model_path().resolve():
+            return None, "nothing: sentence-transformers is not installed"
+        theirs = np.load(PROBE_VECTORS)
+        return float(np.min(np.sum(ours * theirs, axis=1))), "the bundled model's saved probe vectors"
+    reference = SentenceTransformer(str(folder), device="cpu")
     theirs = reference.encode(PROBE_TEXTS, normalize_embeddings=True, convert_to_numpy=True,
                               show_progress_bar=False)
-    ours = ours / np.maximum(np.linalg.norm(ours, axis=1, keepdims=True), 1e-12)
     cosine = float(np.min(np.sum(ours * theirs, axis=1)))
     # And its token embeddings (what a session chunk is pooled from) must be theirs.
     texts = [t for t in PROBE_TEXTS if t]
@@ -203,15 +249,7 @@ def _export(folder: Path, info: dict, target: Path) -> None:
         both = np.sum(mine * their, axis=1) / np.maximum(
             np.linalg.norm(mine, axis=1) * np.linalg.norm(their, axis=1), 1e-12)
         cosine = min(cosine, float(both.min())) if mine.shape == their.shape else -1.0
-    del session
-    if cosine < MIN_COSINE:
-        shutil.rmtree(work, ignore_errors=True)
-        raise NotExportable(f"the exported model's vectors differ from sentence-transformers' "
-                            f"(lowest cosine {cosine:.5f} < {MIN_COSINE})")
-    (work / "model.data").replace(target / "model.data")
-    (target / "info.json").write_text(json.dumps(dict(info, min_cosine=cosine), indent=2), encoding="utf-8")
-    (work / "model.onnx").replace(target / "model.onnx")   # last: its presence means "done"
-    shutil.rmtree(work, ignore_errors=True)
+    return cosine, "sentence-transformers"
 
 
 class OnnxSentenceModel:
