@@ -76,7 +76,14 @@ class _SentenceTransformer:
 
     def __init__(self, name: str, device: str, threads: int):
         _go_offline()
-        import torch
+        try:
+            import torch
+        except ImportError as exc:
+            raise ConfigError(
+                f"embedding model {name!r} on the torch runtime needs torch and sentence-transformers, "
+                "which the default install leaves out: pip install 'obsidian-vaultmem[torch]', or set "
+                f'`runtime = "onnx"` and `model` to {MINILM_MODEL} or {MULTILINGUAL_MODEL} in [embedding] '
+                "of .vaultmem/config.toml") from exc
 
         torch.set_num_threads(threads)
         try:
