@@ -22,6 +22,7 @@ Three kinds of model sit behind the one `Embedder` interface, chosen by the vaul
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 from vaultmem.errors import ConfigError
@@ -306,6 +307,22 @@ class Embedder:
                 return fresh
             found.update(zip(missing, fresh))
         return np.stack([found[t] for t in texts])
+
+    @contextmanager
+    def bulk(self, workers: int | None = None):
+        """Encode on `workers` threads at once (default: every core) inside the block, where
+        the runtime can (ONNX Runtime): a first index of thousands of notes. Batches are as
+        without it, so the vectors are the same."""
+        model = getattr(self.backend, "model", None)
+        before = getattr(model, "workers", None)
+        if before is None:
+            yield self
+            return
+        model.workers = max(1, workers or os.cpu_count() or 1)
+        try:
+            yield self
+        finally:
+            model.workers = before
 
     def encode_query(self, text: str):
         """One query's vector, shape (dim,)."""

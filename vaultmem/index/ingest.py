@@ -28,6 +28,10 @@ from vaultmem.store.note import content_hash
 # Chunks embedded per model call: large enough that sentence-transformers' length sorting
 # keeps padding low, small enough that progress moves and memory stays flat.
 EMBED_BATCH_CHUNKS = 512
+# From this many chunks to embed, batches run on every core at once (`Embedder.bulk`): a
+# first index, a rebuild, a folder of notes pasted in. Fewer (an edit, an extraction) keep to
+# the configured threads, so a running daemon leaves the other core to its searches.
+BULK_CHUNKS = 2048
 
 
 @dataclass
@@ -249,8 +253,11 @@ class Indexer:
     def _embed_and_write(self, pending, indexed, report, progress, first_write=None):
         """Embed queued notes in batches; each batch is written while the next one is
         being embedded (LanceDB writes and torch both release the GIL). `first_write`
-        runs on the writer before any batch."""
+        runs on the writer before any batch. Each batch is in the table once written, so an
+        index stopped halfway keeps what it wrote: the next sync finds those notes indexed
+        (their content hash in the table) and embeds only the rest."""
         from concurrent.futures import ThreadPoolExecutor
+        from contextlib import nullcontext
 
         if not pending:
             if first_write is not None:
@@ -260,7 +267,8 @@ class Indexer:
         embedder = self._embedder_factory()
         if progress:
             progress(0, total)
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultmem-write") as writer:
+        bulk = embedder.bulk() if total >= BULK_CHUNKS and hasattr(embedder, "bulk") else nullcontext()
+        with bulk, ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaultmem-write") as writer:
             writing = writer.submit(first_write) if first_write is not None else None
             for batch in _batches(pending, EMBED_BATCH_CHUNKS):
                 chunks = [chunk for _, note_chunks in batch for chunk in note_chunks]

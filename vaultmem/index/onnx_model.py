@@ -299,6 +299,10 @@ class OnnxSentenceModel:
         self.session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         self.dim = int(self.session.get_outputs()[0].shape[-1] or 0) or None
         self._np = np
+        # Batches run at once, each on its own thread (`encode`, `token_vectors`): ONNX Runtime
+        # runs a session from several threads, each run on its caller's thread at one intra-op
+        # thread. A bulk index sets it to the cores (`Embedder.bulk`); a query never needs it.
+        self.workers = 1
         self._needs_types = "token_type_ids" in {i.name for i in self.session.get_inputs()}
         if self.dim is None:
             self.dim = int(self.encode(["x"], 1).shape[1])
@@ -321,8 +325,8 @@ class OnnxSentenceModel:
         np = self._np
         encodings = self.tokenizer.encode_batch(list(texts))
         out = np.empty((len(encodings), self.dim), dtype=np.float32)
-        for rows in _batched(encodings, batch_size):
-            out[rows] = self._run([encodings[i] for i in rows])
+        for rows, vectors in self._each_batch(encodings, batch_size, "embedding"):
+            out[rows] = vectors
         return out
 
     def token_vectors(self, texts: list, batch_size: int) -> list:
@@ -330,12 +334,26 @@ class OnnxSentenceModel:
         `[(array (tokens, dim), [(start, end), ...]), ...]`; special tokens have (0, 0)."""
         encodings = self.tokenizer.encode_batch(list(texts))
         out = [None] * len(encodings)
-        for rows in _batched(encodings, batch_size):
-            tokens = self._run([encodings[i] for i in rows], "token_embeddings")
+        for rows, tokens in self._each_batch(encodings, batch_size, "token_embeddings"):
             for row, i in enumerate(rows):
                 width = len(encodings[i].ids)
                 out[i] = (tokens[row, :width], encodings[i].offsets)
         return out
+
+    def _each_batch(self, encodings, batch_size: int, output: str):
+        """(rows, output) of each length-sorted batch, on `workers` threads at once."""
+        batches = list(_batched(encodings, batch_size))
+
+        def run(rows):
+            return rows, self._run([encodings[i] for i in rows], output)
+
+        if self.workers <= 1 or len(batches) < 2:
+            yield from map(run, batches)
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="vaultmem-encode") as pool:
+            yield from pool.map(run, batches)
 
     def encode_query(self, text: str):
         return self._run([self.tokenizer.encode(text)])[0]
