@@ -1,5 +1,6 @@
 import json
 import shutil
+import numpy as np
 
 import pytest
 from click.testing import CliRunner
@@ -214,4 +215,61 @@ def test_a_large_vault_ranks_by_projection_first_and_keeps_the_same_hits(tmp_pat
     assert new_basis is basis and len(new_rows) == len(patched)
     np_rows = patched.vectors @ basis
     assert abs(np_rows - new_rows).max() < 1e-5
+    assert mem.searcher.search("Does the user play chess?")[0].title == "Plays chess"
+
+
+def _filler_rows(count: int, dim: int) -> list[dict]:
+    """Rows of a table grown large: random unit vectors, texts no question here asks about."""
+    rng = np.random.default_rng(5)
+    vectors = rng.standard_normal((count, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return [{"chunk_id": f"filler-{n}#0", "note_id": f"filler-{n}", "path": f"Archive/filler {n}.md",
+             "title": f"filler {n}", "type": "note", "status": "active", "user": "default", "tags": "",
+             "entities": "", "created": "2024-01-01T00:00:00", "updated": "2024-01-01T00:00:00",
+             "valid_from": "", "valid_to": "", "importance": 0.5, "content_hash": f"f{n}", "source_messages": [],
+             "sources": [], "text": f"archived line {n}", "search_text": f"archived line {n}", "keywords": "",
+             "vector": vector} for n, vector in enumerate(vectors)]
+
+
+def test_a_table_past_the_ann_size_is_searched_through_its_indexes_with_the_same_hits(tmp_path, embedder,
+                                                                                      monkeypatch):
+    """Past ANN_AFTER_ROWS the table is not held in memory: candidates come from LanceDB's
+    IVF-PQ and full-text indexes, narrowed by the filters in SQL and decided by their mask.
+    Every hit, filters included, must be the in-memory search's, and no snapshot is loaded."""
+    from vaultmem.index import table as table_module
+
+    mem = Memory(copy_sample_vault(tmp_path / "vault"), embedder=embedder)
+    mem.reindex()
+    index = mem.searcher.index
+    index.replace([], _filler_rows(2000, embedder.dim))
+    asks = [(q, {}) for q in QUESTIONS] + [
+        ("coffee", {"since": "2026-11-29"}), ("tea", {"type": "preference"}), ("coffee", {"user": "mei"}),
+        ("where is the user travelling?", {"tag": "travel"}), ("archived line 7", {"scope": "notes"}),
+        ("archived line 7", {"scope": "memories"}), ("does the user take milk in tea?", {"all": True}),
+        ("does the user take milk in tea?", {"as_of": "2026-10-01"})]
+    in_memory = [mem.searcher.search(q, **kw) for q, kw in asks]
+    assert not index.large
+
+    monkeypatch.setattr(table_module, "ANN_AFTER_ROWS", 1000)
+    index.maintain()
+    assert (index.meta() or {}).get("ann_rows") == index.count() and index.large
+    index._snapshot = None
+    through_indexes = [mem.searcher.search(q, **kw) for q, kw in asks]
+    assert index._snapshot is None                          # nothing held in memory
+    for (question, kw), before, after in zip(asks, in_memory, through_indexes):
+        assert [(h.id, round(h.score, 4)) for h in after] == [(h.id, round(h.score, 4)) for h in before], \
+            (question, kw)
+    assert in_memory[0][0].title == "Cutting back on coffee" and in_memory[-4][0].path == "Archive/filler 7.md"
+    assert all(h.type != "note" for h in in_memory[-3])
+
+    # A note written now is found at once (rows the index has not folded in are searched
+    # exactly), and a purge's rewrite builds the vector index again.
+    rows = index.count()
+    write_note(mem.vault.root, "Memory/Facts/Plays chess.md", memory_meta("01CHESS"), "The user plays chess on Sundays.")
+    mem.reindex(paths=["Memory/Facts/Plays chess.md"])     # (a whole sync would drop the filler)
+    assert index.large and index.count() == rows + 1
+    assert mem.searcher.search("Does the user play chess?")[0].title == "Plays chess"
+    assert index._snapshot is None
+    index.rewrite()
+    assert (index.meta() or {}).get("ann_rows") == index.count() and index.large
     assert mem.searcher.search("Does the user play chess?")[0].title == "Plays chess"

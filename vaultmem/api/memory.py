@@ -73,9 +73,12 @@ class Memory(Notes, Retrieval, Upkeep, Writes, Lifecycle, Export):
             self._indexer = Indexer(self.vault, embedder_factory=lambda: self.embedder)
         return self._indexer
 
-    def snapshot(self):
-        """The index's rows and vectors as they are now (None before the first index)."""
+    def snapshot(self, user: str | None = None):
+        """The index's rows and vectors as they are now (None before the first index). Of a
+        table past `ANN_AFTER_ROWS`, which is not held in memory, only `user`'s memories."""
         try:
+            if user is not None and self.indexer.index.large:
+                return self._vectors_of(user)
             return self.indexer.index.snapshot()
         except Exception:  # no index yet: callers dedup by text and slot only
             return None

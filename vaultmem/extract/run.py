@@ -148,7 +148,7 @@ class _Run:
         self.progress, self.total, self.turns_total = progress, total, turns_total
         self.done = self.turns_done = 0
         self.existing = find_session_notes(vault)
-        self.pool = load_pool(vault, user, memory.snapshot(), memory.indexer.state)
+        self.pool = load_pool(vault, user, memory.snapshot(user), memory.indexer.state)
         self.seconds = float(getattr(vault.config, "llm_session_seconds", 0) or 0)
         self.merges = Merges()  # duplicates of the current step, written at its end
 

@@ -42,6 +42,22 @@ FTS_PARAMS = dict(with_position=False, base_tokenizer="simple", language="Englis
                   max_token_length=40, lower_case=True, stem=True, remove_stop_words=True,
                   ascii_folding=True)
 
+# From this many rows a search no longer holds the table in memory (`snapshot`): its vector
+# half asks an IVF-PQ index of the vectors for candidates (`nearest`), its keyword half the
+# full-text index, and only those rows are read (`retrieve/search.py`). Below it the exact
+# in-memory matrix is faster and holds everything a search reads; above it its memory grows
+# past the daemon's budget (at 1M chunks the vectors alone are 1.5 GB).
+ANN_AFTER_ROWS = 200_000
+# The vector index, built in `maintain` once the table passes ANN_AFTER_ROWS and again when
+# it has grown REBUILD_ANN_GROWTH times past the rows it was built on (rows added between are
+# folded in by `optimize_indices`, and rows not yet folded are searched exactly by Lance).
+# Partitions: about sqrt(rows); 48 sub-vectors of 8 dimensions (all-MiniLM's 384; others
+# take the nearest divisor). See benchmarks/README.md ("Past memory") for the measurements.
+ANN_SUB_VECTOR_DIMS = 8
+REBUILD_ANN_GROWTH = 4
+# Searched partitions and the candidates re-scored exactly (refine_factor x k).
+ANN_SEARCH = {"nprobes": 20, "refine_factor": 10}
+
 # Lance caches each version's manifest and file metadata it reads, by default up to 1 GiB:
 # a long extraction writes a version per step and grew it ~1 MB a thousand turns.
 METADATA_CACHE_BYTES = 16 << 20
@@ -212,15 +228,18 @@ class ChunkIndex:
         self.replace(paths, [])
 
     def maintain(self, force: bool = False) -> None:
-        """Build the FTS index if missing; fold pending rows into it and compact the table once
-        there are many of them or many fragments."""
+        """Build the FTS index if missing, the vector index when due (`ANN_AFTER_ROWS`); fold
+        pending rows into them and compact the table once there are many of them or many
+        fragments."""
         meta = self.meta() or {}
         if self.count() == 0:
             return
         if not meta.get("fts"):
             self._build_indexes()
-        elif force or int(meta.get("pending", 0)) >= OPTIMIZE_AFTER_ROWS \
-                or len(self._dataset().get_fragments()) >= OPTIMIZE_AFTER_FRAGMENTS:
+        if self._vector_index_due(meta):
+            self._build_vector_index()
+        elif meta.get("fts") and (force or int(meta.get("pending", 0)) >= OPTIMIZE_AFTER_ROWS
+                                  or len(self._dataset().get_fragments()) >= OPTIMIZE_AFTER_FRAGMENTS):
             self._optimize(timedelta(days=7))
             self._write_meta(pending=0)
 
@@ -246,6 +265,41 @@ class ChunkIndex:
         dataset.create_scalar_index("path", "BTREE", replace=True)
         self._write_meta(fts=True, pending=0)
 
+    def _vector_index_due(self, meta: dict) -> bool:
+        rows = self.count()
+        if rows < ANN_AFTER_ROWS:
+            return False
+        built = int(meta.get("ann_rows") or 0)
+        return not built or rows >= REBUILD_ANN_GROWTH * built
+
+    def _build_vector_index(self) -> None:
+        """The IVF-PQ index of the vectors (cosine: they have norm 1), sized by the rows."""
+        import math
+
+        rows = self.count()
+        dim = int((self.meta() or {}).get("dim") or 384)
+        sub_vectors = max(d for d in range(1, dim + 1) if dim % d == 0 and dim // d >= ANN_SUB_VECTOR_DIMS)
+        self._dataset().create_index("vector", index_type="IVF_PQ", metric="cosine", replace=True,
+                                     num_partitions=max(16, int(math.sqrt(rows))), num_sub_vectors=sub_vectors)
+        self._write_meta(ann_rows=rows)
+
+    @property
+    def large(self) -> bool:
+        """Whether searches go through the vector index instead of the in-memory table."""
+        meta = self.meta() or {}
+        return bool(meta.get("ann_rows")) and self.count() >= ANN_AFTER_ROWS
+
+    def nearest(self, vector, limit: int, where: str | None, columns: list[str]) -> list[dict]:
+        """The `limit` rows nearest `vector` that meet `where` (checked before the search),
+        through the vector index, with `columns` and `vector`."""
+        import numpy as np
+
+        found = self._dataset().to_table(
+            columns=list(dict.fromkeys(columns + ["vector", "_distance"])), filter=where, prefilter=bool(where),
+            nearest={"column": "vector", "q": np.asarray(vector, dtype=np.float32), "k": int(limit),
+                     **ANN_SEARCH})
+        return found.to_pylist()
+
     def rewrite(self) -> dict:
         """Rewrite the table from its live rows alone, rebuild its indexes and delete every
         older version: data files, deletion files, transaction files (a delete's holds its
@@ -262,8 +316,11 @@ class ChunkIndex:
         self._reader = lance.write_dataset(dataset.scanner().to_reader(), self.uri, mode="overwrite",
                                            session=_session())
         rows = self._reader.count_rows()
+        self._write_meta(ann_rows=0)   # the overwrite left the old vector index behind
         if rows:
             self._build_indexes()
+            if rows >= ANN_AFTER_ROWS:
+                self._build_vector_index()
         else:
             self._write_meta(fts=False, pending=0)
         self._optimize(timedelta(0))

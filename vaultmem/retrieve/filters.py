@@ -71,6 +71,35 @@ class Filters:
         return mask
 
 
+    def where(self) -> str | None:
+        """A SQL condition every row `mask` lets through meets (user, scope, type, tag, since,
+        current or not): what LanceDB's indexes are asked with on a table too large to hold
+        in memory, so that they return rows the mask keeps. Only a narrowing: the mask
+        still decides over what comes back."""
+        from vaultmem.index.table import sql_in, sql_str
+
+        clauses = []
+        if self.user is not None:
+            clauses.append(f"({sql_in('user', [self.user, *self.also_users])} OR type = {sql_str(NOTE_TYPE)})")
+        if self.scope == "memories":
+            clauses.append(f"type != {sql_str(NOTE_TYPE)}")
+        elif self.scope == "notes":
+            clauses.append(f"type = {sql_str(NOTE_TYPE)}")
+        if self.type:
+            clauses.append(f"type = {sql_str(self.type)}")
+        if self.tag:
+            tag = self.tag.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            clauses.append(f"(tags LIKE {sql_str('%|' + tag + '|%')} ESCAPE '\\' "
+                           f"OR tags LIKE {sql_str('%|' + tag + '/%')} ESCAPE '\\')")
+        if self.since:
+            clauses.append(f"created >= {sql_str(self.since)}")
+        if not self.as_of and not self.all:
+            clauses.append("status = 'active'")
+            if self.today:
+                clauses.append(f"(valid_to = '' OR valid_to >= {sql_str(self.today)})")
+        return " AND ".join(clauses) or None
+
+
 def check_scope(scope) -> str:
     """`scope` as one of SCOPES ("both" is "all"); a VaultmemError names the choices."""
     scope = "all" if scope in (None, "", "both") else str(scope)

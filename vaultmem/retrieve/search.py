@@ -31,6 +31,7 @@ from datetime import timedelta
 
 from vaultmem import clock
 from vaultmem.errors import ConfigError, IndexUnavailable, VaultmemError
+from vaultmem.index.snapshot import SNAPSHOT_COLUMNS, Snapshot, column_array
 from vaultmem.index.table import ChunkIndex, sql_in
 from vaultmem.index.user_notes import NOTE_TYPE
 from vaultmem.retrieve.filters import Filters, check_scope, normalise_day, row_passes
@@ -58,6 +59,9 @@ from vaultmem.text.script import is_chinese
 # The access map is re-read from state.db at most this often (other processes record too).
 ACCESS_REFRESH_SECONDS = 60.0
 CANDIDATES = 60          # per retriever, before fusion
+# A search of a large table (`ChunkIndex.large`) asks its indexes for at most this many
+# candidates a side while a filter the SQL narrowing cannot express leaves too few.
+LARGE_MAX_CANDIDATES = 4000
 # Short columns whose values among the allowed rows narrow LanceDB's BM25 scan.
 NARROWING_COLUMNS = ("type", "user", "status")
 # What scoring reads of each candidate (`_hybrid` unpacks them in this order).
@@ -133,6 +137,69 @@ class Searcher:
             mask = snap.cache[filters] = filters.mask(snap)
         return mask
 
+    def _from_snapshot(self, query, filters, qvec, limit):
+        """(snapshot, candidate offsets, their cosines, chunk id -> BM25 score) from the table
+        held in memory: the mask over every row, the exact (or projected) vector half."""
+        import numpy as np
+
+        snap = self.index.snapshot()
+        if not len(snap):
+            return None
+        mask = self._mask(snap, filters)
+        allowed = int(np.count_nonzero(mask))
+        if not allowed:
+            return None
+        # BM25 runs in LanceDB's threads while the model embeds the query.
+        keyword_hits = self._pool.submit(self._keyword_hits, query, snap, filters, mask, allowed, limit)
+        if qvec is None:
+            qvec = self._embedder_factory().encode_query(query)
+        best, sims = snap.nearest_rows(qvec, mask, allowed, limit)
+        bm25 = keyword_hits.result()
+        order = list(dict.fromkeys([int(i) for i in best] + snap.offsets_of(bm25)))
+        picked = np.array(order, dtype=np.intp)
+        # Each candidate's cosine, from the snapshot's vectors where not computed already.
+        return snap, order, (sims[picked] if sims is not None else snap.vectors[picked] @ qvec), bm25
+
+    def _from_indexes(self, query, filters, qvec, limit):
+        """The same from a table past `ANN_AFTER_ROWS`, not held in memory: candidates from
+        LanceDB's vector index (IVF-PQ, re-scored exactly) and full-text index, both narrowed
+        in SQL by `Filters.where` and then decided by `Filters.mask` over the candidates
+        alone, read with the columns a hit needs. Asks again for more while the mask leaves
+        fewer than `limit` of what came back full."""
+        import numpy as np
+
+        where = filters.where()
+        wanted = 2 * limit
+        while True:
+            keyword = self._pool.submit(self.index.fts, query, where, wanted)
+            if qvec is None:
+                qvec = self._embedder_factory().encode_query(query)
+            near = self.index.nearest(qvec, wanted, where, SNAPSHOT_COLUMNS)
+            ranked = keyword.result()
+            have = {row["chunk_id"] for row in near}
+            rows = near + self.index.fetch([h["chunk_id"] for h in ranked if h["chunk_id"] not in have],
+                                           SNAPSHOT_COLUMNS + ["vector"])
+            if not rows:
+                return None
+            snap = Snapshot(version=-1, columns={name: column_array(name, [r[name] for r in rows])
+                                                 for name in SNAPSHOT_COLUMNS},
+                            vectors=np.array([r["vector"] for r in rows], dtype=np.float32))
+            mask = filters.mask(snap)
+            sims = snap.vectors @ np.asarray(qvec, dtype=np.float32)
+            nearest = np.flatnonzero(mask[:len(near)])
+            best = nearest[np.argsort(-sims[nearest], kind="stable")][:limit]
+            positions, bm25 = snap.positions(), {}
+            for hit in ranked:
+                offset = positions.get(hit["chunk_id"])
+                if offset is not None and mask[offset] and len(bm25) < limit:
+                    bm25[hit["chunk_id"]] = float(hit["_score"])
+            starved = (len(near) == wanted and len(best) < limit) or (len(ranked) == wanted and len(bm25) < limit)
+            if not starved or wanted >= LARGE_MAX_CANDIDATES:
+                break
+            wanted *= 4
+        order = list(dict.fromkeys([int(i) for i in best] + snap.offsets_of(bm25)))
+        return snap, order, sims[np.array(order, dtype=np.intp)], bm25
+
     def _keyword_hits(self, query, snap, filters, mask, allowed, limit) -> dict[str, float]:
         """chunk id -> BM25 score of the best `limit` chunks that pass `mask`, best first.
 
@@ -185,21 +252,13 @@ class Searcher:
     def _hybrid(self, query, k, filters, threshold, qvec=None) -> Hits:
         import numpy as np
 
-        snap = self.index.snapshot()
-        if not query.strip() or not len(snap):
-            return Hits()
-        mask = self._mask(snap, filters)
-        allowed = int(np.count_nonzero(mask))
-        if not allowed:
+        if not query.strip():
             return Hits()
         limit = max(CANDIDATES, 3 * k)
-        # BM25 runs in LanceDB's threads while the model embeds the query.
-        keyword_hits = self._pool.submit(self._keyword_hits, query, snap, filters, mask, allowed, limit)
-        if qvec is None:
-            qvec = self._embedder_factory().encode_query(query)
-        best, sims = snap.nearest_rows(qvec, mask, allowed, limit)
-        bm25 = keyword_hits.result()
-        order = list(dict.fromkeys([int(i) for i in best] + snap.offsets_of(bm25)))
+        found = (self._from_indexes if self.index.large else self._from_snapshot)(query, filters, qvec, limit)
+        if found is None:
+            return Hits()
+        snap, order, cosines, bm25 = found
         cols = snap.columns
         top_bm25 = max(bm25.values(), default=0.0) or 1.0
         qterms = term_patterns(terms(query))
@@ -215,8 +274,6 @@ class Searcher:
         # The candidates' values as Python lists, one gather per column: reading numpy
         # elements one by one cost more than the scoring itself.
         picked = np.array(order, dtype=np.intp)
-        # Each candidate's cosine, from the snapshot's vectors where not computed already.
-        cosines = sims[picked] if sims is not None else snap.vectors[picked] @ qvec
         candidates = zip(order, cosines.tolist(),
                          *(cols[name][picked].tolist() for name in SCORING_COLUMNS))
         scored = []
