@@ -1,7 +1,7 @@
 import json
 import shutil
-import numpy as np
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import copy_sample_vault, memory_meta, write_note
