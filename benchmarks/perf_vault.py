@@ -396,39 +396,3 @@ def note_queries(count: int, seed: int = 9) -> list[str]:
         template = rng.choice(NOTE_QUERIES).replace("{project_dir}", rng.choice(PROJECT_DIRS))
         out.append(_note_fill(rng, template.replace("{area_topic}", rng.choice(AREA_DIRS[area])), []))
     return out
-
-
-def insert_synthetic_chunks(root: Path, target: int, dim: int, batch: int = 10_000) -> int:
-    """Top the index up to `target` rows with random unit vectors and generated texts."""
-    import random
-
-    import numpy as np
-
-    from vaultmem.index.table import ChunkIndex
-
-    index = ChunkIndex(root)
-    missing = target - index.count()
-    rng, vectors_rng = random.Random(11), np.random.default_rng(11)
-    types = ["fact", "preference", "event", "procedure"]
-    for start in range(0, max(0, missing), batch):
-        size = min(batch, missing - start)
-        vectors = vectors_rng.standard_normal((size, dim)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        rows = []
-        for i, vector in enumerate(vectors):
-            number = start + i
-            note_type = types[number % len(types)]
-            text = sentence(rng, note_type)
-            rows.append({"chunk_id": f"synthetic-{number // 2}#{number % 2}",
-                         "note_id": f"synthetic-{number // 2}",
-                         "path": f"Memory/Facts/Synthetic {number // 2}.md",
-                         "title": f"Synthetic {number // 2}", "type": note_type,
-                         "status": "active", "user": "default", "tags": f"|vaultmem/{note_type}|",
-                         "entities": "", "created": "2025-06-01T10:00:00",
-                         "updated": "2025-06-01T10:00:00", "valid_from": "", "valid_to": "",
-                         "importance": 0.5, "content_hash": "", "source_messages": [],
-                         "sources": [], "text": text, "search_text": text, "keywords": "",
-                         "vector": vector})
-        index.replace([], rows)
-    index.maintain(force=True)
-    return index.count()
