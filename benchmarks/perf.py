@@ -48,7 +48,7 @@ from perf_runtime import (  # noqa: E402
     percentile,
     set_runtime,
 )
-from perf_scale import grow_table, measure_ann_recall, measure_large_daemon  # noqa: E402
+from perf_scale import grow_table, measure_ann_recall, measure_fold, measure_large_daemon  # noqa: E402
 from perf_vault import generate_user_notes, generate_vault, note_queries, queries, sentence  # noqa: E402
 
 LARGE_CHUNKS = 1_000_000
@@ -444,6 +444,7 @@ def main(argv=None) -> int:
         if large:
             run.part("large vector index recall", measure_ann_recall, root, embedders[primary], texts + note_texts)
             run.part("large daemon", measure_large_daemon, root, primary, queries(args.warm_runs, seed=8))
+            run.part("large fold", measure_fold, root)
     run.figures["load_average_end"] = os.getloadavg()[0]
     met = goals(run.figures)
     print_summary(run.figures, run.skipped, met, run.runtimes)

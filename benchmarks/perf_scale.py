@@ -55,10 +55,27 @@ def grow_table(root: Path, target: int, batch: int = 20_000) -> dict:
     inserted = time.perf_counter() - started
     started = time.perf_counter()
     index.maintain(force=True)
+    maintained = time.perf_counter() - started
     meta = index.meta() or {}
     return {"large_chunks": index.count(), "large_vectors": "mixtures of the vault's own chunk vectors",
-            "large_insert_s": inserted, "large_maintain_s": time.perf_counter() - started,
+            "large_insert_s": inserted, "large_maintain_s": maintained,
             "large_ann_index": bool(meta.get("ann_rows")), "large_index_mb": _size_mb(root / ".vaultmem" / "index")}
+
+
+def measure_fold(root: Path, rows: int = 1000) -> dict:
+    """What folding `rows` new rows into the grown table's indexes costs (`maintain(force=True)`:
+    compaction, full-text and vector index), as the daemon does after many edits."""
+    from vaultmem.index.table import ChunkIndex
+
+    index = ChunkIndex(root)
+    sample = index._dataset().to_table(filter="chunk_id = 'grown-1#0'").to_pylist()[0]
+    sample.pop("fts_text")
+    index.replace([], [dict(sample, chunk_id=f"fold-{n}#0", note_id=f"fold-{n}", path=f"Archive/Fold/{n}.md",
+                            keywords="") for n in range(rows)])
+    index.close()
+    started = time.perf_counter()
+    index.maintain(force=True)
+    return {"large_fold_rows": rows, "large_fold_s": time.perf_counter() - started}
 
 
 def _size_mb(folder: Path) -> float:

@@ -118,3 +118,25 @@ def test_reindex_shows_its_rate_and_time_left_and_says_how_to_resume(tmp_path):
     last = lines[-1]
     assert last[0] == last[1] and re.fullmatch(r" · [\d,]+ chunks/s · ~\d+ s left", last[2]), done.stderr
     assert f"({last[1]} chunks" in done.stdout
+
+
+def test_a_daemon_building_the_index_says_how_many_chunks_and_the_time_left(monkeypatch):
+    import pytest
+
+    from vaultmem.cli.daemon import _scan_text
+    from vaultmem.daemon import worker
+
+    now = [100.0]
+    monkeypatch.setattr(worker.time, "monotonic", lambda: now[0])
+    scan = worker.StartupScan()
+    scan.begin()
+    scan.building()
+    assert scan.seconds_left() is None and scan.describe() == "building the index"
+    scan.embedded(512, 42_000)          # the first report: the rate is timed from here
+    now[0] += 60
+    scan.embedded(6_512, 42_000)        # 100 chunks/s
+    assert scan.seconds_left() == pytest.approx(354.88)
+    assert scan.describe() == "6,512 of 42,000 chunks embedded, ~6 min left"
+    assert scan.to_dict()["seconds_left"] == 355
+    assert _scan_text(scan.to_dict()).startswith("building, 6,512 of 42,000 chunks embedded, ~6 min left")
+    assert "~6 min left" in scan.warning()

@@ -98,9 +98,13 @@ def _scan_text(scan):
     if scan["phase"] == "done":
         return f"done in {scan['seconds']:.1f} s" if scan.get("seconds") is not None else "done"
     if scan["phase"] in ("checking", "building") and scan.get("total") is not None:
-        verb = "checked" if scan["phase"] == "checking" else "indexed"
-        return (f"{scan['phase']}, {scan['checked']} of {scan['total']} notes {verb} "
-                "(searches meanwhile say their results may miss recent notes)")
+        done = f"{scan['checked']} of {scan['total']} notes checked" if scan["phase"] == "checking" else \
+            f"{scan['checked']:,} of {scan['total']:,} chunks embedded"
+        if scan.get("seconds_left") is not None:
+            from vaultmem.cli.progress import duration
+
+            done += f", ~{duration(scan['seconds_left'])} left"
+        return f"{scan['phase']}, {done} (searches meanwhile say their results may miss recent notes)"
     return scan["phase"]
 
 

@@ -114,6 +114,7 @@ class StartupScan:
         self.total: int | None = None
         self.seconds: float | None = None
         self._started: float | None = None
+        self._embedding_since: tuple[float, int] | None = None
         self._done = threading.Event()
 
     @property
@@ -136,6 +137,22 @@ class StartupScan:
 
     def building(self) -> None:
         self.phase, self.checked, self.total = "building", 0, None
+        self._embedding_since = None
+
+    def embedded(self, done: int, total: int) -> None:
+        """A whole-index build's progress: `done` of `total` chunks embedded (the rate is
+        timed from the first report, after the model's load and the vault's reading)."""
+        if self._embedding_since is None:
+            self._embedding_since = (time.monotonic(), done)
+        self.checked, self.total = done, total
+
+    def seconds_left(self) -> float | None:
+        """A build's time left at the rate so far (None before its rate is known)."""
+        if self.phase != "building" or self._embedding_since is None or self.total is None:
+            return None
+        since, first = self._embedding_since
+        rate = (self.checked - first) / max(time.monotonic() - since, 1e-6)
+        return (self.total - self.checked) / rate if rate > 0 else None
 
     def finish(self) -> None:
         if self._started is not None:
@@ -148,9 +165,12 @@ class StartupScan:
         return not self.running or self._done.wait(timeout)
 
     def describe(self) -> str:
-        if self.phase in ("checking", "building") and self.total is not None:
-            return f"{self.checked} of {self.total} notes " + \
-                ("checked" if self.phase == "checking" else "indexed")
+        if self.phase == "checking" and self.total is not None:
+            return f"{self.checked} of {self.total} notes checked"
+        if self.phase == "building" and self.total is not None:
+            left = self.seconds_left()
+            return f"{self.checked:,} of {self.total:,} chunks embedded" + \
+                (f", ~{max(1, round(left / 60))} min left" if left is not None else "")
         return {"building": "building the index", "done": "done"}.get(
             self.phase, "listing the vault's notes")
 
@@ -159,8 +179,10 @@ class StartupScan:
                 "results may miss recent notes")
 
     def to_dict(self) -> dict:
+        """`checked` of `total`: notes while checking, chunks embedded while building."""
+        left = self.seconds_left()
         return {"phase": self.phase, "checked": self.checked, "total": self.total,
-                "seconds": self.seconds}
+                "seconds": self.seconds, "seconds_left": None if left is None else round(left)}
 
 
 def chunks(items: list, size: int):
@@ -297,7 +319,7 @@ class IndexWorker:
         def progress(done, total):
             self.progress = (done, total)
             if self.scan.phase == "building":
-                self.scan.checked, self.scan.total = done, total
+                self.scan.embedded(done, total)
 
         try:
             return self.memory.indexer.sync(paths, progress=progress)
