@@ -273,3 +273,21 @@ def test_a_table_past_the_ann_size_is_searched_through_its_indexes_with_the_same
     index.rewrite()
     assert (index.meta() or {}).get("ann_rows") == index.count() and index.large
     assert mem.searcher.search("Does the user play chess?")[0].title == "Plays chess"
+
+
+def test_a_vector_index_that_fails_to_build_leaves_searches_in_memory(tmp_path, embedder, monkeypatch, caplog):
+    from vaultmem.index import table as table_module
+    from vaultmem.index import vector_index
+
+    mem = Memory(copy_sample_vault(tmp_path / "vault"), embedder=embedder)
+    mem.reindex()
+    index = mem.searcher.index
+    index.replace([], _filler_rows(300, embedder.dim))
+    monkeypatch.setattr(table_module, "ANN_AFTER_ROWS", 100)
+    tries = []
+    monkeypatch.setattr(vector_index, "build_apart", lambda *args: tries.append(args) or "MemoryError: out of memory")
+    index.maintain()
+    assert not index.large and "out of memory" in caplog.text
+    index.maintain()                                   # not tried again at the same size
+    assert len(tries) == 1
+    assert mem.searcher.search("What is the user trying to give up?")[0].title == "Cutting back on coffee"

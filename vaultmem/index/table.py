@@ -14,6 +14,7 @@ rewritten as overlapping bigrams ("戒咖啡" -> "戒咖 咖啡"), so LanceDB's 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import shutil
 from datetime import timedelta
@@ -22,6 +23,8 @@ from pathlib import Path
 from vaultmem.errors import IndexUnavailable
 from vaultmem.index.snapshot import SNAPSHOT_COLUMNS, Snapshot, column_array, matrix, patched
 from vaultmem.store.layout import STATE_DIR
+
+log = logging.getLogger(__name__)
 
 TABLE = "chunks"
 # Bumped when a column's layout or meaning changes; `Indexer.sync` then rebuilds the index
@@ -53,19 +56,16 @@ ANN_AFTER_ROWS = 200_000
 # folded in by `optimize_indices`, and rows not yet folded are searched exactly by Lance).
 # IVF-PQ: a partition per ANN_ROWS_PER_PARTITION rows, 48 sub-vectors of 8 dimensions
 # (all-MiniLM's 384; other sizes take the nearest divisor); a search reads ANN_PROBED_SHARE of
-# the partitions and re-scores ANN_REFINE x k candidates exactly. At 1M rows of mixtures of
-# real chunk vectors (512 partitions, 100 probed, refine 20): recall@10 against exact 0.960,
-# 12-21 ms a query; 64 probed: 0.945; 1,024 partitions at 96 sub-vectors: 0.958 at 25 ms;
-# IVF_HNSW_SQ: 0.945 with a 576 MB index. Built in 75 s on 2 cores (benchmarks/README.md,
-# "Past memory").
-ANN_ROWS_PER_PARTITION = 2000
+# the partitions and re-scores ANN_REFINE x k candidates exactly. Trials at 1M rows of
+# mixtures of real chunk vectors, 400 questions: 256 partitions, 64 probed, refine 20:
+# recall@10 against exact 0.970 at 14-18 ms a query, 235 MB RSS; 512 partitions, 100
+# probed: 0.960; no refine: 0.47-0.73; IVF_HNSW_SQ: 0.944 but its 576 MB index stays in
+# memory. Built in 89 s on 2 cores, in a child process (`vector_index`: 0.8 GB at its peak).
+ANN_ROWS_PER_PARTITION = 4000
 ANN_SUB_VECTOR_DIMS = 8
-ANN_PROBED_SHARE = 0.2
+ANN_PROBED_SHARE = 0.25
 ANN_REFINE = 20
 REBUILD_ANN_GROWTH = 4
-# Bitmap indexes of the short columns a filtered search narrows by (`Filters.where`): with
-# them a prefiltered vector search at 1M rows took 18-25 ms instead of 60-80.
-BITMAP_COLUMNS = ("type", "status", "user")
 
 # Lance caches each version's manifest and file metadata it reads, by default up to 1 GiB:
 # a long extraction writes a version per step and grew it ~1 MB a thousand turns.
@@ -278,22 +278,28 @@ class ChunkIndex:
         rows = self.count()
         if rows < ANN_AFTER_ROWS:
             return False
-        built = int(meta.get("ann_rows") or 0)
+        built, failed = int(meta.get("ann_rows") or 0), int(meta.get("ann_failed_rows") or 0)
+        if failed and rows < 2 * failed:   # tried at this size: again once it has doubled
+            return False
         return not built or rows >= REBUILD_ANN_GROWTH * built
 
     def _build_vector_index(self) -> None:
-        """The IVF-PQ index of the vectors (cosine: they have norm 1), sized by the rows, and
-        bitmap indexes of the columns filters narrow by."""
+        """The IVF-PQ index of the vectors, sized by the rows, and bitmap indexes of the
+        columns filters narrow by, built by a child process (`vector_index`). A build that
+        fails leaves searches on the in-memory table, and is logged."""
+        from vaultmem.index.vector_index import build_apart
+
         rows = self.count()
         dim = int((self.meta() or {}).get("dim") or 384)
         sub_vectors = max(d for d in range(1, dim + 1) if dim % d == 0 and dim // d >= ANN_SUB_VECTOR_DIMS)
         partitions = max(16, rows // ANN_ROWS_PER_PARTITION)
-        dataset = self._dataset()
-        dataset.create_index("vector", index_type="IVF_PQ", metric="cosine", replace=True,
-                             num_partitions=partitions, num_sub_vectors=sub_vectors)
-        for column in BITMAP_COLUMNS:
-            dataset.create_scalar_index(column, "BITMAP", replace=True)
-        self._write_meta(ann_rows=rows, ann_partitions=partitions)
+        failed = build_apart(self.uri, partitions, sub_vectors)
+        if failed:
+            log.warning("building the vector index of %s rows failed (%s); searches read the table "
+                        "in memory", rows, failed)
+            self._write_meta(ann_failed_rows=rows)
+            return
+        self._write_meta(ann_rows=rows, ann_partitions=partitions, ann_failed_rows=0)
 
     @property
     def large(self) -> bool:
