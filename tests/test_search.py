@@ -247,12 +247,16 @@ def test_a_table_past_the_ann_size_is_searched_through_its_indexes_with_the_same
         ("where is the user travelling?", {"tag": "travel"}), ("archived line 7", {"scope": "notes"}),
         ("archived line 7", {"scope": "memories"}), ("does the user take milk in tea?", {"all": True}),
         ("does the user take milk in tea?", {"as_of": "2026-10-01"})]
-    in_memory = [mem.searcher.search(q, **kw) for q, kw in asks]
     assert not index.large
 
     monkeypatch.setattr(table_module, "ANN_AFTER_ROWS", 1000)
     index.maintain()
     assert (index.meta() or {}).get("ann_rows") == index.count() and index.large
+    assert index.meta()["pending"] == 0     # the full-text index took the rows in too
+    # The same table searched in memory (as below the size) and through its indexes.
+    monkeypatch.setattr(table_module, "ANN_AFTER_ROWS", 10**9)
+    in_memory = [mem.searcher.search(q, **kw) for q, kw in asks]
+    monkeypatch.setattr(table_module, "ANN_AFTER_ROWS", 1000)
     index._snapshot = None
     through_indexes = [mem.searcher.search(q, **kw) for q, kw in asks]
     assert index._snapshot is None                          # nothing held in memory

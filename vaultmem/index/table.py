@@ -245,12 +245,14 @@ class ChunkIndex:
             return
         if not meta.get("fts"):
             self._build_indexes()
-        if self._vector_index_due(meta):
-            self._build_vector_index()
-        elif meta.get("fts") and (force or int(meta.get("pending", 0)) >= OPTIMIZE_AFTER_ROWS
-                                  or len(self._dataset().get_fragments()) >= OPTIMIZE_AFTER_FRAGMENTS):
+        elif force or int(meta.get("pending", 0)) >= OPTIMIZE_AFTER_ROWS \
+                or len(self._dataset().get_fragments()) >= OPTIMIZE_AFTER_FRAGMENTS:
             self._optimize(timedelta(days=7))
             self._write_meta(pending=0)
+        # After the full-text index took the new rows in: a vector index built first would
+        # leave them to a flat scan of every BM25 query.
+        if self._vector_index_due(meta):
+            self._build_vector_index()
 
     def _optimize(self, keep) -> None:
         """What LanceDB's `Table.optimize` does: compact small files, fold new rows into the
@@ -304,7 +306,7 @@ class ChunkIndex:
     @property
     def large(self) -> bool:
         """Whether searches go through the vector index instead of the in-memory table."""
-        meta = self.meta() or {}
+        meta = self.meta() or {}   # (no vector index: no count asked for, as in most vaults)
         return bool(meta.get("ann_rows")) and self.count() >= ANN_AFTER_ROWS
 
     def nearest(self, vector, limit: int, where: str | None, columns: list[str]) -> list[dict]:

@@ -7,7 +7,8 @@
 How a hit is scored (all parts visible in `Hit.parts`). The score shown is the ranking
 score: hits come out in its order, highest first.
 - `vector`: cosine similarity of query and chunk (the whole filtered table is scanned as
-  one in-memory matrix, so metadata filters apply before top-k, not after).
+  one in-memory matrix, so metadata filters apply before top-k, not after; past
+  `ANN_AFTER_ROWS` chunks the IVF-PQ index's candidates, prefiltered, are re-scored exactly).
 - `keyword`: the share of the query's words found in the chunk, weighted by where the
   chunk ranks in LanceDB's BM25 results. The same filter mask picks from that ranking
   (`Filters.mask` is the one definition of the filters; no SQL copy of it can drift).
