@@ -96,8 +96,8 @@ def measure_ann_recall(root: Path, embedder, texts: list[str]) -> dict:
     best = np.full((len(queries), 10), -np.inf, dtype=np.float32)
     ids = np.empty((len(queries), 10), dtype=object)
     for part in index._dataset().to_batches(columns=["chunk_id", "vector"], batch_size=50_000):
-        vectors = part.column("vector").combine_chunks()
-        matrix = vectors.values.to_numpy(zero_copy_only=False).reshape(-1, vectors.type.list_size)
+        vectors = part.column("vector")
+        matrix = vectors.flatten().to_numpy(zero_copy_only=False).reshape(-1, vectors.type.list_size)
         names = np.array(part.column("chunk_id").to_pylist(), dtype=object)
         scores = queries @ matrix.T
         merged = np.concatenate([best, scores], axis=1)

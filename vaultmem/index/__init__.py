@@ -19,6 +19,7 @@ _PUBLIC = {
     "ANN_AFTER_ROWS": "table",
     "ChunkIndex": "table",
     "sql_in": "table",
+    "sql_str": "table",
     "NOTE_TYPE": "user_notes",
 }
 __all__ = sorted(_PUBLIC)

@@ -32,9 +32,17 @@ def build(uri: str, partitions: int, sub_vectors: int) -> None:
 
 def build_apart(uri: str, partitions: int, sub_vectors: int, timeout: float = 3600.0) -> str | None:
     """`build` in a child process; None when it worked, else why not (its last words)."""
+    import os
+    from pathlib import Path
+
+    import vaultmem
+
+    # The child imports this vaultmem, wherever it was imported from (a checkout on sys.path).
+    home = str(Path(vaultmem.__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [home, os.environ.get("PYTHONPATH")])))
     try:
         done = subprocess.run([sys.executable, "-m", __name__, uri, str(partitions), str(sub_vectors)],
-                              capture_output=True, text=True, timeout=timeout)
+                              capture_output=True, text=True, timeout=timeout, env=env)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{type(exc).__name__}: {exc}"
     if done.returncode != 0:
