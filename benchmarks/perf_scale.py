@@ -6,7 +6,9 @@ The rows added are not random vectors (in 384 dimensions every random vector is 
 from every other, the hardest case for any approximate index and unlike any text): each is
 a mixture of two of the vault's own chunk vectors and a little noise,
 normalise(a + 0.6 b + 0.3 g / sqrt(dim)), so that neighbourhoods look like those of real
-embeddings, with a generated sentence as its text.
+embeddings, with a generated sentence as its text. The rows are chunks of real notes (a
+thousand a note, under `Archive/Grown/`) recorded in `state.db` as indexed, so that a daemon
+started on the vault finds them unchanged rather than removing rows whose notes are gone.
 """
 
 from __future__ import annotations
@@ -19,13 +21,17 @@ from perf_daemon import measure_daemon_start, measure_warm_cli
 from perf_runtime import cli, percentile, process_memory
 from perf_vault import sentence
 
+CHUNKS_A_NOTE = 1000
+
 
 def grow_table(root: Path, target: int, batch: int = 20_000) -> dict:
     """Top the index up to `target` rows of mixtures of its own vectors, then `maintain` it
     (the full-text index and, past ANN_AFTER_ROWS, the vector index)."""
     import numpy as np
 
+    from vaultmem.index.state import FileStat, State
     from vaultmem.index.table import ChunkIndex
+    from vaultmem.store.note import content_hash
 
     index = ChunkIndex(root)
     real = index.snapshot().vectors.copy()
@@ -33,6 +39,14 @@ def grow_table(root: Path, target: int, batch: int = 20_000) -> dict:
     missing, rng, words = target - len(real), np.random.default_rng(11), random.Random(11)
     types = ["fact", "preference", "event", "procedure", "note"]
     started = time.perf_counter()
+    notes, stats = -(-max(0, missing) // CHUNKS_A_NOTE), []
+    for number in range(notes):
+        path = root / "Archive" / "Grown" / f"{number}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = f"# Grown {number}\n\nA note standing for {CHUNKS_A_NOTE} chunks of a grown table.\n".encode()
+        path.write_bytes(data)
+        st = path.stat()
+        stats.append(FileStat(f"Archive/Grown/{number}.md", st.st_size, st.st_mtime_ns, content_hash(data)))
     for start in range(0, max(0, missing), batch):
         size = min(batch, missing - start)
         mixed = real[rng.integers(0, len(real), size)] + 0.6 * real[rng.integers(0, len(real), size)] \
@@ -43,15 +57,18 @@ def grow_table(root: Path, target: int, batch: int = 20_000) -> dict:
             number = start + i
             kind = types[number % len(types)]
             text = sentence(words, "fact" if kind == "note" else kind)
-            rows.append({"chunk_id": f"grown-{number}#0", "note_id": f"grown-{number}",
-                         "path": f"Archive/Grown {number // 1000}/{number}.md", "title": f"Grown {number}",
+            note = stats[number // CHUNKS_A_NOTE]
+            rows.append({"chunk_id": f"grown-{number}#0", "note_id": f"grown-{number // CHUNKS_A_NOTE}",
+                         "path": note.path, "title": f"Grown {number // CHUNKS_A_NOTE}",
                          "type": kind, "status": "active", "user": "default",
                          "tags": "" if kind == "note" else f"|vaultmem/{kind}|", "entities": "",
                          "created": "2025-06-01T10:00:00", "updated": "2025-06-01T10:00:00", "valid_from": "",
-                         "valid_to": "", "importance": 0.5, "content_hash": "", "source_messages": [],
+                         "valid_to": "", "importance": 0.5, "content_hash": note.content_hash,
+                         "source_messages": [],
                          "sources": [], "text": text, "search_text": text, "keywords": "", "vector": vector})
         index.replace([], rows)
         index.close()   # no snapshot kept while growing
+    State(root).put_files(stats)
     inserted = time.perf_counter() - started
     started = time.perf_counter()
     index.maintain(force=True)
@@ -70,8 +87,8 @@ def measure_fold(root: Path, rows: int = 1000) -> dict:
     index = ChunkIndex(root)
     sample = index._dataset().to_table(filter="chunk_id = 'grown-1#0'").to_pylist()[0]
     sample.pop("fts_text")
-    index.replace([], [dict(sample, chunk_id=f"fold-{n}#0", note_id=f"fold-{n}", path=f"Archive/Fold/{n}.md",
-                            keywords="") for n in range(rows)])
+    # More chunks of the first grown note (the state records its file as indexed).
+    index.replace([], [dict(sample, chunk_id=f"fold-{n}#0", keywords="") for n in range(rows)])
     index.close()
     started = time.perf_counter()
     index.maintain(force=True)
