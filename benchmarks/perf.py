@@ -405,7 +405,8 @@ def main(argv=None) -> int:
                                                 if k == "session_notes"})
         generated = generate_user_notes(root, args.user_notes)
         run.figures["user_note_words_mean"] = generated["user_note_words"] / max(1, args.user_notes)
-        init(root, model=args.model or DEFAULT_MODEL)  # the model raw encode is timed with, whatever the notes' language
+        # The model raw encode is timed with, whatever the notes' language.
+        init(root, model=args.model or DEFAULT_MODEL)
         run.figures["model"] = args.model or DEFAULT_MODEL
         run.figures.update(embed_threads=default_threads(), load_average_start=os.getloadavg()[0])
         embedders, loads = load_embedders(run, args.model or DEFAULT_MODEL)

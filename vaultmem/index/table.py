@@ -56,11 +56,12 @@ ANN_AFTER_ROWS = 200_000
 # folded in by `optimize_indices`, and rows not yet folded are searched exactly by Lance).
 # IVF-PQ: a partition per ANN_ROWS_PER_PARTITION rows, 48 sub-vectors of 8 dimensions
 # (all-MiniLM's 384; other sizes take the nearest divisor); a search reads ANN_PROBED_SHARE of
-# the partitions and re-scores about ANN_REFINED_ROWS candidates exactly (at least 2 x k). Trials at 1M rows of
-# mixtures of real chunk vectors, 400 questions: 256 partitions, 64 probed, refine 20:
-# recall@10 against exact 0.970 at 14-18 ms a query, 235 MB RSS; 512 partitions, 100
-# probed: 0.960; no refine: 0.47-0.73; IVF_HNSW_SQ: 0.944 but its 576 MB index stays in
-# memory. Built in 89 s on 2 cores, in a child process (`vector_index`: 0.8 GB at its peak).
+# the partitions and re-scores about ANN_REFINED_ROWS candidates exactly (at least 2 x k).
+# Trials at 1M rows of mixtures of real chunk vectors, 400 questions: 256 partitions, 64
+# probed, 20 x k re-scored: recall@10 against exact 0.970 at 14-18 ms a query, 235 MB RSS;
+# 512 partitions, 100 probed: 0.960; none re-scored: 0.47-0.73; IVF_HNSW_SQ: 0.944 but its
+# 576 MB index stays in memory. perf.py at 1M rows (these settings): 0.960. Built in 76-89 s
+# on 2 cores, in a child process (`vector_index`: 0.8 GB at its peak).
 ANN_ROWS_PER_PARTITION = 4000
 ANN_SUB_VECTOR_DIMS = 8
 ANN_PROBED_SHARE = 0.25
