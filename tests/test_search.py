@@ -269,7 +269,8 @@ def test_a_table_past_the_ann_size_is_searched_through_its_indexes_with_the_same
     # A note written now is found at once (rows the index has not folded in are searched
     # exactly), and a purge's rewrite builds the vector index again.
     rows = index.count()
-    write_note(mem.vault.root, "Memory/Facts/Plays chess.md", memory_meta("01CHESS"), "The user plays chess on Sundays.")
+    write_note(mem.vault.root, "Memory/Facts/Plays chess.md", memory_meta("01CHESS"),
+               "The user plays chess on Sundays.")
     mem.reindex(paths=["Memory/Facts/Plays chess.md"])     # (a whole sync would drop the filler)
     assert index.large and index.count() == rows + 1
     assert mem.searcher.search("Does the user play chess?")[0].title == "Plays chess"

@@ -315,7 +315,8 @@ def _rows_snapshot(rows: list[dict]):
     import numpy as np
 
     dim = len(rows[0]["vector"]) if rows else 1
-    return Snapshot(version=-1, columns={name: column_array(name, [r[name] for r in rows]) for name in SNAPSHOT_COLUMNS},
+    columns = {name: column_array(name, [r[name] for r in rows]) for name in SNAPSHOT_COLUMNS}
+    return Snapshot(version=-1, columns=columns,
                     vectors=np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), dim))
 
 
