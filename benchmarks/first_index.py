@@ -32,8 +32,10 @@ def stopped_run(root: Path, after: float) -> dict:
     """`vaultmem reindex` interrupted with SIGINT `after` seconds in: its wall time, exit
     status and last progress line."""
     started = time.perf_counter()
+    # SIGINT as a terminal delivers it: a shell's background job starts with it ignored.
     child = subprocess.Popen([*vaultmem_command(), "--vault", str(root), "reindex"], env=child_env(),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         child.wait(timeout=after)
     except subprocess.TimeoutExpired:

@@ -84,14 +84,16 @@ def context(ctx, question, budget, user, as_of, all_, scope, as_json):
 @pass_ctx
 def reindex(ctx, full, as_json):
     """Bring the search index up to date with the vault (a running daemon does it). Stopped
-    halfway (Ctrl-C), it keeps what it embedded: run it again to embed the rest."""
+    halfway (Ctrl-C or SIGTERM), it keeps what it embedded: run it again to embed the rest."""
+    from vaultmem.cli.extract import sigterm_interrupts
     from vaultmem.cli.progress import ProgressLine
 
     # Memory.reindex hands the work to the vault's daemon when one runs: it has the index
     # open and is its only writer, so it rebuilds it in place, even with --full.
     line = ProgressLine(enabled=not as_json)
     try:
-        result = ctx.memory().reindex(full=full, progress=_embedding_status(line))
+        with sigterm_interrupts():   # SIGTERM stops it as Ctrl-C does, keeping what is written
+            result = ctx.memory().reindex(full=full, progress=_embedding_status(line))
     except KeyboardInterrupt:
         line.close()
         click.echo("Stopped: the notes embedded so far stay indexed; run `vaultmem reindex` to embed the rest.",
