@@ -15,6 +15,7 @@ _PUBLIC = {
     "SNAPSHOT_COLUMNS": "snapshot",
     "Snapshot": "snapshot",
     "column_array": "snapshot",
+    "of_rows": "snapshot",
     "State": "state",
     "ANN_AFTER_ROWS": "table",
     "ChunkIndex": "table",

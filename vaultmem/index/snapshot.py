@@ -152,6 +152,19 @@ def matrix(data):
     return matrix.reshape(-1, dim) if len(data) else np.zeros((0, dim), np.float32)
 
 
+def of_rows(rows: list[dict], columns=SNAPSHOT_COLUMNS) -> Snapshot:
+    """Rows as dicts (read from the table, or a chunk of the no-index fallback) as a Snapshot
+    of just them: their `columns`, and their vectors where they have a `vector`."""
+    import numpy as np
+
+    if rows and "vector" in rows[0]:
+        vectors = np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), -1)
+    else:
+        vectors = np.zeros((len(rows), 1), dtype=np.float32)
+    return Snapshot(version=-1, columns={name: column_array(name, [r[name] for r in rows]) for name in columns},
+                    vectors=vectors)
+
+
 def column_array(name: str, values: list):
     import numpy as np
 

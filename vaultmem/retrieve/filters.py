@@ -120,9 +120,6 @@ def normalise_day(value) -> str | None:
 
 def row_passes(row: dict, filters: Filters) -> bool:
     """`Filters` applied to one row (the fallback has no table to query)."""
-    import numpy as np
+    from vaultmem.index.snapshot import FILTER_COLUMNS, of_rows
 
-    from vaultmem.index.snapshot import FILTER_COLUMNS, Snapshot, column_array
-
-    columns = {name: column_array(name, [row[name]]) for name in FILTER_COLUMNS}
-    return bool(filters.mask(Snapshot(version=0, columns=columns, vectors=np.zeros((1, 1))))[0])
+    return bool(filters.mask(of_rows([row], FILTER_COLUMNS))[0])

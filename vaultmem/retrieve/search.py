@@ -32,7 +32,7 @@ from datetime import timedelta
 
 from vaultmem import clock
 from vaultmem.errors import ConfigError, IndexUnavailable, VaultmemError
-from vaultmem.index.snapshot import SNAPSHOT_COLUMNS, Snapshot, column_array
+from vaultmem.index.snapshot import SNAPSHOT_COLUMNS, of_rows
 from vaultmem.index.table import ChunkIndex, sql_in
 from vaultmem.index.user_notes import NOTE_TYPE
 from vaultmem.retrieve.filters import Filters, check_scope, normalise_day, row_passes
@@ -182,7 +182,7 @@ class Searcher:
         rows = near + [row for row in ranked if row["chunk_id"] not in have]
         if not rows:
             return None
-        snap = _rows_snapshot(rows)
+        snap = of_rows(rows)
         sims = snap.vectors @ np.asarray(qvec, dtype=np.float32)
         best = np.argsort(-sims[:len(near)], kind="stable")
         bm25 = {row["chunk_id"]: float(row["_score"]) for row in ranked}
@@ -203,7 +203,7 @@ class Searcher:
         wanted = limit
         while True:
             rows = read(wanted)
-            kept = [row for row, keep in zip(rows, filters.mask(_rows_snapshot(rows))) if keep] if rows else []
+            kept = [row for row, keep in zip(rows, filters.mask(of_rows(rows))) if keep] if rows else []
             if len(kept) >= limit or len(rows) < wanted or wanted >= LARGE_MAX_CANDIDATES:
                 return kept[:limit]
             wanted *= 4
@@ -308,16 +308,6 @@ class Searcher:
             if score >= threshold:
                 scored.append((score, vector, lexical, SnapshotRow(cols, offset, when)))
         return Hits(best_per_note(scored, k))
-
-
-def _rows_snapshot(rows: list[dict]):
-    """Rows read from the table (with their vectors) as a Snapshot of just them."""
-    import numpy as np
-
-    dim = len(rows[0]["vector"]) if rows else 1
-    columns = {name: column_array(name, [r[name] for r in rows]) for name in SNAPSHOT_COLUMNS}
-    return Snapshot(version=-1, columns=columns,
-                    vectors=np.array([r["vector"] for r in rows], dtype=np.float32).reshape(len(rows), dim))
 
 
 def search(vault, query: str, k: int = 10, type=None, tag=None, user=None, since=None,
