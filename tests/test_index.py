@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from vaultmem.errors import IndexUnavailable
-from vaultmem.index.table import ChunkIndex, cjk_bigrams
+from vaultmem.index.table import DATA_STORAGE_VERSION, ChunkIndex, cjk_bigrams
 
 
 def row(n, text, path=None, status="active", vector=None, dim=4):
@@ -63,17 +63,35 @@ def test_replace_swaps_all_chunks_of_a_path_and_delete_removes_them(index):
     assert index.count() == 1
 
 
-def test_snapshot_follows_writes_and_fetch_returns_full_rows(index):
+def test_snapshot_follows_writes_and_ranked_rows_come_whole(index):
     index.replace([], [row(1, "first")])
     snap = index.snapshot()
     assert len(snap) == 1 and snap.vectors.shape == (1, 4)
     assert index.snapshot() is snap                      # unchanged table: cached
-    index.replace([], [row(2, "second")])
+    index.replace([], [row(2, "second"), row(3, "second and third", path="p3.md")])
     snap = index.snapshot()
-    assert sorted(snap.columns["chunk_id"]) == ["N1#0", "N2#0"]
+    assert sorted(snap.columns["chunk_id"]) == ["N1#0", "N2#0", "N3#0"]
     assert snap.offsets_of(["N2#0", "nope"]) == [list(snap.columns["chunk_id"]).index("N2#0")]
-    fetched = index.fetch(["N2#0"], ["text", "source_messages"])
-    assert fetched[0]["text"] == "second" and fetched[0]["source_messages"] == ["m-2"]
+    index.delete_paths(["Memory/Facts/n1.md"])
+    index.maintain(force=True)   # compacted: rows are read by their address in the version asked
+    ranked = index.fts("second", columns=["chunk_id", "text", "source_messages"])
+    assert {r["chunk_id"]: (r["text"], r["source_messages"]) for r in ranked} == {
+        "N2#0": ("second", ["m-2"]), "N3#0": ("second and third", ["m-3"])}
+    assert [r["_score"] for r in ranked] == [h["_score"] for h in index.fts("second")]
+    assert ranked[0]["_score"] >= ranked[1]["_score"]
+
+
+def test_tables_are_written_in_the_format_read_fast_at_random_and_prefilter_only_when_it_narrows(index):
+    """New tables and a purge's rewrite use DATA_STORAGE_VERSION (2.1: a search of a large
+    table reads its candidates' rows at random); a condition is checked before the vector
+    index only when it leaves out most rows."""
+    assert index._dataset().data_storage_version == DATA_STORAGE_VERSION
+    index.replace([], [row(n, f"note {n}", status="superseded" if n < 2 else "active") for n in range(8)])
+    dataset = index._dataset()
+    assert index._narrows(dataset, "status = 'superseded'")       # 2 of 8 rows
+    assert not index._narrows(dataset, "status = 'active'")       # 6 of 8
+    index.rewrite()
+    assert index._dataset().data_storage_version == DATA_STORAGE_VERSION and index.count() == 8
 
 
 def test_own_writes_patch_the_snapshot_to_what_a_reload_would_give(index, tmp_path):

@@ -67,6 +67,18 @@ ANN_SUB_VECTOR_DIMS = 8
 ANN_PROBED_SHARE = 0.25
 ANN_REFINED_ROWS = 400   # 40 x k for k = 10: recall@10 0.980 in the trials; 20 x k: 0.970
 REBUILD_ANN_GROWTH = 4
+# Such a search checks the filters' SQL condition before the vector index is asked
+# (Lance's prefilter) only when the condition leaves out more than half of the rows; a
+# broader one (the default `user = me OR type = note`, nearly every row) is left to the
+# search's own mask over the candidates, asking again for more when it keeps too few. At
+# 1M rows a prefilter that keeps every row made the index lookup 30 ms instead of 13.
+PREFILTER_BELOW_SHARE = 0.5
+# Lance file format of the table's data files. pylance 14 writes 2.2 by default, whose
+# encoding of short, repetitive columns (type, status, user, dates) must decode a whole
+# block to read one value: reading 60 rows' 18 columns at random from a 1M-row table took
+# 15-28 ms there, 7-10 ms in 2.1 (a full scan is as fast in both). Tables written before
+# keep 2.2 until `reindex --full` or a purge's rewrite.
+DATA_STORAGE_VERSION = "2.1"
 
 # Lance caches each version's manifest and file metadata it reads, by default up to 1 GiB:
 # a long extraction writes a version per step and grew it ~1 MB a thousand turns.
@@ -122,6 +134,7 @@ class ChunkIndex:
         self.meta_path = self.dir / "meta.json"
         self._snapshot = None
         self._reader = None     # the dataset reads go through (see `_dataset`)
+        self._shares = {}       # (version, condition) -> share of the rows meeting it (`_narrows`)
 
     # --- metadata ----------------------------------------------------------------------
     def meta(self) -> dict | None:
@@ -197,7 +210,8 @@ class ChunkIndex:
             shutil.rmtree(self.dir)
         self.dir.mkdir(parents=True)
         empty = schema(dim)
-        self._reader = lance.write_dataset(empty.empty_table(), self.uri, schema=empty, session=_session())
+        self._reader = lance.write_dataset(empty.empty_table(), self.uri, schema=empty, session=_session(),
+                                           data_storage_version=DATA_STORAGE_VERSION)
         self._write_meta(model=model, dim=dim, schema=SCHEMA_VERSION, pending=0, fts=False)
 
     def close(self) -> None:
@@ -311,17 +325,31 @@ class ChunkIndex:
         return bool(meta.get("ann_rows")) and self.count() >= ANN_AFTER_ROWS
 
     def nearest(self, vector, limit: int, where: str | None, columns: list[str]) -> list[dict]:
-        """The `limit` rows nearest `vector` that meet `where` (checked before the search),
-        through the vector index, with `columns` and `vector`."""
+        """The `limit` rows nearest `vector`, through the vector index, with `columns` and
+        `vector`: among the rows meeting `where` when it leaves out most of them
+        (PREFILTER_BELOW_SHARE), otherwise among all rows, the caller's mask deciding."""
         import numpy as np
 
+        dataset = self._dataset()   # one version: row ids are positions in it
         partitions = int((self.meta() or {}).get("ann_partitions") or 0)
-        found = self._dataset().to_table(
-            columns=list(dict.fromkeys(columns + ["vector", "_distance"])), filter=where, prefilter=bool(where),
+        narrow = bool(where) and self._narrows(dataset, where)
+        found = dataset.to_table(
+            columns=["_distance"], with_row_id=True, filter=where if narrow else None, prefilter=narrow,
             nearest={"column": "vector", "q": np.asarray(vector, dtype=np.float32), "k": int(limit),
                      "nprobes": max(20, int(partitions * ANN_PROBED_SHARE)),
                      "refine_factor": max(2, -(-ANN_REFINED_ROWS // int(limit)))})
-        return found.to_pylist()
+        return _taken(dataset, found.column("_rowid").to_pylist(), columns + ["vector"])
+
+    def _narrows(self, dataset, where: str) -> bool:
+        """Whether `where` leaves out more than PREFILTER_BELOW_SHARE of the rows (counted
+        once a version: 0.4 ms with the bitmap indexes at 1M rows, a scan for `tag`)."""
+        key = (dataset.version, where)
+        share = self._shares.get(key)
+        if share is None:
+            if len(self._shares) > 64:
+                self._shares.clear()
+            share = self._shares[key] = dataset.count_rows(where) / max(1, dataset.count_rows())
+        return share < PREFILTER_BELOW_SHARE
 
     def rewrite(self) -> dict:
         """Rewrite the table from its live rows alone, rebuild its indexes and delete every
@@ -337,7 +365,7 @@ class ChunkIndex:
         # Lance keeps the old fragments until the cleanup below, so the table can be read
         # while its overwrite is written: the rows stream through, never all in memory.
         self._reader = lance.write_dataset(dataset.scanner().to_reader(), self.uri, mode="overwrite",
-                                           session=_session())
+                                           session=_session(), data_storage_version=DATA_STORAGE_VERSION)
         rows = self._reader.count_rows()
         self._write_meta(ann_rows=0)   # the overwrite left the old vector index behind
         if rows:
@@ -388,15 +416,10 @@ class ChunkIndex:
                    for name in ("path", "user", "status")}
         return Snapshot(version=-1, columns=columns, vectors=matrix(data))
 
-    def fetch(self, chunk_ids, columns: list[str]) -> list[dict]:
-        """The given columns of the given chunks (a B-tree index on chunk_id serves it)."""
-        if not len(chunk_ids):
-            return []
-        wanted = list(dict.fromkeys(columns + ["chunk_id"]))
-        return self.rows(sql_in("chunk_id", chunk_ids), wanted)
-
-    def fts(self, query: str, where: str | None = None, limit: int = 50) -> list[dict]:
-        """BM25 hits for `query` as `{"chunk_id", "_score"}`, best first.
+    def fts(self, query: str, where: str | None = None, limit: int = 50,
+            columns: list[str] | None = None) -> list[dict]:
+        """BM25 hits for `query` as `{"chunk_id", "_score"}`, best first; with `columns`,
+        the hits' rows with those columns and `_score`.
 
         The query's words are matched as they are (a `MatchQuery`): a plain string would go
         through LanceDB's query parser, which reads `"tea"` as a phrase query and fails on
@@ -407,11 +430,26 @@ class ChunkIndex:
         text = cjk_bigrams(query).strip()
         if not text or not (self.meta() or {}).get("fts"):
             return []
-        found = self._dataset().to_table(columns=["chunk_id", "_score"], filter=where, prefilter=bool(where),
-                                         full_text_query=MatchQuery(text, "fts_text"), limit=limit)
+        dataset = self._dataset()   # one version: row ids are positions in it
+        found = dataset.to_table(columns=["chunk_id", "_score"], with_row_id=columns is not None, filter=where,
+                                 prefilter=bool(where), full_text_query=MatchQuery(text, "fts_text"), limit=limit)
         rows = found.to_pydict()
+        if columns is not None:   # the ranked rows themselves, read by row id
+            order = sorted(range(len(rows["_score"])), key=lambda i: -rows["_score"][i])
+            taken = _taken(dataset, [rows["_rowid"][i] for i in order], columns)
+            return [dict(row, _score=rows["_score"][i]) for row, i in zip(taken, order)]
         hits = [{"chunk_id": c, "_score": s} for c, s in zip(rows["chunk_id"], rows["_score"])]
         return sorted(hits, key=lambda hit: -hit["_score"])
+
+
+def _taken(dataset, row_ids: list[int], columns: list[str]) -> list[dict]:
+    """The rows of `dataset` with these row ids, in that order, with `columns`. The table
+    has no stable row ids, so a row id is the row's address in this version of it, read
+    straight from its data files: `dataset.take` wants positions, and a filter on chunk_id
+    scans the B-tree and then the rows (pylance 14's `_take_rows`, pinned below 15)."""
+    if not row_ids:
+        return []
+    return dataset._take_rows(row_ids, columns=list(dict.fromkeys(columns))).to_pylist()
 
 
 def _session():

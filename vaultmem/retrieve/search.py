@@ -164,9 +164,9 @@ class Searcher:
     def _from_indexes(self, query, filters, qvec, limit):
         """The same from a table past `ANN_AFTER_ROWS`, not held in memory: the `limit`
         nearest rows the filters keep, from LanceDB's vector index (IVF-PQ, re-scored
-        exactly) prefiltered by `Filters.where`, and the `limit` best by BM25 from its
-        full-text index, each read with the columns a hit needs and decided by
-        `Filters.mask` over those rows alone."""
+        exactly; asked among the rows meeting `Filters.where` where that narrows them
+        much), and the `limit` best by BM25 from its full-text index, each read by row id
+        with the columns a hit needs and decided by `Filters.mask` over those rows alone."""
         import numpy as np
 
         where = filters.where()
@@ -191,10 +191,7 @@ class Searcher:
 
     def _ranked_rows(self, query, where, wanted) -> list[dict]:
         """The rows of the `wanted` best BM25 hits, best first, each with its `_score`."""
-        ranked = self.index.fts(query, where=where, limit=wanted)
-        rows = {row["chunk_id"]: row for row in self.index.fetch([h["chunk_id"] for h in ranked],
-                                                                 SNAPSHOT_COLUMNS + ["vector"])}
-        return [dict(rows[h["chunk_id"]], _score=h["_score"]) for h in ranked if h["chunk_id"] in rows]
+        return self.index.fts(query, where=where, limit=wanted, columns=SNAPSHOT_COLUMNS + ["vector"])
 
     @staticmethod
     def _large_side(filters, limit, read) -> list[dict]:
