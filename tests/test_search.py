@@ -296,3 +296,53 @@ def test_a_vector_index_that_fails_to_build_leaves_searches_in_memory(tmp_path, 
     index.maintain()                                   # not tried again at the same size
     assert len(tries) == 1
     assert mem.searcher.search("What is the user trying to give up?")[0].title == "Cutting back on coffee"
+
+
+def test_a_one_shot_search_reads_the_hits_text_for_its_candidates_alone(tmp_path, embedder):
+    """`vaultmem search` without a daemon (cli/fallback) holds the filter columns and vectors
+    of every chunk but reads the text and sources of its candidates alone: every hit, with
+    every field, is the one a snapshot holding everything gives, filters included, and a
+    write drops the on-demand snapshot instead of patching it."""
+    from vaultmem.index.snapshot import TakenColumn
+    from vaultmem.retrieve.search import CANDIDATES
+
+    mem = Memory(copy_sample_vault(tmp_path / "vault"), embedder=embedder)
+    mem.reindex()
+    index = mem.searcher.index
+    index.replace([], _filler_rows(300, embedder.dim))
+    asks = [(q, {}) for q in QUESTIONS] + [
+        ("coffee", {"since": "2026-11-29"}), ("tea", {"type": "preference"}), ("archived line 7", {"scope": "notes"}),
+        ("does the user take milk in tea?", {"all": True}), ("does the user take milk in tea?", {"as_of": "2026-10-01"})]
+    whole = [list(mem.searcher.search(q, **kw)) for q, kw in asks]   # (records no access)
+    index.hits_on_demand = True
+    index._snapshot = None
+    first = list(mem.searcher.search(asks[0][0]))
+    snap = index._snapshot
+    assert isinstance(snap.columns["text"], TakenColumn) and len(snap.columns["text"]) == len(snap)
+    assert 0 < len(snap.columns["text"].source.rows) <= 2 * CANDIDATES < len(snap)   # the candidates' rows only
+    on_demand = [first] + [list(mem.searcher.search(q, **kw)) for q, kw in asks[1:]]
+    assert on_demand == whole and whole[0][0].title == "Cutting back on coffee"
+    assert all(hit.text for hits in on_demand for hit in hits)
+    index.replace([], _filler_rows(1, embedder.dim))
+    assert index._snapshot is None
+
+
+def test_the_cli_without_a_daemon_searches_with_hits_on_demand(tmp_path, monkeypatch):
+    root = copy_sample_vault(tmp_path / "vault")
+    monkeypatch.setenv("VAULTMEM_NO_DAEMON", "1")
+    seen = {}
+    from vaultmem.index.table import ChunkIndex
+
+    real = ChunkIndex.snapshot
+
+    def snapshot(self):
+        seen["on_demand"] = self.hits_on_demand
+        return real(self)
+
+    monkeypatch.setattr(ChunkIndex, "snapshot", snapshot)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--vault", str(root), "reindex", "--json"]).exit_code == 0
+    result = runner.invoke(cli, ["--vault", str(root), "search", "What is the user trying to give up?", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["hits"][0]["title"] == "Cutting back on coffee"
+    assert seen == {"on_demand": True}

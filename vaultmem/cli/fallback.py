@@ -20,6 +20,9 @@ from vaultmem.ipc.protocol import INDEXING_WARNING, OPS
 HINT_MARKER = "daemon-hint-shown"
 # The operations whose in-process run loads the embedding model (seconds on a cold start).
 LOADS_MODEL = frozenset({"search", "context", "add", "extract", "correct"})
+# The operations that search once and end: their snapshot of the index reads the hits'
+# text for the candidates alone (`ChunkIndex.hits_on_demand`), not for every chunk.
+ONE_SEARCH = frozenset({"search", "context"})
 COLD_HINT = ("vaultmem: no daemon running, loading the model (a few seconds); "
              "`vaultmem daemon start` or `[daemon] autostart = true` in .vaultmem/config.toml "
              "makes the next commands instant")
@@ -29,6 +32,8 @@ def in_process(ctx, op: str, args: dict, why: str | None) -> dict:
     """`Memory.<op>(**args)` run here; `why`: the reason the daemon did not answer
     (`client.try_request`'s)."""
     memory = ctx.memory()
+    if op in ONE_SEARCH:
+        memory.indexer.index.hits_on_demand = True
     no_daemon = why == NO_DAEMON_RUNNING
     autostart = no_daemon and memory.vault.config.autostart
     quiet = _json_output()

@@ -21,7 +21,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from vaultmem.errors import IndexUnavailable
-from vaultmem.index.snapshot import SNAPSHOT_COLUMNS, Snapshot, column_array, matrix, patched
+from vaultmem.index.snapshot import (FILTER_COLUMNS, HIT_COLUMNS, SNAPSHOT_COLUMNS, Snapshot, TakenRows, column_array,
+                                     matrix, patched)
 from vaultmem.store.layout import STATE_DIR
 
 log = logging.getLogger(__name__)
@@ -135,6 +136,9 @@ class ChunkIndex:
         self._snapshot = None
         self._reader = None     # the dataset reads go through (see `_dataset`)
         self._shares = {}       # (version, condition) -> share of the rows meeting it (`_narrows`)
+        # A one-shot command's search (`cli/fallback`): the snapshot holds the filter columns
+        # and vectors, and reads HIT_COLUMNS for the candidates alone (`TakenRows`).
+        self.hits_on_demand = False
 
     # --- metadata ----------------------------------------------------------------------
     def meta(self) -> dict | None:
@@ -243,7 +247,7 @@ class ChunkIndex:
         self._write_meta(pending=int(meta.get("pending", 0)) + len(rows))
         # Patch the in-memory snapshot rather than reload it: reloading 100k vectors after
         # every edit would make the daemon's edit-to-searchable time seconds, not ms.
-        if snap is not None and snap.version == before:
+        if snap is not None and snap.version == before and not self.hits_on_demand:
             self._snapshot = patched(snap, paths, rows, dataset.version)
         else:
             self._snapshot = None
@@ -397,8 +401,12 @@ class ChunkIndex:
         version = dataset.version
         if self._snapshot is not None and self._snapshot.version == version:
             return self._snapshot
-        data = dataset.to_table(columns=SNAPSHOT_COLUMNS + ["vector"])
-        columns = {name: column_array(name, data.column(name).to_pylist()) for name in SNAPSHOT_COLUMNS}
+        held = FILTER_COLUMNS if self.hits_on_demand else SNAPSHOT_COLUMNS
+        data = dataset.to_table(columns=held + ["vector"])
+        columns = {name: column_array(name, data.column(name).to_pylist()) for name in held}
+        if self.hits_on_demand:
+            taken = TakenRows(dataset, HIT_COLUMNS)   # this version's positions
+            columns.update({name: taken.column(name, len(data)) for name in HIT_COLUMNS})
         self._snapshot = Snapshot(version=version, columns=columns, vectors=matrix(data))
         return self._snapshot
 
