@@ -57,6 +57,19 @@ def test_unparseable_notes_broken_links_and_contradictions(memory):
     assert ["Memory/Facts/Lives in Lisbon.md", "Memory/Facts/Lives in Porto.md"] in pairs
 
 
+def test_two_active_memories_saying_nearly_the_same_of_one_entity_are_reported(memory):
+    """Read from the index's vectors and filter columns (its snapshot reads no text)."""
+    root = memory.vault.root
+    write_note(root, "Memory/Facts/Mei hikes.md", memory_meta("01MEIA", entities=["[[Mei]]"]),
+               "Mei goes hiking in the mountains every weekend.")
+    write_note(root, "Memory/Facts/Mei goes hiking.md", memory_meta("01MEIB", entities=["[[Mei]]"]),
+               "Every weekend Mei goes hiking in the mountains.")
+    memory.reindex()
+    reasons = {tuple(sorted(c["paths"])): c["reason"] for c in doctor(memory.vault)["contradictions"]}
+    assert reasons[("Memory/Facts/Mei goes hiking.md", "Memory/Facts/Mei hikes.md")].startswith(
+        "similar fact memories (cosine ")
+
+
 def test_block_links_to_missing_turns_are_broken(memory):
     root = memory.vault.root
     write_note(root, "Memory/Sessions/2026-11-29 chat.md",

@@ -146,6 +146,7 @@ def doctor(vault) -> dict:
     """Compare vault and index, and check notes. See the module docstring for `ok`."""
     notes, parse_errors, oversized = _scan(vault)
     index = ChunkIndex(vault.root)
+    index.hits_on_demand = True   # the similar pairs read filter columns and vectors alone
     index_error = None
     try:
         index.check_model(vault.config.model)
