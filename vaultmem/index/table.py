@@ -21,8 +21,16 @@ from datetime import timedelta
 from pathlib import Path
 
 from vaultmem.errors import IndexUnavailable
-from vaultmem.index.snapshot import (FILTER_COLUMNS, HIT_COLUMNS, SNAPSHOT_COLUMNS, Snapshot, TakenRows, column_array,
-                                     matrix, patched)
+from vaultmem.index.snapshot import (
+    FILTER_COLUMNS,
+    HIT_COLUMNS,
+    SNAPSHOT_COLUMNS,
+    Snapshot,
+    TakenRows,
+    column_array,
+    matrix,
+    patched,
+)
 from vaultmem.store.layout import STATE_DIR
 
 log = logging.getLogger(__name__)
