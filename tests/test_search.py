@@ -218,6 +218,15 @@ def test_a_large_vault_ranks_by_projection_first_and_keeps_the_same_hits(tmp_pat
     assert mem.searcher.search("Does the user play chess?")[0].title == "Plays chess"
 
 
+def _sample_with_filler(tmp_path, embedder, count: int):
+    """The sample vault indexed, with `count` filler rows added to its table: (Memory, index)."""
+    mem = Memory(copy_sample_vault(tmp_path / "vault"), embedder=embedder)
+    mem.reindex()
+    index = mem.searcher.index
+    index.replace([], _filler_rows(count, embedder.dim))
+    return mem, index
+
+
 def _filler_rows(count: int, dim: int) -> list[dict]:
     """Rows of a table grown large: random unit vectors, texts no question here asks about."""
     rng = np.random.default_rng(5)
@@ -238,10 +247,7 @@ def test_a_table_past_the_ann_size_is_searched_through_its_indexes_with_the_same
     Every hit, filters included, must be the in-memory search's, and no snapshot is loaded."""
     from vaultmem.index import table as table_module
 
-    mem = Memory(copy_sample_vault(tmp_path / "vault"), embedder=embedder)
-    mem.reindex()
-    index = mem.searcher.index
-    index.replace([], _filler_rows(2000, embedder.dim))
+    mem, index = _sample_with_filler(tmp_path, embedder, 2000)
     asks = [(q, {}) for q in QUESTIONS] + [
         ("coffee", {"since": "2026-11-29"}), ("tea", {"type": "preference"}), ("coffee", {"user": "mei"}),
         ("where is the user travelling?", {"tag": "travel"}), ("archived line 7", {"scope": "notes"}),
@@ -284,10 +290,7 @@ def test_a_vector_index_that_fails_to_build_leaves_searches_in_memory(tmp_path, 
     from vaultmem.index import table as table_module
     from vaultmem.index import vector_index
 
-    mem = Memory(copy_sample_vault(tmp_path / "vault"), embedder=embedder)
-    mem.reindex()
-    index = mem.searcher.index
-    index.replace([], _filler_rows(300, embedder.dim))
+    mem, index = _sample_with_filler(tmp_path, embedder, 300)
     monkeypatch.setattr(table_module, "ANN_AFTER_ROWS", 100)
     tries = []
     monkeypatch.setattr(vector_index, "build_apart", lambda *args: tries.append(args) or "MemoryError: out of memory")
@@ -306,10 +309,7 @@ def test_a_one_shot_search_reads_the_hits_text_for_its_candidates_alone(tmp_path
     from vaultmem.index.snapshot import TakenColumn
     from vaultmem.retrieve.search import CANDIDATES
 
-    mem = Memory(copy_sample_vault(tmp_path / "vault"), embedder=embedder)
-    mem.reindex()
-    index = mem.searcher.index
-    index.replace([], _filler_rows(300, embedder.dim))
+    mem, index = _sample_with_filler(tmp_path, embedder, 300)
     asks = [(q, {}) for q in QUESTIONS] + [
         ("coffee", {"since": "2026-11-29"}), ("tea", {"type": "preference"}), ("archived line 7", {"scope": "notes"}),
         ("does the user take milk in tea?", {"all": True}), ("does the user take milk in tea?", {"as_of": "2026-10-01"})]

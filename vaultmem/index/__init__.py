@@ -12,6 +12,7 @@ _PUBLIC = {
     "chunks_of": "ingest",
     "memory_readings": "readings",
     "FILTER_COLUMNS": "snapshot",
+    "NARROWING_COLUMNS": "snapshot",
     "SNAPSHOT_COLUMNS": "snapshot",
     "Snapshot": "snapshot",
     "column_array": "snapshot",

@@ -26,6 +26,11 @@ PROJECTED_CANDIDATES = 2000
 PROJECTED_SHARE = 25
 MIN_PROJECTED_CANDIDATES = 500
 _PROJECTION_SAMPLE = 20_000   # rows the principal directions are computed from
+# Short columns filters narrow by: a search holding the table narrows LanceDB's BM25 scan by
+# the values its allowed rows take in them (`search._narrowing`); past ANN_AFTER_ROWS they
+# have bitmap indexes (`vector_index`), with which a prefiltered vector search at 1M rows
+# took 18-28 ms instead of 57-96.
+NARROWING_COLUMNS = ("type", "user", "status")
 # Filter columns compared with == or <= on every query; the others stay Python objects.
 SHORT_COLUMNS = {"type", "status", "user", "created", "valid_from", "valid_to"}
 # Held in memory too, so that a hit is built without reading the table again.

@@ -450,12 +450,11 @@ class ChunkIndex:
         found = dataset.to_table(columns=["chunk_id", "_score"], with_row_id=columns is not None, filter=where,
                                  prefilter=bool(where), full_text_query=MatchQuery(text, "fts_text"), limit=limit)
         rows = found.to_pydict()
-        if columns is not None:   # the ranked rows themselves, read by row id
-            order = sorted(range(len(rows["_score"])), key=lambda i: -rows["_score"][i])
-            taken = _taken(dataset, [rows["_rowid"][i] for i in order], columns)
-            return [dict(row, _score=rows["_score"][i]) for row, i in zip(taken, order)]
-        hits = [{"chunk_id": c, "_score": s} for c, s in zip(rows["chunk_id"], rows["_score"])]
-        return sorted(hits, key=lambda hit: -hit["_score"])
+        order = sorted(range(len(rows["_score"])), key=lambda i: -rows["_score"][i])
+        if columns is None:
+            return [{"chunk_id": rows["chunk_id"][i], "_score": rows["_score"][i]} for i in order]
+        taken = _taken(dataset, [rows["_rowid"][i] for i in order], columns)   # the rows, by row id
+        return [dict(row, _score=rows["_score"][i]) for row, i in zip(taken, order)]
 
 
 def _taken(dataset, row_ids: list[int], columns: list[str]) -> list[dict]:

@@ -32,7 +32,7 @@ from datetime import timedelta
 
 from vaultmem import clock
 from vaultmem.errors import ConfigError, IndexUnavailable, VaultmemError
-from vaultmem.index.snapshot import SNAPSHOT_COLUMNS, of_rows
+from vaultmem.index.snapshot import NARROWING_COLUMNS, SNAPSHOT_COLUMNS, of_rows
 from vaultmem.index.table import ChunkIndex, sql_in
 from vaultmem.index.user_notes import NOTE_TYPE
 from vaultmem.retrieve.filters import Filters, check_scope, normalise_day, row_passes
@@ -63,8 +63,6 @@ CANDIDATES = 60          # per retriever, before fusion
 # A search of a large table (`ChunkIndex.large`) asks its indexes for at most this many
 # candidates a side while a filter the SQL narrowing cannot express leaves too few.
 LARGE_MAX_CANDIDATES = 4000
-# Short columns whose values among the allowed rows narrow LanceDB's BM25 scan.
-NARROWING_COLUMNS = ("type", "user", "status")
 # What scoring reads of each candidate (`_hybrid` unpacks them in this order).
 SCORING_COLUMNS = ("chunk_id", "note_id", "type", "text", "fts_text", "created", "updated", "valid_from",
                    "importance")
