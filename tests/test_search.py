@@ -12,7 +12,7 @@ from vaultmem.retrieve.ranking import WHEN_BONUS
 
 # SPEC §5's HIT, plus the days it held: `valid_from` (when it was said) and `valid_to`.
 HIT_KEYS = {"id", "path", "type", "title", "text", "score", "status", "created", "updated",
-            "valid_from", "valid_to", "source_messages"}
+            "valid_from", "valid_to", "source_messages", "sources"}
 
 
 @pytest.fixture(scope="module")

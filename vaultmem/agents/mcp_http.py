@@ -51,7 +51,7 @@ def url(host: str, port: int) -> str:
 
 def require_tokens(vault_root, host: str) -> None:
     """Refuse to serve before any token exists: nobody could connect, or anybody could."""
-    if mcp_tokens.load(vault_root):
+    if mcp_tokens.any_for(vault_root, "mcp"):
         return
     if is_loopback(host):
         raise VaultmemError("no MCP token yet — run `vaultmem mcp token --user NAME` (it prints the "

@@ -69,13 +69,10 @@ class Backend:
     def scoped(user):
         """The user a call acts for: the bearer token's, when the call came over HTTP with
         one (a `user` naming someone else is refused), else `user` as given."""
+        from vaultmem.agents.mcp_tokens import acting_user
+
         owner = token_user()
-        if owner is None:
-            return user
-        if user not in (None, owner):
-            raise VaultmemError(f"this connection acts for user {owner!r} only — omit `user`, "
-                                "or connect with that user's token")
-        return owner
+        return user if owner is None else acting_user(owner, user)
 
     def user(self, user):
         return self.scoped(user) or self.memory().user

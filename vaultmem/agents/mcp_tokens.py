@@ -1,9 +1,13 @@
-"""Bearer tokens for the MCP server on HTTP: one per user, kept hashed in `.vaultmem/`.
+"""Bearer tokens for vaultmem on HTTP, kept hashed in `.vaultmem/`: one per user for each
+client, the MCP server (`mcp`) and the Obsidian plugin's API (`obsidian`).
 
     >>> issue(root, "alice")["token"]          # doctest: +SKIP
     'vm_Xk3...'
     >>> user_for(root, "vm_Xk3...")            # doctest: +SKIP
     'alice'
+
+A token opens one door only: an MCP token is refused by the plugin's API and the other way
+round, and making a new token for one client leaves the user's other token working.
 
 Each token acts for one user: every tool call made with it reads and writes that user's
 memory only. The file (`.vaultmem/mcp_tokens.json`, mode 0600) holds the SHA-256 of each
@@ -29,6 +33,9 @@ from vaultmem.store.layout import STATE_DIR
 TOKENS_NAME = "mcp_tokens.json"
 PREFIX = "vm_"  # makes a leaked token recognisable to secret scanners (and to people)
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+# What a token is for; an entry written before there were two has no "client": it is MCP's.
+CLIENTS = ("mcp", "obsidian")
+DEFAULT_CLIENT = "mcp"
 
 
 def tokens_path(vault_root) -> Path:
@@ -39,8 +46,13 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def client_of(entry: dict) -> str:
+    return entry.get("client") or DEFAULT_CLIENT
+
+
 def load(vault_root) -> list[dict]:
-    """The stored entries `{"user", "sha256", "created"}` ([] when no token was made)."""
+    """The stored entries `{"user", "sha256", "created", "client"?}` ([] when no token was
+    made)."""
     path = tokens_path(vault_root)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -52,7 +64,8 @@ def load(vault_root) -> list[dict]:
     entries = data.get("tokens") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not all(
             isinstance(e, dict) and isinstance(e.get("user"), str)
-            and _SHA256.fullmatch(str(e.get("sha256"))) for e in entries):
+            and _SHA256.fullmatch(str(e.get("sha256"))) and client_of(e) in CLIENTS
+            for e in entries):
         raise ConfigError(f"{path}: not a vaultmem token file — delete it and run "
                           "`vaultmem mcp token --new` for each user")
     return entries
@@ -72,38 +85,60 @@ def _checked_user(user: str) -> str:
     return user
 
 
-def existing(vault_root, user: str) -> dict | None:
-    """`user`'s stored entry (without the token, which is not kept), or None."""
-    return next((e for e in load(vault_root) if e["user"] == user), None)
+def _mine(entry: dict, user: str, client: str) -> bool:
+    return entry["user"] == user and client_of(entry) == client
 
 
-def issue(vault_root, user: str) -> dict:
-    """A new token for `user`, replacing any earlier one: `{"user", "token", "created"}`."""
+def existing(vault_root, user: str, client: str = DEFAULT_CLIENT) -> dict | None:
+    """`user`'s stored entry for `client` (without the token, which is not kept), or None."""
+    return next((e for e in load(vault_root) if _mine(e, user, client)), None)
+
+
+def any_for(vault_root, client: str) -> bool:
+    """Whether some user has a token for `client`."""
+    return any(client_of(e) == client for e in load(vault_root))
+
+
+def issue(vault_root, user: str, client: str = DEFAULT_CLIENT) -> dict:
+    """A new token for `user`'s `client`, replacing that client's earlier one:
+    `{"user", "token", "created", "client"}`."""
     user = _checked_user(user)
     token = PREFIX + secrets.token_urlsafe(32)
     created = datetime.now().replace(microsecond=0).isoformat()
-    entries = [e for e in load(vault_root) if e["user"] != user]
-    entries.append({"user": user, "sha256": _digest(token), "created": created})
+    entries = [e for e in load(vault_root) if not _mine(e, user, client)]
+    entry = {"user": user, "sha256": _digest(token), "created": created}
+    if client != DEFAULT_CLIENT:
+        entry["client"] = client
+    entries.append(entry)
     _save(vault_root, entries)
-    return {"user": user, "token": token, "created": created}
+    return {"user": user, "token": token, "created": created, "client": client}
 
 
-def revoke(vault_root, user: str) -> bool:
-    """Remove `user`'s token; False when it had none."""
+def revoke(vault_root, user: str, client: str = DEFAULT_CLIENT) -> bool:
+    """Remove `user`'s token for `client`; False when it had none."""
     entries = load(vault_root)
-    kept = [e for e in entries if e["user"] != user]
+    kept = [e for e in entries if not _mine(e, user, client)]
     if len(kept) == len(entries):
         return False
     _save(vault_root, kept)
     return True
 
 
-def user_for(vault_root, token: str) -> str | None:
-    """The user `token` acts for, or None. Every stored hash is compared, each in constant
-    time, so the answer takes as long whichever entry (if any) matches."""
+def acting_user(owner: str, user: str | None) -> str:
+    """The user a call made with `owner`'s token acts for: `owner`, whom a `user` naming
+    anyone else may not change."""
+    if user not in (None, owner):
+        raise VaultmemError(f"this connection acts for user {owner!r} only — omit `user`, "
+                            "or connect with that user's token")
+    return owner
+
+
+def user_for(vault_root, token: str, client: str = DEFAULT_CLIENT) -> str | None:
+    """The user `token` acts for on `client`, or None. Every stored hash is compared, each
+    in constant time, so the answer takes as long whichever entry (if any) matches."""
     digest = _digest(token)
     found = None
     for entry in load(vault_root):
-        if hmac.compare_digest(entry["sha256"], digest):
+        if hmac.compare_digest(entry["sha256"], digest) and client_of(entry) == client:
             found = entry["user"]
     return found

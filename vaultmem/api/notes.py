@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+REVIEW_DAYS = 7  # what `review` looks back over when given no day
+
 
 class Notes:
     """`Memory`'s notes as they are and as they were."""
@@ -26,6 +28,18 @@ class Notes:
         notes, errors = memories.list_notes(self.vault, type=type, user=self._readers(user),
                                             status=status)
         return {"notes": notes, "errors": errors}
+
+    def review(self, since: str | None = None, user: str | None = None) -> dict:
+        """The active memories written or changed since `since` (a day or an ISO time;
+        default: the last 7 days), by the session they came from, each with its source turn
+        (`vaultmem.memory.review`)."""
+        from datetime import timedelta
+
+        from vaultmem import clock
+        from vaultmem.memory.review import review, since_day
+
+        start = since_day(since, clock.now().replace(tzinfo=None) - timedelta(days=REVIEW_DAYS))
+        return review(self.vault, start, self._readers(user))
 
     def history(self, ref: str, user: str | None = None) -> dict:
         """Every committed version of a note, newest first, following renames:

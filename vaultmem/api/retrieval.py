@@ -60,6 +60,13 @@ class Retrieval:
         self._advise_on_language(result, query)
         return result
 
+    def related(self, path: str, k: int = 8, user: str | None = None) -> dict:
+        """What lies nearest the note at `path`: `{"path", "hits": [HIT + "why"]}`, the
+        memories naming it first (`vaultmem.retrieve.related`)."""
+        from vaultmem.retrieve.related import related
+
+        return related(self.vault, self.searcher, path, k, user or self.user, self._readers(user))
+
     def context(self, question: str, budget: int = 800, user: str | None = None,
                 k: int = 20, as_of=None, all: bool = False, scope: str = "all") -> dict:
         """A prompt-ready block within `budget` tokens: `{"question", "budget", "text",

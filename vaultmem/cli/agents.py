@@ -1,5 +1,5 @@
-"""Agent integration commands: mcp (the MCP server on stdio or HTTP, its tokens) and export
-(hot-set files)."""
+"""Agent integration commands: mcp (the MCP server on stdio or HTTP, its tokens), obsidian
+(the plugin's token) and export (hot-set files)."""
 
 import click
 
@@ -35,16 +35,62 @@ def mcp(click_ctx, address):
     server.run()
 
 
+def _token_options(fn):
+    for option in reversed((
+            click.option("--user", help="Whose memory the token reaches (default: the config's user)."),
+            click.option("--new", "new", is_flag=True, help="Make a new token, replacing the user's old one."),
+            click.option("--revoke", is_flag=True, help="Delete the user's token: it stops working at once."),
+            click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."))):
+        fn = option(fn)
+    return pass_ctx(fn)
+
+
 @mcp.command()
-@click.option("--user", help="Whose memory the token reaches (default: the config's user).")
-@click.option("--new", "new", is_flag=True, help="Make a new token, replacing the user's old one.")
-@click.option("--revoke", is_flag=True, help="Delete the user's token: it stops working at once.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@pass_ctx
+@_token_options
 def token(ctx, user, new, revoke, as_json):
     """Make (or replace, or revoke) the bearer token one user's MCP clients send over HTTP.
 
     The token is printed once; the vault keeps only its hash (.vaultmem/mcp_tokens.json)."""
+    made = _token(ctx, "mcp", user, new, revoke, as_json)
+    if made is not None and not as_json:
+        click.echo(f"Token for {made['user']}, shown only now: clients send `Authorization: Bearer "
+                   "<token>`; every call with it acts as this user.", err=True)
+
+
+@cli.group()
+def obsidian():
+    """The Obsidian plugin's door into the daemon (a loopback HTTP API, `obsidian-plugin/`)."""
+
+
+@obsidian.command(name="token")
+@_token_options
+def obsidian_token(ctx, user, new, revoke, as_json):
+    """Make (or replace, or revoke) the token the vaultmem Obsidian plugin sends.
+
+    Paste it into Obsidian (Settings → vaultmem); the vault keeps only its hash. While some
+    user has one, the daemon serves the plugin on 127.0.0.1 (the port it picked is in
+    .vaultmem/obsidian.json); a daemon already running starts serving at once."""
+    made = _token(ctx, "obsidian", user, new, revoke, as_json)
+    if made is None:
+        return
+    from vaultmem.ipc.client import try_request
+
+    serving = try_request(made["root"], "obsidian_api", {})
+    if as_json:
+        return
+    click.echo(f"Token for {made['user']}, shown only now: paste it into Obsidian → Settings → "
+               "vaultmem.", err=True)
+    if serving and serving.get("url"):
+        click.echo(f"The daemon serves the plugin on {serving['url']}.", err=True)
+    elif serving and serving.get("error"):
+        click.echo(f"The daemon cannot serve the plugin: {serving['error']}", err=True)
+    else:
+        click.echo("Start the daemon (`vaultmem daemon start`): it serves the plugin.", err=True)
+
+
+def _token(ctx, client: str, user, new, revoke, as_json) -> dict | None:
+    """The token command of `client` ("mcp", "obsidian"): the token made (printed) with
+    "root" added, or None when one was revoked."""
     from vaultmem.agents import mcp_tokens
     from vaultmem.store.config import load_config
     from vaultmem.store.vault import find_vault
@@ -53,23 +99,24 @@ def token(ctx, user, new, revoke, as_json):
         raise click.UsageError("give --new or --revoke, not both")
     root = find_vault(ctx.vault_opt)
     user = user or load_config(root).user
+    name = {"mcp": "an MCP token", "obsidian": "an Obsidian token"}[client]
+    command = {"mcp": "mcp token", "obsidian": "obsidian token"}[client]
     if revoke:
-        if not mcp_tokens.revoke(root, user):
-            raise click.ClickException(f"{user!r} has no MCP token — nothing to revoke")
+        if not mcp_tokens.revoke(root, user, client):
+            raise click.ClickException(f"{user!r} has no {name[3:]} — nothing to revoke")
         emit_json({"user": user, "revoked": True}) if as_json else click.echo(f"Revoked {user}'s token.")
-        return
-    held = mcp_tokens.existing(root, user)
+        return None
+    held = mcp_tokens.existing(root, user, client)
     if held and not new:
-        raise click.ClickException(f"{user!r} already has an MCP token (made {held.get('created')}); "
+        raise click.ClickException(f"{user!r} already has {name} (made {held.get('created')}); "
                                    "only its hash is kept, so it cannot be shown again — run "
-                                   f"`vaultmem mcp token --user {user} --new` to replace it")
-    made = mcp_tokens.issue(root, user)
+                                   f"`vaultmem {command} --user {user} --new` to replace it")
+    made = mcp_tokens.issue(root, user, client)
     if as_json:
         emit_json(dict(made, file=str(mcp_tokens.tokens_path(root))))
-        return
-    click.echo(made["token"])
-    click.echo(f"Token for {user}, shown only now: clients send `Authorization: Bearer <token>`; "
-               "every call with it acts as this user.", err=True)
+    else:
+        click.echo(made["token"])
+    return dict(made, root=root)
 
 
 @cli.command()

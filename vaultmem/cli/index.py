@@ -213,3 +213,44 @@ def stats(ctx, as_json):
                    f"{index['bytes'] / 1e6:.1f} MB, model {index['model']} ({index['dim']}d)")
     else:
         click.echo("index: not built (run `vaultmem reindex`)")
+
+
+@cli.command()
+@click.option("--since", help="The day (YYYY-MM-DD) or time to look back to (default: 7 days ago).")
+@click.option("--user", help="Namespace to review (default: the config's user).")
+@click.option("--json", "as_json", is_flag=True, help="Print {since, count, sessions} as JSON.")
+@pass_ctx
+def review(ctx, since, user, as_json):
+    """The memories written since a day, by the session they came from, each with its turn."""
+    result = ask(ctx, "review", dict(since=since, user=user))
+    if as_json:
+        emit_json(result)
+        return
+    if not result["count"]:
+        click.echo(f"No memories written since {result['since']}.")
+    for group in result["sessions"]:
+        runs = f"  (run {', '.join(group['runs'])})" if group["runs"] else ""
+        click.echo(f"{group['title'] or 'Added directly'}{runs}")
+        for memory in group["memories"]:
+            click.echo(f"  {memory['type']:<10} {memory['text']}")
+            if memory["turn"]:
+                turn = memory["turn"]
+                click.echo(f"             ← {turn['speaker']}: {turn['text'][:160]}  [[{turn['link']}]]")
+
+
+@cli.command()
+@click.argument("path")
+@click.option("-k", "k", type=click.IntRange(1, 50), default=8, show_default=True, help="Hits to return.")
+@click.option("--user", help="Namespace to read (default: the config's user).")
+@click.option("--json", "as_json", is_flag=True, help="Print {path, hits} as JSON.")
+@pass_ctx
+def related(ctx, path, k, user, as_json):
+    """Memories and notes nearest the note at PATH (vault-relative): those naming it first."""
+    result = ask(ctx, "related", dict(path=path, k=k, user=user))
+    if as_json:
+        emit_json(result)
+        return
+    if not result["hits"]:
+        click.echo("Nothing related.")
+    for hit in result["hits"]:
+        click.echo(f"{hit['score']:.2f}  {hit['type']:<10} {hit['title']}  ({hit['why']})")

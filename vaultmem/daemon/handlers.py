@@ -37,6 +37,10 @@ class Handlers:
         with self.gate.query(timeout=QUERY_WAIT_SECONDS, busy_with=busy_with):
             return getattr(self.memory, op)(**args)
 
+    def serve_plugin(self, op: str, args: dict):
+        """An Obsidian plugin request (`http_api`), run as a socket request is."""
+        return self.dispatch(op, args, clock=os.environ.get("VAULTMEM_NOW"))
+
     def status(self) -> dict:
         worker = self.worker
         return {
@@ -50,10 +54,15 @@ class Handlers:
             "progress": list(worker.progress) if worker.progress else None,
             "rebuilding": worker.rebuilding, "scan": worker.scan.to_dict(),
             "last_error": worker.last_error, "last_sync": worker.last_sync,
-            "model_loaded": self.memory.model_loaded,
+            "model_loaded": self.memory.model_loaded, "model": self.vault.config.model,
             "socket": str(self.server.path), "log": str(state_dir(self.root) / LOG_NAME),
-            "mcp_http": self._mcp_http_status(),
+            "mcp_http": self._mcp_http_status(), "obsidian": self._plugin_api_status(),
         }
+
+    def _plugin_api_status(self) -> dict | None:
+        if self.plugin_api is not None:
+            return {"url": self.plugin_api.url}
+        return {"error": self.plugin_api_error} if self.plugin_api_error else None
 
     def _mcp_http_status(self) -> dict | None:
         if self.mcp_http is not None:

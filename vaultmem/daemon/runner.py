@@ -90,6 +90,7 @@ class Daemon(Handlers):
         # What runs each operation of the protocol table. Reads keep the model warm; writes
         # go through here too so that one process writes the index (no two writers racing).
         self.handlers = {"status": self.status, "flush": self.flush, "shutdown": self.shutdown,
+                         "obsidian_api": self.obsidian_api,
                          **{op.name: getattr(self.memory, op.name)
                             for op in protocol.OPS.values() if op.memory}}
         self.state = "starting"
@@ -106,6 +107,9 @@ class Daemon(Handlers):
         self._thread: threading.Thread | None = None
         self.mcp_http = None  # the MCP HTTP server `[mcp] http` asks for, once serving
         self.mcp_http_error: str | None = None
+        self.plugin_api = None  # the Obsidian plugin's HTTP API (`http_api`), once serving
+        self.plugin_api_error: str | None = None
+        self._plugin_lock = threading.Lock()
 
     # --- lifecycle -----------------------------------------------------------------------
     def run(self, install_signals: bool = True) -> None:
@@ -129,6 +133,7 @@ class Daemon(Handlers):
                                             daemon=True)
             self._thread.start()
             self._start_mcp_http()  # after the scan started: importing the SDK takes seconds
+            self.obsidian_api()
             while not self._stop.is_set():
                 if self._signalled:  # marked before the pipe was there, or since the last wake
                     self.stop()
@@ -172,6 +177,10 @@ class Daemon(Handlers):
             self._observer.stop()
         if self.mcp_http is not None:
             self.mcp_http.stop()
+        with self._plugin_lock:
+            if self.plugin_api is not None:
+                self.plugin_api.stop()
+                self.plugin_api = None
         self.server.close()  # no new requests; those in flight finish below
         if self._thread is not None:
             self._thread.join(STOP_GRACE_SECONDS)
@@ -209,6 +218,33 @@ class Daemon(Handlers):
         server.start()
         self.mcp_http = server
         log.info("serving MCP on %s", server.url)
+
+    def obsidian_api(self) -> dict:
+        """Serve the Obsidian plugin (`http_api`) if some user has its token and it is not
+        served yet (the `obsidian_api` request: `vaultmem obsidian token` sends it).
+        `{"url"}` once serving; `{"url": None, "error"}` when it cannot (no token yet, the
+        port taken), logged and shown by `status`: the daemon goes on with its own work."""
+        from vaultmem.agents import mcp_tokens
+        from vaultmem.daemon.http_api import CLIENT, PluginApi
+
+        with self._plugin_lock:
+            if self.plugin_api is None and not self._stop.is_set():
+                try:
+                    if not mcp_tokens.any_for(self.root, CLIENT):
+                        self.plugin_api_error = ("no Obsidian token yet — run `vaultmem obsidian token` "
+                                                 "and paste it in Obsidian → Settings → vaultmem")
+                        return {"url": None, "error": self.plugin_api_error}
+                    api = PluginApi(self.root, self.serve_plugin, self.vault.config.obsidian_port)
+                    api.start()
+                except VaultmemError as exc:
+                    self.plugin_api_error = str(exc)
+                    log.error("not serving the Obsidian plugin: %s", exc)
+                    return {"url": None, "error": self.plugin_api_error}
+                self.plugin_api, self.plugin_api_error = api, None
+                log.info("serving the Obsidian plugin on %s", api.url)
+            if self.plugin_api is None:
+                return {"url": None, "error": self.plugin_api_error or "the daemon is stopping"}
+            return {"url": self.plugin_api.url}
 
     # --- the worker thread -----------------------------------------------------------------
     def _work(self) -> None:

@@ -90,7 +90,7 @@ def _flag(name, default=False):
 _USER = _opt("user")
 _STATUS = ("running", "pid", "vault", "version", "state", "started", "uptime_seconds",
            "notes_indexed", "queue", "queue_detail", "progress", "rebuilding", "scan", "last_error",
-           "last_sync", "model_loaded", "socket", "log")
+           "last_sync", "model_loaded", "model", "socket", "log")
 
 OPS: dict[str, Op] = {op.name: op for op in (
     # Reads. search: {"query", "hits": [HIT]} (+ "warning" after a fallback, or when the
@@ -102,6 +102,14 @@ OPS: dict[str, Op] = {op.name: op for op in (
                    _opt("as_of"), _flag("all"), _str("scope", "all")),
        result=("question", "budget", "text", "tokens", "memories", "snippets", "notes", "pinned",
                "ids"),
+       read_only=True),
+    # review: the memories written since a day, by session, each with the turn it came from:
+    # {"since", "count", "sessions": [{"session", "title", "date", "runs", "memories": [{...,
+    # "run", "sources", "turn": {"link", "speaker", "text", "time"}|null}]}]} (newest first).
+    Op("review", (_opt("since"), _USER), result=("since", "count", "sessions"), read_only=True),
+    # related: what lies nearest a note (path): {"path", "hits": [HIT + "why"]}, the memories
+    # that name it first ("why": "links to this note"), then the nearest ones ("similar").
+    Op("related", (_str("path"), Arg("k", (int,), 8), _USER), result=("path", "hits"),
        read_only=True),
     # Writes (each also updates the index). add: SPEC's `add --json`.
     Op("add", (_str("text"), _str("type", "fact"), Arg("tags", (list,), ()),
@@ -138,6 +146,9 @@ OPS: dict[str, Op] = {op.name: op for op in (
     Op("flush", (Arg("timeout", (float,), 30.0),), result=_STATUS + ("idle",), read_only=True,
        clocked=False, memory=False),
     Op("shutdown", (), result=("stopping", "pid"), clocked=False, memory=False),
+    # obsidian_api: serve the Obsidian plugin's HTTP API (`daemon/http_api.py`) now, if a
+    # token for it exists: {"url"} (null, with "error", when it cannot).
+    Op("obsidian_api", (), result=("url",), read_only=True, clocked=False, memory=False),
 )}
 
 

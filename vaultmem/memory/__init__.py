@@ -19,6 +19,8 @@ _PUBLIC = {
     "resolve_note": "memories",
     "summary": "memories",
     "update_note": "memories",
+    "review": "review",
+    "since_day": "review",
     "Merges": "write",
     "UNDATED": "write",
     "apply": "write",

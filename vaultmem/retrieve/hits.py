@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Hit:
-    """One search result. `to_dict()` is the SPEC §5 HIT shape."""
+    """One search result. `to_dict()` is the SPEC §5 HIT shape, plus `sources`: the links to
+    where it came from (a memory's session turns; for a passage of the person's own note,
+    `[[Title#Heading]]` or `[[Title#^block]]`, where a link to it should open)."""
 
     id: str
     path: str
@@ -34,7 +36,7 @@ class Hit:
                "text": self.text, "score": round(self.score, 4), "status": self.status,
                "created": self.created, "updated": self.updated,
                "valid_from": self.valid_from, "valid_to": self.valid_to,
-               "source_messages": list(self.source_messages)}
+               "source_messages": list(self.source_messages), "sources": list(self.sources)}
         if (self.parts or {}).get("rerank"):  # the place an LLM rerank gave it (`rerank.py`)
             out["rerank"] = self.parts["rerank"]
         return out

@@ -124,6 +124,10 @@ class Config:
                              'The daemon also serves MCP on streamable HTTP at this HOST:PORT, e.g. '
                              '"127.0.0.1:8765" ("" = off). Clients need a token (`vaultmem mcp '
                              'token`); beyond loopback, put TLS in front.', "address")
+    obsidian_port: int = _setting(0, "obsidian.port",
+                                  "The port on 127.0.0.1 where the daemon serves the Obsidian plugin once "
+                                  "a token exists (`vaultmem obsidian token`); 0 = a free one, written to "
+                                  ".vaultmem/obsidian.json for the plugin to find.", "non_negative")
     notes: tuple = _setting(("**/*.md",), "index.notes",
                             "Globs (vault-relative) of your own notes that search and context read as "
                             "reference; vaultmem never writes, moves or commits them. Left out always: "
