@@ -213,6 +213,8 @@ def test_the_daemon_serves_the_plugin_once_a_token_exists_and_stops_with_it(serv
     status, body, _ = call(where["url"], "status", token=alice)
     assert status == 200 and body["result"]["state"] == "watching"
     assert body["result"]["model"] == "all-MiniLM-L6-v2" and body["result"]["user"] == "alice"
+    shown = CliRunner().invoke(cli, ["--vault", str(root), "daemon", "status"])
+    assert f"Obsidian plugin: {where['url']}" in shown.output
 
 
 @pytest.fixture(scope="module")

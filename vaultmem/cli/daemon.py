@@ -91,6 +91,10 @@ def _print_status(result):
     if mcp:
         served = mcp["url"] if mcp.get("url") else f"not served: {mcp['error']}"
         click.echo(f"  MCP on HTTP: {served}")
+    plugin = result.get("obsidian")  # once some user has an Obsidian token
+    if plugin and (plugin.get("url") or not plugin["error"].startswith("no Obsidian token")):
+        served = plugin["url"] if plugin.get("url") else f"not served: {plugin['error']}"
+        click.echo(f"  Obsidian plugin: {served}")
     click.echo(f"  log: {result['log']}")
 
 
