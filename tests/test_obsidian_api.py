@@ -88,6 +88,16 @@ def test_review_groups_the_new_memories_by_session_with_their_turns(garden):
     assert all(turn is not None and turn["text"] for turn in said.values())
 
 
+def test_review_reads_the_notes_the_index_names_and_finds_what_reading_all_finds(garden):
+    from vaultmem.memory.review import review
+
+    memory, _ = garden
+    start = datetime(2026, 12, 1)
+    assert memory.review(since="2026-12-01") == review(memory.vault, start, {"default"})
+    assert memory._written_since(start, {"default"})       # the index named them
+    assert memory._written_since(start, {"bob"}) == []
+
+
 def test_review_looks_back_to_the_day_given(garden):
     memory, _ = garden
     assert memory.review(since="2999-01-01") == {"since": "2999-01-01T00:00:00", "count": 0,

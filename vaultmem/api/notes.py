@@ -39,7 +39,26 @@ class Notes:
         from vaultmem.memory.review import review, since_day
 
         start = since_day(since, clock.now().replace(tzinfo=None) - timedelta(days=REVIEW_DAYS))
-        return review(self.vault, start, self._readers(user))
+        readers = self._readers(user)
+        return review(self.vault, start, readers, self._written_since(start, readers))
+
+    def _written_since(self, start, readers) -> list[str] | None:
+        """The memory notes the index says were created or updated on `start`'s day or
+        later (a superset: `review` reads each to decide), or None without an index (then
+        every note is read). One filtered scan of the table, not a read of every note."""
+        from vaultmem.index.table import sql_in
+
+        where = (f"status = 'active' AND type NOT IN ('session', 'entity', 'note') AND "
+                 f"(created >= '{start.date().isoformat()}' OR updated >= '{start.date().isoformat()}')")
+        if readers is not None:
+            where += f" AND {sql_in('user', sorted(readers))}"
+        try:
+            if not self.indexer.index.exists():
+                return None
+            rows = self.indexer.index.rows(where=where, columns=["path"])
+        except Exception:  # an index that cannot be read: the notes themselves answer
+            return None
+        return sorted({row["path"] for row in rows})
 
     def history(self, ref: str, user: str | None = None) -> dict:
         """Every committed version of a note, newest first, following renames:

@@ -124,6 +124,7 @@ class Daemon(Handlers):
             if install_signals:
                 for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                     signal.signal(sig, self._on_signal)
+            self.obsidian_api()  # before the socket: once `daemon start` returns, the plugin is served
             self.server.start()
             # Watch before scanning, so nothing changed during the scan is missed.
             handler = make_handler(self.root, self._accept, self.coalescer,
@@ -133,7 +134,6 @@ class Daemon(Handlers):
                                             daemon=True)
             self._thread.start()
             self._start_mcp_http()  # after the scan started: importing the SDK takes seconds
-            self.obsidian_api()
             while not self._stop.is_set():
                 if self._signalled:  # marked before the pipe was there, or since the last wake
                     self.stop()

@@ -87,13 +87,17 @@ class _Sessions:
         return None
 
 
-def review(vault: Vault, since: datetime, readers: set | None) -> dict:
+def review(vault: Vault, since: datetime, readers: set | None, paths=None) -> dict:
     """The active memories of `readers` (None: everyone's) created or updated since `since`,
-    by session: `{"since", "count", "sessions": [...]}` (protocol `review`)."""
+    by session: `{"since", "count", "sessions": [...]}` (protocol `review`). `paths`: the
+    vault paths to look at (those the index holds as written since then), else every note."""
     sessions = _Sessions(vault)
     groups: dict[str | None, dict] = {}
     count = 0
-    for path in vault.iter_notes():
+    notes = vault.iter_notes() if paths is None else (vault.root / rel for rel in paths)
+    for path in notes:
+        if not path.is_file():
+            continue
         try:
             note = load(vault, path)
         except NoteParseError:
