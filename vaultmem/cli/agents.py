@@ -73,9 +73,13 @@ def obsidian_token(ctx, user, new, revoke, as_json):
     made = _token(ctx, "obsidian", user, new, revoke, as_json)
     if made is None:
         return
+    from vaultmem.errors import VaultmemError
     from vaultmem.ipc.client import try_request
 
-    serving = try_request(made["root"], "obsidian_api", {})
+    try:  # the token is made and printed whatever the daemon answers
+        serving = try_request(made["root"], "obsidian_api", {})
+    except VaultmemError as exc:
+        serving = {"url": None, "error": f"{exc} — restart it (`vaultmem daemon stop`, then `start`)"}
     if as_json:
         return
     click.echo(f"Token for {made['user']}, shown only now: paste it into Obsidian → Settings → "
