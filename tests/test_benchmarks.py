@@ -282,3 +282,12 @@ def test_review_notes_writes_each_memory_with_its_turn_and_scores_verdicts(tmp_p
     figures = json.loads(scored.stdout)
     assert (figures["keep"], figures["fix"], figures["drop"], figures["codes"]) == (1, 1, 1, {"title": 1, "chat": 1})
     assert figures["by_lang"]["en"]["keep_rate"] == round(1 / 3, 3)
+
+
+def test_plugin_api_harness_smoke():
+    figures, stdout = run_harness(BENCH / "plugin_api.py", "--notes", "100", "--user-notes", "20",
+                                  "--runs", "3")
+    assert figures["notes"] == 100 and figures["review_count"] > 0
+    for name in ("status_http", "status_socket", "search_http", "search_socket", "review_http",
+                 "related_note_http", "related_memory_http"):
+        assert 0 < figures[name]["p50_ms"] <= figures[name]["p95_ms"], name
