@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test test-all bench clean
+.PHONY: install demo test test-all test-plugin bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,23 @@ PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadscope
 
 test: install
 	$(PYTEST)
+	@$(MAKE) --no-print-directory test-plugin
+
+# The Obsidian plugin (obsidian-plugin/): its tests run against a daemon of this checkout's
+# vaultmem, then the release build, which must be the main.js committed beside it. Node 20 or
+# later is needed; without it the plugin is skipped, saying so.
+NODE_OK := $(shell node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' \
+                   >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && echo yes)
+
+test-plugin: install
+ifeq ($(NODE_OK),yes)
+	cd obsidian-plugin && npm ci --no-audit --no-fund --loglevel=error \
+	  && VAULTMEM_BIN="$(CURDIR)/$(BIN)/vaultmem" npm test && npm run build
+	@if git rev-parse --is-inside-work-tree >/dev/null 2>&1 && ! git diff --quiet -- obsidian-plugin/main.js; \
+	then echo "obsidian-plugin/main.js is not the build of src/: commit the one npm run build wrote"; exit 1; fi
+else
+	@echo "obsidian-plugin: SKIPPED - Node.js 20 or later with npm is not installed (install it to test and build the plugin)"
+endif
 
 test-all: install
 	VAULTMEM_TEST_FULL=1 $(PYTEST)
