@@ -272,6 +272,23 @@ def test_the_plugin_gets_its_operations_only(api):
     assert refused.value.code == 400
 
 
+def test_a_malformed_request_is_refused_and_the_server_goes_on(api):
+    import http.client
+
+    url, token, _, daemon, _ = api
+    host, port = url.removeprefix("http://").split(":")
+    for length in ("many", "-5", str(2 << 20)):
+        connection = http.client.HTTPConnection(host, int(port), timeout=30)
+        connection.putrequest("POST", "/v1/status")
+        connection.putheader("Authorization", f"Bearer {token}")
+        connection.putheader("Content-Length", length)
+        connection.endheaders()
+        answer = connection.getresponse()
+        assert answer.status == 400 and json.loads(answer.read())["code"] == "bad_request", length
+        connection.close()
+    assert call(url, "status", token=token)[0] == 200 and daemon.state == "watching"
+
+
 def test_a_token_acts_for_its_user_only(api):
     url, token, bob, _, _ = api
     status, body, _ = call(url, "review", {"since": "2026-12-01", "user": "default"}, token=bob)

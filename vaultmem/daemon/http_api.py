@@ -181,11 +181,15 @@ def _handler_for(api: PluginApi):
         timeout = IDLE_SECONDS
 
         def do_POST(self):  # noqa: N802 (http.server's name)
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY:
-                self._send(*_refusal("bad_request", f"request body over {MAX_BODY} bytes"), close=True)
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                length = -1
+            if not 0 <= length <= MAX_BODY:
+                self._send(*_refusal("bad_request", "a request body needs a Content-Length of 0 to "
+                                                    f"{MAX_BODY} bytes"), close=True)
                 return
-            body = self.rfile.read(length) if length > 0 else b""
+            body = self.rfile.read(length) if length else b""
             self._send(*api.answer(self.path, self.headers, body))
 
         def do_GET(self):  # noqa: N802

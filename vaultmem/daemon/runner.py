@@ -235,7 +235,11 @@ class Daemon(Handlers):
                                                  "and paste it in Obsidian → Settings → vaultmem")
                         return {"url": None, "error": self.plugin_api_error}
                     api = PluginApi(self.root, self.serve_plugin, self.vault.config.obsidian_port)
-                    api.start()
+                    try:
+                        api.start()
+                    except OSError as exc:  # .vaultmem/ unwritable: nobody could find it
+                        api.stop()
+                        raise DaemonError(f"cannot write {exc.filename}: {exc.strerror}") from exc
                 except VaultmemError as exc:
                     self.plugin_api_error = str(exc)
                     log.error("not serving the Obsidian plugin: %s", exc)
