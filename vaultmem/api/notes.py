@@ -48,8 +48,9 @@ class Notes:
         every note is read). One filtered scan of the table, not a read of every note."""
         from vaultmem.index.table import sql_in
 
+        day = start.date().isoformat()
         where = (f"status = 'active' AND type NOT IN ('session', 'entity', 'note') AND "
-                 f"(created >= '{start.date().isoformat()}' OR updated >= '{start.date().isoformat()}')")
+                 f"(created >= '{day}' OR updated >= '{day}')")
         if readers is not None:
             where += f" AND {sql_in('user', sorted(readers))}"
         try:

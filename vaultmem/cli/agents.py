@@ -103,16 +103,16 @@ def _token(ctx, client: str, user, new, revoke, as_json) -> dict | None:
         raise click.UsageError("give --new or --revoke, not both")
     root = find_vault(ctx.vault_opt)
     user = user or load_config(root).user
-    name = {"mcp": "an MCP token", "obsidian": "an Obsidian token"}[client]
-    command = {"mcp": "mcp token", "obsidian": "obsidian token"}[client]
+    name = {"mcp": "MCP token", "obsidian": "Obsidian token"}[client]
+    command = f"{client} token"
     if revoke:
         if not mcp_tokens.revoke(root, user, client):
-            raise click.ClickException(f"{user!r} has no {name[3:]} — nothing to revoke")
+            raise click.ClickException(f"{user!r} has no {name} — nothing to revoke")
         emit_json({"user": user, "revoked": True}) if as_json else click.echo(f"Revoked {user}'s token.")
         return None
     held = mcp_tokens.existing(root, user, client)
     if held and not new:
-        raise click.ClickException(f"{user!r} already has {name} (made {held.get('created')}); "
+        raise click.ClickException(f"{user!r} already has an {name} (made {held.get('created')}); "
                                    "only its hash is kept, so it cannot be shown again — run "
                                    f"`vaultmem {command} --user {user} --new` to replace it")
     made = mcp_tokens.issue(root, user, client)

@@ -32,13 +32,14 @@ class Handlers:
         """An MCP tool's operation, run as a socket request is (the gate, the scan); one
         outside the protocol table (history) inside the gate too, never beside a batch."""
         if op in protocol.OPS:
-            return self.dispatch(op, args, clock=os.environ.get("VAULTMEM_NOW"))
+            return self.serve_plugin(op, args)
         busy_with = self.worker.rebuilding or self.state
         with self.gate.query(timeout=QUERY_WAIT_SECONDS, busy_with=busy_with):
             return getattr(self.memory, op)(**args)
 
     def serve_plugin(self, op: str, args: dict):
-        """An Obsidian plugin request (`http_api`), run as a socket request is."""
+        """A request of the protocol table from the Obsidian plugin (`http_api`) or an MCP
+        tool, run as a socket request is, on this process's clock."""
         return self.dispatch(op, args, clock=os.environ.get("VAULTMEM_NOW"))
 
     def status(self) -> dict:

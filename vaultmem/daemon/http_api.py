@@ -17,7 +17,7 @@ Who may ask. Any local program and any web page's script can reach a loopback po
   Obsidian's `requestUrl` sends neither;
 - no CORS header is ever sent, so a browser never lets a page read an answer.
 
-The daemon serves this while some user has an Obsidian token (`Daemon._start_obsidian_api`),
+The daemon serves this while some user has an Obsidian token (`Daemon.obsidian_api`),
 and writes where it listens to `.vaultmem/obsidian.json`, which the plugin reads: the
 port is one the OS picked unless `[obsidian] port` names one. Standard library only.
 """
@@ -34,7 +34,7 @@ from typing import Callable
 
 from vaultmem import __version__
 from vaultmem.agents import mcp_tokens
-from vaultmem.daemon.server import error_response
+from vaultmem.daemon.server import answered
 from vaultmem.errors import ConfigError, DaemonError, VaultmemError
 from vaultmem.ipc import protocol
 from vaultmem.store.layout import STATE_DIR
@@ -144,17 +144,12 @@ class PluginApi:
             args = self._scoped(op, args, user)
         except VaultmemError as exc:
             return _refusal("forbidden", str(exc))
-        try:
-            result = self.dispatch(op, args)
-        except VaultmemError as exc:
-            failure = error_response(exc)
-            return _STATUS_OF.get(failure["code"], 422), failure
-        except Exception as exc:  # the daemon must survive any failing request
-            log.exception("plugin request %r failed", op)
-            return 500, error_response(DaemonError(f"{type(exc).__name__}: {exc}"))
+        response = answered(op, lambda: self.dispatch(op, args))
+        if not response["ok"]:
+            return _STATUS_OF.get(response["code"], 422), response
         if op == "status":
-            result = dict(result, user=user)
-        return 200, {"ok": True, "result": result}
+            response["result"] = dict(response["result"], user=user)
+        return 200, response
 
     def _user(self, authorization: str) -> str | None:
         scheme, _, token = authorization.partition(" ")

@@ -68,12 +68,18 @@ def handle_message(line: bytes, dispatch: Callable[..., object]) -> dict:
     except ValueError as exc:
         return error_response(BadRequest(f"bad request: {exc}"))
     extra = {"clock": request["clock"]} if request.get("clock") else {}
+    return answered(request["op"], lambda: dispatch(request["op"], args, **extra))
+
+
+def answered(op: str, run: Callable[[], object]) -> dict:
+    """`{"ok": true, "result"}` of `run()`, or its failure as `error_response` gives it; any
+    other exception is logged and answered as a DaemonError (the daemon outlives it)."""
     try:
-        return {"ok": True, "result": dispatch(request["op"], args, **extra)}
+        return {"ok": True, "result": run()}
     except VaultmemError as exc:
         return error_response(exc)
     except Exception as exc:  # the daemon must survive any failing request
-        log.exception("request %r failed", request.get("op"))
+        log.exception("request %r failed", op)
         return error_response(DaemonError(f"{type(exc).__name__}: {exc}"))
 
 

@@ -125,9 +125,8 @@ def review(vault: Vault, since: datetime, readers: set | None, paths=None) -> di
                 text = turn.text if len(turn.text) <= TURN_CHARS else turn.text[:TURN_CHARS].rstrip() + "…"
                 item["turn"] = {"link": f"{rel.removesuffix('.md')}#^{block}", "speaker": turn.speaker,
                                 "text": text, "time": turn.time}
-            group = groups.get(session)
-            if group is None:
-                group = groups[session] = _group(rel, session_note, turns)
+            if session not in groups:
+                groups[session] = _group(rel, session_note, turns)
             break
         if session is None and None not in groups:
             groups[None] = {"session": None, "title": None, "date": None, "runs": [], "memories": []}
