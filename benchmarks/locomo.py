@@ -28,6 +28,7 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 SYSTEMS = ("vaultmem", "bm25", "dense", "hybrid")
+FIRST_STAGE = "stage1"   # with the model's rerank on: vaultmem's first stage alone, same run
 
 
 @dataclass
@@ -64,7 +65,7 @@ class Ranked:
 
 @dataclass
 class Scores:
-    ranked: dict[str, list[Ranked]] = field(default_factory=lambda: {s: [] for s in SYSTEMS})
+    ranked: dict[str, list[Ranked]] = field(default_factory=lambda: {s: [] for s in (*SYSTEMS, FIRST_STAGE)})
     questions: list[Question] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     rerank_failures: list[str] = field(default_factory=list)
@@ -168,9 +169,11 @@ def word_count(text: str) -> int:
 
 
 def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores: Scores,
-                 rerank_llm: Path | None = None) -> dict:
-    """Import, extract and query one conversation in a fresh vault; returns the extract summary.
-    `rerank_llm`: a file with an `[llm]` table; each search then runs `--rerank llm` on it."""
+                 rerank_llm: Path | str | None = None) -> tuple[dict, list]:
+    """Import, extract and query one conversation in a fresh vault; returns the extract summary
+    and, with `rerank_llm` (an `[llm]` table: a file, or the relay's text), the reranks to run
+    (`rerank_all`): each question's first-stage hits, in the order `search --rerank llm` would
+    hand them to the model. Without it the hits are the figures."""
     from vaultmem.api import Memory, init
 
     vault = workdir / conv.sample_id
@@ -179,7 +182,7 @@ def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores
     if rerank_llm:
         from llm_table import put_llm_table
 
-        put_llm_table(vault, rerank_llm)
+        put_llm_table(vault, rerank_llm, conv.sample_id)
     memory = Memory(vault, embedder=embedder)  # one warm model for the whole run
     indexing = _time_calls(memory.indexer, "sync")
     transcript = workdir / f"{conv.sample_id}.jsonl"
@@ -192,18 +195,62 @@ def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores
     scores.add_seconds("index", indexing[0])
     scores.add_seconds("import+extract", elapsed - indexing[0])
     started = time.perf_counter()
+    reranks = []
+    if rerank_llm:
+        from vaultmem.extract.llm_endpoint import LLMSettings, chat
+        from vaultmem.retrieve.rerank import RERANK_CANDIDATES
+
+        settings = LLMSettings.coerce(memory.llm_settings())
+        ask = lambda messages, max_tokens: chat(settings, messages, max_tokens=max_tokens)  # noqa: E731
     for question in conv.questions:
-        result = memory.search(question.text, k=depth, rerank="llm" if rerank_llm else None)
-        if result.get("warning") and "LLM rerank failed" in result["warning"]:
-            scores.rerank_failures.append(result["warning"])   # the first stage's order stands
-        elif result.get("warning"):  # a fallback search would make the figures meaningless
+        # With the rerank on, the first stage of `search --rerank llm` (its top 20, current
+        # marked); the model's order is asked for afterwards, all questions at once.
+        result = memory.search(question.text, k=max(depth, RERANK_CANDIDATES) if rerank_llm else depth,
+                               rerank="")
+        if result.get("warning"):  # a fallback search would make the figures meaningless
             raise SystemExit(f"search fell back on {conv.sample_id}: {result['warning']}")
         hits = result["hits"]
-        scores.ranked["vaultmem"].append(Ranked([list(h.get("source_messages") or []) for h in hits],
-                                                [word_count(h.get("text", "")) for h in hits],
-                                                [len(h.get("text", "")) for h in hits]))
+        scores.ranked[FIRST_STAGE if rerank_llm else "vaultmem"].append(ranked_hits(hits[:depth]))
+        if rerank_llm:
+            reranks.append((question.text, hits, ask))
     scores.add_seconds("query", time.perf_counter() - started)
-    return summary
+    return summary, reranks
+
+
+def ranked_hits(hits: list[dict]) -> Ranked:
+    return Ranked([list(h.get("source_messages") or []) for h in hits],
+                  [word_count(h.get("text", "")) for h in hits], [len(h.get("text", "")) for h in hits])
+
+
+@dataclass
+class _Shown:
+    """A first-stage hit as the rerank stage reads it (its text; `parts` gets its place)."""
+    text: str
+    hit: dict
+    parts: dict | None = None
+
+
+def rerank_all(reranks: list, depth: int, scores: Scores, jobs: int) -> None:
+    """The product's rerank stage (`retrieve.rerank.llm_rerank`, what `search --rerank llm`
+    runs after its first stage) over every question at once, `jobs` in flight: through the
+    relay, a conversation's questions then wait together and fill its waves."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from vaultmem.retrieve.hits import Hits
+    from vaultmem.retrieve.rerank import llm_rerank
+
+    def one(item):
+        question, hits, ask = item
+        reordered = llm_rerank(question, Hits([_Shown(h.get("text", ""), h) for h in hits]), ask)
+        return reordered.warning, [shown.hit for shown in reordered[:depth]]
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        for warning, hits in pool.map(one, reranks):
+            if warning:
+                scores.rerank_failures.append(warning)   # the first stage's order stands
+            scores.ranked["vaultmem"].append(ranked_hits(hits))
+    scores.add_seconds("rerank", time.perf_counter() - started)
 
 
 def set_model(vault: Path, model: str) -> None:
@@ -291,7 +338,19 @@ def parse_args(argv=None):
     parser.add_argument("--keep-vaults", type=Path, help="build the vaults here and keep them")
     parser.add_argument("--rerank-llm", type=Path, metavar="TOML",
                         help="a file holding an [llm] table: every search runs the LLM rerank stage on it "
-                             "(`search --rerank llm`); the query seconds then hold its cost")
+                             "(`search --rerank llm`), beside the first stage alone (stage1); `{case}` in "
+                             "its base_url becomes the conversation's id")
+    relay = parser.add_mutually_exclusive_group()
+    relay.add_argument("--record", type=Path, metavar="JSONL",
+                       help="rerank through the file relay (llm_relay.py), each conversation under its "
+                            "own tag: recorded replies answer at once, the rest wait in --relay-dir for "
+                            "a reader's wave and are added to JSONL")
+    relay.add_argument("--replay", type=Path, metavar="JSONL",
+                       help="rerank through the relay with the recorded replies only (no model); an "
+                            "unrecorded request is named and the run exits 3")
+    parser.add_argument("--relay-dir", type=Path, help="with --record: the relay's folder")
+    parser.add_argument("--rerank-jobs", type=int, default=256,
+                        help="reranks in flight at once (default 256: a conversation's questions wait together)")
     args = parser.parse_args(argv)
     asked = {int(k) for k in args.k.split(",") if k.strip()}
     if asked and min(asked) < 1:
@@ -302,6 +361,27 @@ def parse_args(argv=None):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.rerank_llm and (args.record or args.replay):
+        raise SystemExit("--rerank-llm and the relay (--record/--replay) each set the [llm] table: choose one")
+    relay = None
+    if args.record or args.replay:
+        from llm_relay import HarnessRelay
+
+        relay = HarnessRelay(args.record or args.replay, args.relay_dir, replay=bool(args.replay)).start()
+    try:
+        figures = run(args, relay.table if relay else args.rerank_llm)
+    finally:
+        if relay:
+            relay.stop()
+    if relay:
+        figures["relay"] = relay.summary()
+        print(relay.report(), file=sys.stderr)
+    print(json.dumps(figures))
+    return 3 if relay and relay.misses else 0
+
+
+def run(args, rerank_llm) -> dict:
+    """Every conversation built and asked; the tables printed; the figures."""
     wanted = set(args.conversations.split(",")) if args.conversations else None
     conversations = load_conversations(args.data, wanted, args.max_sessions, args.max_questions)
     if wanted and wanted - {c.sample_id for c in conversations}:
@@ -313,28 +393,34 @@ def main(argv=None) -> int:
     embedder = Embedder(args.model) if args.model else Embedder()
     scores = Scores()
     scores.add_seconds("model load", time.perf_counter() - started)
-    extracts = {}
+    extracts, reranks = {}, []
+    systems = (*SYSTEMS, FIRST_STAGE) if rerank_llm else SYSTEMS
     with tempfile.TemporaryDirectory(prefix="vaultmem-locomo-") as tmp:
         workdir = args.keep_vaults or Path(tmp)
         workdir.mkdir(parents=True, exist_ok=True)
         for conv in conversations:
             print(f"{conv.sample_id}: {conv.sessions} sessions, {len(conv.turns)} turns, "
                   f"{len(conv.questions)} questions", file=sys.stderr, flush=True)
-            summary = run_vaultmem(conv, embedder, workdir, depth, scores, args.rerank_llm)
+            summary, asked = run_vaultmem(conv, embedder, workdir, depth, scores, rerank_llm)
+            reranks += asked
             extracts[conv.sample_id] = {k: summary.get(k) for k in
                                         ("sessions", "created", "updated", "superseded", "rejected")}
             run_baselines(conv, embedder, depth, scores)
             scores.questions.extend(conv.questions)
+        if reranks:
+            print(f"reranking {len(reranks)} questions with the model", file=sys.stderr, flush=True)
+            rerank_all(reranks, depth, scores, args.rerank_jobs)
     summaries = {system: summarise(scores.ranked[system], scores.questions, args.ks, 10)
-                 for system in SYSTEMS}
+                 for system in systems}
     print_table(summaries, args.ks)
     print("seconds: " + ", ".join(f"{stage} {s:.1f}" for stage, s in scores.seconds.items()))
-    if args.rerank_llm:
-        print(f"LLM rerank: {len(scores.questions) - len(scores.rerank_failures)} of {len(scores.questions)} "
-              f"searches reranked, {scores.seconds['query'] / max(1, len(scores.questions)):.1f} s a search"
+    if rerank_llm:
+        print(f"LLM rerank (vaultmem; {FIRST_STAGE}: the first stage alone, same run): "
+              f"{len(scores.questions) - len(scores.rerank_failures)} of {len(scores.questions)} "
+              f"searches reranked, {scores.seconds.get('rerank', 0):.1f} s for all"
               + (f"; first failure: {scores.rerank_failures[0]}" if scores.rerank_failures else ""))
     print("LoCoMo data: Maharana et al., arXiv 2402.17753 (snap-research/LoCoMo), CC BY-NC 4.0")
-    overall = {system: summaries[system]["overall"] for system in SYSTEMS}
+    overall = {system: summaries[system]["overall"] for system in systems}
     figures = {"questions": len(scores.questions),
                **{f"recall@{k}": overall["vaultmem"][f"recall@{k}"] for k in args.ks},
                "words_per_hit": overall["vaultmem"]["words_per_hit"],
@@ -344,6 +430,9 @@ def main(argv=None) -> int:
                "baseline_hybrid_recall@10": overall["hybrid"]["recall@10"],
                "baseline_bm25_recall@10": overall["bm25"]["recall@10"],
                "baseline_dense_recall@10": overall["dense"]["recall@10"]}
+    if rerank_llm:
+        figures.update({f"first_stage_recall@{k}": overall[FIRST_STAGE][f"recall@{k}"] for k in args.ks})
+        figures["reranked"] = len(scores.questions) - len(scores.rerank_failures)
     if args.json_out:
         report = {"data": str(args.data), "conversations": [c.sample_id for c in conversations],
                   "figures": figures, "systems": summaries, "extract": extracts,
@@ -351,8 +440,7 @@ def main(argv=None) -> int:
                   "attribution": "LoCoMo: Maharana et al., arXiv 2402.17753, CC BY-NC 4.0"}
         args.json_out.parent.mkdir(parents=True, exist_ok=True)
         args.json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(figures))
-    return 0
+    return figures
 
 
 if __name__ == "__main__":

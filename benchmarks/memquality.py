@@ -115,10 +115,11 @@ def load_case(path: Path) -> Case:
                 data["probes"], path, data.get("lang"))
 
 
-def build_vault(case: Case, workdir: Path, llm: bool | Path) -> CaseRun:
+def build_vault(case: Case, workdir: Path, llm: bool | Path | str) -> CaseRun:
     """A fresh vault with the case's transcripts extracted, as a user would build it. `llm`:
-    False extracts offline; True with the `[llm]` endpoint `init` writes; a TOML file's path,
-    with that file's `[llm]` table in place of init's (as a user edits config.toml)."""
+    False extracts offline; True with the `[llm]` endpoint `init` writes; a TOML file's path
+    or an `[llm]` table's text (the relay's), in place of init's table (as a user edits
+    config.toml), `{case}` in its base_url replaced by the case's name."""
     env = dict(os.environ, VAULTMEM_NOW=case.now, VAULTMEM_NO_DAEMON="1",
                HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     env.pop("VAULTMEM_VAULT", None)
@@ -126,10 +127,10 @@ def build_vault(case: Case, workdir: Path, llm: bool | Path) -> CaseRun:
     done = run.vaultmem("init", str(run.vault))
     if done.returncode:
         raise SystemExit(f"{case.name}: vaultmem init failed: {done.stderr.strip()}")
-    if isinstance(llm, Path):
+    if isinstance(llm, (Path, str)):
         from llm_table import put_llm_table
 
-        put_llm_table(run.vault, llm)
+        put_llm_table(run.vault, llm, case.name)
     for transcript, fmt in case.transcripts:
         args = ["extract", str(transcript), "--user", case.user, "--json"]
         args += ["--format", fmt] if fmt else []
@@ -423,6 +424,15 @@ def parse_args(argv=None):
     parser.add_argument("--llm-config", type=Path, metavar="TOML",
                         help="with --llm: a file holding an [llm] table (base_url, model, timeout) "
                              "that replaces the one `vaultmem init` writes in each case's vault")
+    relay = parser.add_mutually_exclusive_group()
+    relay.add_argument("--record", type=Path, metavar="JSONL",
+                       help="extract through the file relay (llm_relay.py; implies --llm), each case "
+                            "under its own tag: recorded replies answer at once, the rest wait in "
+                            "--relay-dir for a reader's wave and are added to JSONL")
+    relay.add_argument("--replay", type=Path, metavar="JSONL",
+                       help="extract through the relay with the recorded replies only (no model); "
+                            "an unrecorded request is named and the run exits 3")
+    parser.add_argument("--relay-dir", type=Path, help="with --record: the relay's folder")
     parser.add_argument("--keep-vaults", type=Path, help="build the vaults here and keep them")
     parser.add_argument("--jobs", type=int, default=1, help="cases built and probed at once (default 1)")
     parser.add_argument("--lead", action="store_true",
@@ -438,8 +448,34 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     if args.llm_config and not args.llm:
         raise SystemExit("--llm-config needs --llm")
-    llm = args.llm_config or args.llm
+    if args.llm_config and (args.record or args.replay):
+        raise SystemExit("--llm-config and the relay (--record/--replay) each set the [llm] table: choose one")
     cases = [load_case(p) for p in args.cases]
+    relay = start_relay(args)
+    try:
+        figures = run(args, cases, relay.table if relay else args.llm_config or args.llm)
+    finally:
+        if relay:
+            relay.stop()
+    if relay:
+        figures["relay"] = relay.summary()
+        print(relay.report(), file=sys.stderr)
+    print(json.dumps(figures))
+    return 3 if relay and relay.misses else 0
+
+
+def start_relay(args):
+    """The file relay the run extracts through (`--record` / `--replay`), started, or None."""
+    if not (args.record or args.replay):
+        return None
+    from llm_relay import HarnessRelay
+
+    args.llm = True
+    return HarnessRelay(args.record or args.replay, args.relay_dir, replay=bool(args.replay)).start()
+
+
+def run(args, cases: list[Case], llm) -> dict:
+    """Build and probe every case; print the tables; the figures."""
     if len({c.name for c in cases}) < len(cases):
         raise SystemExit("two cases share a name; each case gets a vault named after it")
     outcomes, details = [], {}
@@ -462,8 +498,7 @@ def main(argv=None) -> int:
                   "probes": [o.to_dict() for o in outcomes], "details": details}
         args.json_out.parent.mkdir(parents=True, exist_ok=True)
         args.json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(json.dumps(figures))
-    return 0
+    return figures
 
 
 def _commit() -> str | None:
