@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from vaultmem.policy.pool import Existing, Pool, known_sources, sessions
+from vaultmem.policy.redact import redact
 from vaultmem.policy.screen import screen, screen_names
 from vaultmem.text.script import han_share
 
@@ -31,7 +32,10 @@ class Decision:
     candidate: object = None
 
     def to_dict(self) -> dict:
-        out = {"action": self.action, "reason": self.reason, "content": self.content,
+        # What a run prints: a statement refused for a secret is shown with the secret masked,
+        # so the refusal is said without writing it into a log or an agent's context.
+        content = redact(self.content)[0] if self.content and self.action == "rejected" else self.content
+        out = {"action": self.action, "reason": self.reason, "content": content,
                "type": self.type, "path": self.path, "id": self.id}
         if self.target is not None:
             out["target"] = self.target.rel
