@@ -264,10 +264,12 @@ def _write_atomic(path: Path, data) -> None:
 # --- waves and answers (run beside the harness, from another shell) ------------------------
 
 def cut_waves(directory: Path, waves: int = 1, max_requests: int = 20, stale_minutes: float = 60,
-              model_md: Path = MODEL_MD) -> list[Path]:
+              model_md: Path = MODEL_MD, only: set[str] | None = None) -> list[Path]:
     """Cut up to `waves` waves from DIR/pending: each at most `max_requests`, never two of one
     tag (tags are told apart per recordings set). A request already in a wave is left out
-    until that wave is answered or `stale_minutes` old. Returns the prompt files."""
+    until that wave is answered or `stale_minutes` old; `only` keeps the requests of those
+    recordings sets (by file stem: a run whose cases wait on each other goes first). Returns
+    the prompt files."""
     directory = Path(directory)
     wave_dir = directory / "waves"
     wave_dir.mkdir(parents=True, exist_ok=True)
@@ -278,7 +280,7 @@ def cut_waves(directory: Path, waves: int = 1, max_requests: int = 20, stale_min
             pending.append(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError):
             continue   # being written
-    pending = [p for p in pending if p["key"] not in taken
+    pending = [p for p in pending if p["key"] not in taken and (not only or p.get("set") in only)
                and not (directory / "answers" / f"{p['key']}.json").exists()]
     pending.sort(key=lambda p: (p.get("asked", 0), p["key"]))
     template = model_md.read_text(encoding="utf-8")
@@ -381,6 +383,7 @@ def main(argv=None) -> int:
     wave.add_argument("--max-requests", type=int, default=20)
     wave.add_argument("--stale-minutes", type=float, default=60)
     wave.add_argument("--model-md", type=Path, default=MODEL_MD)
+    wave.add_argument("--only", help="comma-separated recordings sets (file stems) to take requests from")
     answer = sub.add_parser("answer", help="release a wave's answers")
     answer.add_argument("--dir", type=Path, required=True)
     answer.add_argument("wave", type=Path)
@@ -399,7 +402,8 @@ def main(argv=None) -> int:
             relay.stop()
         return 0
     if args.command == "wave":
-        for prompt in cut_waves(args.dir, args.waves, args.max_requests, args.stale_minutes, args.model_md):
+        only = set(args.only.split(",")) if args.only else None
+        for prompt in cut_waves(args.dir, args.waves, args.max_requests, args.stale_minutes, args.model_md, only):
             print(prompt)
         return 0
     if args.command == "answer":
