@@ -69,6 +69,7 @@ class Scores:
     questions: list[Question] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     rerank_failures: list[str] = field(default_factory=list)
+    reranked: list[bool] = field(default_factory=list)   # per question: the model's order was used
 
     def add_seconds(self, stage: str, seconds: float) -> None:
         self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
@@ -249,6 +250,7 @@ def rerank_all(reranks: list, depth: int, scores: Scores, jobs: int) -> None:
         for warning, hits in pool.map(one, reranks):
             if warning:
                 scores.rerank_failures.append(warning)   # the first stage's order stands
+            scores.reranked.append(not warning)
             scores.ranked["vaultmem"].append(ranked_hits(hits))
     scores.add_seconds("rerank", time.perf_counter() - started)
 
@@ -413,6 +415,14 @@ def run(args, rerank_llm) -> dict:
     summaries = {system: summarise(scores.ranked[system], scores.questions, args.ks, 10)
                  for system in systems}
     print_table(summaries, args.ks)
+    partial = rerank_llm and scores.rerank_failures and any(scores.reranked)
+    if partial:   # e.g. a replay whose recordings hold some of the questions: score those apart
+        kept = [i for i, done in enumerate(scores.reranked) if done]
+        summaries["reranked questions"] = {
+            system: summarise([scores.ranked[system][i] for i in kept], [scores.questions[i] for i in kept],
+                              args.ks, 10) for system in ("vaultmem", FIRST_STAGE, "hybrid")}
+        print(f"the {len(kept)} questions the model reranked (the others kept the first stage's order):")
+        print_table(summaries["reranked questions"], args.ks)
     print("seconds: " + ", ".join(f"{stage} {s:.1f}" for stage, s in scores.seconds.items()))
     if rerank_llm:
         print(f"LLM rerank (vaultmem; {FIRST_STAGE}: the first stage alone, same run): "
@@ -433,6 +443,12 @@ def run(args, rerank_llm) -> dict:
     if rerank_llm:
         figures.update({f"first_stage_recall@{k}": overall[FIRST_STAGE][f"recall@{k}"] for k in args.ks})
         figures["reranked"] = len(scores.questions) - len(scores.rerank_failures)
+        if partial:
+            only = summaries["reranked questions"]
+            figures.update({f"reranked_only_recall@{k}": only["vaultmem"]["overall"][f"recall@{k}"]
+                            for k in args.ks})
+            figures.update({f"reranked_only_first_stage_recall@{k}": only[FIRST_STAGE]["overall"][f"recall@{k}"]
+                            for k in args.ks})
     if args.json_out:
         report = {"data": str(args.data), "conversations": [c.sample_id for c in conversations],
                   "figures": figures, "systems": summaries, "extract": extracts,
