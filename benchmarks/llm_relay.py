@@ -32,6 +32,7 @@ import ipaddress
 import json
 import os
 import re
+import socket
 import sys
 import threading
 import time
@@ -94,13 +95,13 @@ class Relay:
     """
 
     def __init__(self, recordings, directory=None, replay: bool = False, host: str = "127.0.0.1",
-                 port: int = 0, extra_recordings=()):
+                 port: int = 0):
         self.recordings_path = Path(recordings)
         self.replay = replay
         if not replay and directory is None:
             raise SystemExit("recording needs a relay folder (--relay-dir) for the pending requests")
         self.dir = Path(directory) if directory else None
-        self.recorded = load_recordings([*extra_recordings, self.recordings_path])
+        self.recorded = load_recordings([self.recordings_path])
         self.misses: list[dict] = []   # replay: requests with no recording (key, tag, first words)
         self.served = 0                # answered from the recordings
         self.answered = 0              # answered by a reader while this relay ran
@@ -134,8 +135,6 @@ class Relay:
 
             def log_message(self, *args):
                 pass
-
-        import socket
 
         class Server(ThreadingHTTPServer):
             # A harness asks every question at once: with the default backlog of 5 a replay's
