@@ -237,6 +237,36 @@ class HarnessRelay(Relay):
         return "\n".join(lines)
 
 
+def add_relay_options(parser, does: str, unit: str) -> None:
+    """A harness's --record / --replay / --relay-dir: `does` ("extract", "rerank") goes through
+    the relay, each `unit` ("case", "conversation") under its own tag."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--record", type=Path, metavar="JSONL",
+                       help=f"{does} through the file relay (llm_relay.py), each {unit} under its own tag: "
+                            "recorded replies answer at once, the rest wait in --relay-dir for a reader's "
+                            "wave and are added to JSONL")
+    group.add_argument("--replay", type=Path, metavar="JSONL",
+                       help=f"{does} through the relay with the recorded replies only (no model); an "
+                            "unrecorded request is named and the run exits 3")
+    parser.add_argument("--relay-dir", type=Path, help="with --record: the relay's folder")
+
+
+def run_with_relay(args, run, table):
+    """`run(llm_table)` through the relay `args` ask for (--record / --replay), else with
+    `table`: `(figures, exit code)`, the figures with what the relay did, the code 3 when a
+    replay met a request it has no recording for."""
+    if not (args.record or args.replay):
+        return run(table), 0
+    relay = HarnessRelay(args.record or args.replay, args.relay_dir, replay=bool(args.replay)).start()
+    try:
+        figures = run(relay.table)
+    finally:
+        relay.stop()
+    figures["relay"] = relay.summary()
+    print(relay.report(), file=sys.stderr)
+    return figures, 3 if relay.misses else 0
+
+
 def _shown(path: Path) -> str:
     try:
         return str(path.resolve().relative_to(ROOT))

@@ -329,6 +329,8 @@ def print_table(summaries: dict[str, dict], ks: list[int]) -> None:
 
 
 def parse_args(argv=None):
+    from llm_relay import add_relay_options
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data", type=Path, help="a LoCoMo-format JSON file")
     parser.add_argument("--conversations", help="comma-separated sample ids (default: all)")
@@ -342,15 +344,7 @@ def parse_args(argv=None):
                         help="a file holding an [llm] table: every search runs the LLM rerank stage on it "
                              "(`search --rerank llm`), beside the first stage alone (stage1); `{case}` in "
                              "its base_url becomes the conversation's id")
-    relay = parser.add_mutually_exclusive_group()
-    relay.add_argument("--record", type=Path, metavar="JSONL",
-                       help="rerank through the file relay (llm_relay.py), each conversation under its "
-                            "own tag: recorded replies answer at once, the rest wait in --relay-dir for "
-                            "a reader's wave and are added to JSONL")
-    relay.add_argument("--replay", type=Path, metavar="JSONL",
-                       help="rerank through the relay with the recorded replies only (no model); an "
-                            "unrecorded request is named and the run exits 3")
-    parser.add_argument("--relay-dir", type=Path, help="with --record: the relay's folder")
+    add_relay_options(parser, "rerank", "conversation")
     parser.add_argument("--rerank-jobs", type=int, default=256,
                         help="reranks in flight at once (default 256: a conversation's questions wait together)")
     args = parser.parse_args(argv)
@@ -365,21 +359,11 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     if args.rerank_llm and (args.record or args.replay):
         raise SystemExit("--rerank-llm and the relay (--record/--replay) each set the [llm] table: choose one")
-    relay = None
-    if args.record or args.replay:
-        from llm_relay import HarnessRelay
+    from llm_relay import run_with_relay
 
-        relay = HarnessRelay(args.record or args.replay, args.relay_dir, replay=bool(args.replay)).start()
-    try:
-        figures = run(args, relay.table if relay else args.rerank_llm)
-    finally:
-        if relay:
-            relay.stop()
-    if relay:
-        figures["relay"] = relay.summary()
-        print(relay.report(), file=sys.stderr)
+    figures, code = run_with_relay(args, lambda table: run(args, table), args.rerank_llm)
     print(json.dumps(figures))
-    return 3 if relay and relay.misses else 0
+    return code
 
 
 def run(args, rerank_llm) -> dict:

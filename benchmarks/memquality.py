@@ -31,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
+from llm_relay import add_relay_options, run_with_relay  # noqa: E402
 from vault_audit import (  # noqa: E402
     HYGIENE_CHECKS,
     MEMORY_KINDS,
@@ -424,15 +425,7 @@ def parse_args(argv=None):
     parser.add_argument("--llm-config", type=Path, metavar="TOML",
                         help="with --llm: a file holding an [llm] table (base_url, model, timeout) "
                              "that replaces the one `vaultmem init` writes in each case's vault")
-    relay = parser.add_mutually_exclusive_group()
-    relay.add_argument("--record", type=Path, metavar="JSONL",
-                       help="extract through the file relay (llm_relay.py; implies --llm), each case "
-                            "under its own tag: recorded replies answer at once, the rest wait in "
-                            "--relay-dir for a reader's wave and are added to JSONL")
-    relay.add_argument("--replay", type=Path, metavar="JSONL",
-                       help="extract through the relay with the recorded replies only (no model); "
-                            "an unrecorded request is named and the run exits 3")
-    parser.add_argument("--relay-dir", type=Path, help="with --record: the relay's folder")
+    add_relay_options(parser, "extract (implies --llm)", "case")
     parser.add_argument("--keep-vaults", type=Path, help="build the vaults here and keep them")
     parser.add_argument("--jobs", type=int, default=1, help="cases built and probed at once (default 1)")
     parser.add_argument("--lead", action="store_true",
@@ -451,27 +444,10 @@ def main(argv=None) -> int:
     if args.llm_config and (args.record or args.replay):
         raise SystemExit("--llm-config and the relay (--record/--replay) each set the [llm] table: choose one")
     cases = [load_case(p) for p in args.cases]
-    relay = start_relay(args)
-    try:
-        figures = run(args, cases, relay.table if relay else args.llm_config or args.llm)
-    finally:
-        if relay:
-            relay.stop()
-    if relay:
-        figures["relay"] = relay.summary()
-        print(relay.report(), file=sys.stderr)
+    args.llm = args.llm or bool(args.record or args.replay)
+    figures, code = run_with_relay(args, lambda llm: run(args, cases, llm), args.llm_config or args.llm)
     print(json.dumps(figures))
-    return 3 if relay and relay.misses else 0
-
-
-def start_relay(args):
-    """The file relay the run extracts through (`--record` / `--replay`), started, or None."""
-    if not (args.record or args.replay):
-        return None
-    from llm_relay import HarnessRelay
-
-    args.llm = True
-    return HarnessRelay(args.record or args.replay, args.relay_dir, replay=bool(args.replay)).start()
+    return code
 
 
 def run(args, cases: list[Case], llm) -> dict:
