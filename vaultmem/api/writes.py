@@ -79,4 +79,5 @@ class Writes:
         """The `[llm]` settings of config.toml, as the LLM extractor takes them."""
         cfg = self.vault.config
         return {"base_url": cfg.llm_base_url, "model": cfg.llm_model,
-                "api_key_env": cfg.llm_api_key_env, "timeout": cfg.llm_timeout}
+                "api_key_env": cfg.llm_api_key_env, "timeout": cfg.llm_timeout,
+                "command": list(cfg.llm_command), "context_tokens": cfg.llm_context_tokens}

@@ -22,6 +22,8 @@ class LLMSettings:
     model: str
     api_key_env: str = ""
     timeout: float = 60.0
+    command: tuple = ()           # a model CLI run instead of the endpoint (`[llm] command`)
+    context_tokens: int = 32000   # the model's context window (`[llm] context_tokens`)
 
     @classmethod
     def coerce(cls, settings) -> "LLMSettings":
@@ -35,13 +37,42 @@ class LLMSettings:
             return getattr(settings, key, getattr(settings, f"llm_{key}", default))
 
         base_url, model = get("base_url"), get("model")
-        if not base_url or not model:
-            raise LLMError("LLM settings need base_url and model — set them under [llm] in .vaultmem/config.toml")
-        return cls(str(base_url), str(model), str(get("api_key_env", "") or ""), float(get("timeout", 60.0)))
+        command = tuple(str(part) for part in (get("command") or ()))
+        if not command and (not base_url or not model):
+            raise LLMError("LLM settings need base_url and model, or a command — set them under [llm] in "
+                           ".vaultmem/config.toml")
+        return cls(str(base_url or ""), str(model or ""), str(get("api_key_env", "") or ""),
+                   float(get("timeout", 60.0)), command, int(get("context_tokens", 32000) or 32000))
+
+    def describe(self) -> str:
+        """Which model this is, as the run and `doctor` say it."""
+        return " ".join(self.command) if self.command else f"{self.model} at {self.base_url}"
 
 
-def chat(settings: LLMSettings, messages: list[dict], max_tokens: int = MAX_TOKENS) -> str:
-    """One chat-completions call; the reply's text."""
+def count_usage(usage: dict | None, reply: dict | None, messages: list[dict], text: str) -> None:
+    """Add one call to `usage` (calls, prompt_tokens, completion_tokens): the server's own
+    counts when its reply has them (`usage`), else `estimate_tokens` of what went and came."""
+    if usage is None:
+        return
+    from vaultmem.extract.llm_prompt import estimate_tokens
+
+    given = (reply or {}).get("usage") if isinstance(reply, dict) else None
+    given = given if isinstance(given, dict) else {}
+    sent = given.get("prompt_tokens", given.get("input_tokens"))
+    got = given.get("completion_tokens", given.get("output_tokens"))
+    if not isinstance(sent, int):
+        sent = sum(estimate_tokens(str(m.get("content", ""))) for m in messages)
+    if not isinstance(got, int):
+        got = estimate_tokens(text)
+    usage["calls"] = usage.get("calls", 0) + 1
+    usage["prompt_tokens"] = usage.get("prompt_tokens", 0) + sent
+    usage["completion_tokens"] = usage.get("completion_tokens", 0) + got
+
+
+def chat(settings: LLMSettings, messages: list[dict], max_tokens: int = MAX_TOKENS,
+         usage: dict | None = None) -> str:
+    """One chat-completions call; the reply's text. `usage` (a dict) counts the call and its
+    tokens (`count_usage`)."""
     url = settings.base_url.rstrip("/") + "/chat/completions"
     body = {"model": settings.model, "messages": messages, "temperature": 0, "max_tokens": max_tokens,
             "response_format": {"type": "json_object"}}
@@ -62,6 +93,9 @@ def chat(settings: LLMSettings, messages: list[dict], max_tokens: int = MAX_TOKE
         raise LLMError(f"cannot reach {url} ({reason}) — start the server or fix [llm] base_url "
                        f"in .vaultmem/config.toml") from None
     try:
-        return json.loads(payload)["choices"][0]["message"]["content"] or ""
+        reply = json.loads(payload)
+        text = reply["choices"][0]["message"]["content"] or ""
     except (ValueError, KeyError, IndexError, TypeError):
         raise LLMError(f"{url} did not answer with a chat completion") from None
+    count_usage(usage, reply, messages, text)
+    return text

@@ -78,6 +78,19 @@ class Config:
     llm_base_url: str = _setting("http://127.0.0.1:11434/v1", "llm.base_url",
                                  "An OpenAI-compatible chat completions endpoint, used by `extract --llm`.")
     llm_model: str = _setting("llama3.1", "llm.model", "The model the endpoint should run.")
+    llm_command: tuple = _setting((), "llm.command",
+                                  'A model CLI to run instead of the endpoint, as a list: the request on stdin, '
+                                  'the reply on stdout, e.g. ["claude", "-p", "--output-format", "json"], '
+                                  '["codex", "exec", "-"], ["llm", "-m", "gpt-4o-mini"], ["ollama", "run", '
+                                  '"qwen2.5"] ([] = use base_url).', "command")
+    llm_enabled: bool = _setting(False, "llm.enabled",
+                                 "Whether the model writes the memory by default (extract, the daemon's inbox "
+                                 "of agents' sessions); `extract --llm` asks it for one run. Nothing leaves "
+                                 "the machine until this is on or --llm is given.")
+    llm_context_tokens: int = _setting(32000, "llm.context_tokens",
+                                       "The model's context window in tokens: a session up to about this size "
+                                       "is one request (4096 for a small local server; a longer session is "
+                                       "sent in parts).", "non_negative")
     llm_api_key_env: str = _setting("VAULTMEM_LLM_API_KEY", "llm.api_key_env",
                                     "Name of the environment variable holding the API key "
                                     "(empty for local servers).")
@@ -302,6 +315,8 @@ _CHECKS = {
     "runtime": lambda v: None if v in ("onnx", "torch") else '"onnx" or "torch"',
     "extractor": lambda v: None if v in ("model", "rules") else '"model" or "rules"',
     "rerank": lambda v: None if v in RERANKS else '"" (off) or "llm"',
+    "command": lambda v: None if all(part.strip() for part in v) else
+    'a list of the command and its arguments, e.g. ["claude", "-p", "--output-format", "json"]',
     "address": lambda v: _address_problem(v) if v else None,
     "globs": lambda v: next((f"vault-relative globs (no leading '/', no '..'; {g!r} is not)"
                              for g in v if not g.strip() or g.startswith("/") or ".." in g.split("/")), None),
