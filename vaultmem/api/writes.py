@@ -57,23 +57,35 @@ class Writes:
         return {"action": "created" if decision.action == "created" else decision.action,
                 "id": decision.id, "path": decision.path, "reason": decision.reason}
 
-    def extract(self, paths, format: str | None = None, llm: bool = False,
+    def extract(self, paths, format: str | None = None, llm: bool | None = None,
                 user: str | None = None, dry_run: bool = False, progress=None) -> dict:
         """Transcripts -> session notes and memory notes, through the write policy, committed
         in steps of sessions (`extract.run`); re-running after an interruption resumes.
 
+        `llm`: True asks the `[llm]` model, False keeps to the offline rules, None (the
+        default) does as config.toml's `[llm] enabled` says. A session whose model failed is
+        decided by the rules and named in the warnings; a later model run asks again for it.
+
         Returns SPEC's extract summary `{"run", "sessions", "created", "updated",
         "superseded", "rejected", "notes"}` (counts of the notes the commits hold) plus the
-        decisions (the first 1,000), errors and warnings. `progress(done, total,
-        turns_done, turns_total)` is called after each session.
+        decisions (the first 1,000), errors, warnings and "model" (the model asked, or None
+        when the offline rules wrote the memories). `progress(done, total, turns_done,
+        turns_total)` is called after each session.
 
         >>> Memory(vault).extract(["chat.jsonl"])["created"]   # doctest: +SKIP
         3
         """
         from vaultmem.extract.run import extract
 
-        return extract(self, [Path(p) for p in paths], format=format, llm=llm,
-                       user=user or self.user, dry_run=dry_run, progress=progress).to_dict()
+        use_model = self.vault.config.llm_enabled if llm is None else bool(llm)
+        report = extract(self, [Path(p) for p in paths], format=format, llm=use_model,
+                         user=user or self.user, dry_run=dry_run, progress=progress).to_dict()
+        return {**report, "model": self._model_name() if use_model else None}
+
+    def _model_name(self) -> str:
+        """The `[llm]` model as a person recognises it: its command line, else its name."""
+        cfg = self.vault.config
+        return " ".join(cfg.llm_command) or cfg.llm_model
 
     def llm_settings(self) -> dict:
         """The `[llm]` settings of config.toml, as the LLM extractor takes them."""

@@ -11,12 +11,16 @@ from vaultmem.cli.app import cli, emit_json, pass_ctx, via_daemon, warn
 # As `extract.importers.FORMATS` (not imported here: `vaultmem --help` stays fast).
 FORMATS = ["jsonl", "chatgpt", "claude", "markdown", "claude-code", "codex"]
 LISTED = 200  # decisions printed one by one; the counts cover all of them
+MODEL_HINT = ("The offline rules {verb} these memories; to let your own model write them, "
+              "see `vaultmem init` or README 'Setting up a model'.")
 
 
 @cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Transcript format (default: sniffed).")
-@click.option("--llm", is_flag=True, help="Use the LLM endpoint of config.toml [llm] instead of the offline rules.")
+@click.option("--llm/--no-llm", default=None,
+              help="Ask the model of config.toml [llm] for this run, or keep to the offline rules "
+                   "(default: as [llm] enabled says).")
 @click.option("--user", help="Namespace to write into (default: the config's user).")
 @click.option("--dry-run", is_flag=True, help="Show what would be written, write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run report as JSON.")
@@ -25,7 +29,9 @@ def extract(ctx, files, fmt, llm, user, dry_run, as_json):
     """Turn transcripts into session notes and typed memory notes. Sessions are committed
     as they are done: an interrupted run keeps them, and running it again resumes."""
     # The daemon's working folder is the vault: hand it absolute paths.
-    args = dict(paths=[os.path.abspath(f) for f in files], format=fmt, llm=llm, user=user, dry_run=dry_run)
+    args = dict(paths=[os.path.abspath(f) for f in files], format=fmt, user=user, dry_run=dry_run)
+    if llm is not None:  # left out, whoever runs it does as its [llm] enabled says
+        args["llm"] = llm
     report = via_daemon(ctx, "extract", args)
     if report is None:
         from vaultmem.cli.progress import ProgressLine
@@ -56,6 +62,8 @@ def extract(ctx, files, fmt, llm, user, dry_run, as_json):
         click.echo(f"{len(bad_files)} of {len(files)} file(s) failed and nothing of them was imported: "
                    + ", ".join(os.path.basename(f["path"]) for f in bad_files)
                    + " — fix them and run extract on them again", err=True)
+    if llm is None and not as_json and not nothing and report.get("model", "") is None:
+        click.echo(MODEL_HINT.format(verb="would write" if dry_run else "wrote"))
     if nothing or bad_files:
         raise SystemExit(1)
 

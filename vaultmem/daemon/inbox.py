@@ -3,6 +3,11 @@
 A file is extracted when its size and mtime stayed the same for `settle` seconds (an agent
 may still be writing it). Success moves it to `Inbox/processed/` (secrets redacted); failure leaves it where
 it is with a sibling `<name>.error.txt` saying why, and it is retried when it changes.
+
+With `[llm] enabled` the person's own model writes the memories. A session the model failed
+is decided by the offline rules instead: the transcript is still processed, and the outcome
+and the daemon's log name the session and why. Dropped again (an agent's log grows), it is
+given to the model again.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ class Inbox:
     """Tracks transcripts waiting in the inbox; `process_due()` extracts the settled ones.
 
     `run_extract(paths)` does the extraction (the daemon passes `Memory.extract` wrapped in
-    its index lock) and returns the extract summary dict.
+    its index lock, which asks the model as `[llm] enabled` says) and returns the extract
+    summary dict.
     """
 
     def __init__(self, vault, run_extract, settle: float, clock=time.monotonic):
@@ -124,12 +130,18 @@ class Inbox:
         # sees it there must no longer find the report of an earlier failure.
         report.unlink(missing_ok=True)
         done = self._move_to_processed(path)
-        summary = {k: result.get(k) for k in ("run", "created", "updated", "superseded")
-                   if isinstance(result, dict) and k in result}
-        log.info("inbox: extracted %s -> %s %s", rel, done.relative_to(self.vault.root).as_posix(),
-                 summary)
-        return {"path": rel, "ok": True, "moved_to": done.relative_to(self.vault.root).as_posix(),
-                "result": result}
+        said = result if isinstance(result, dict) else {}
+        summary = {k: said[k] for k in ("run", "created", "updated", "superseded") if k in said}
+        model = said.get("model")
+        moved_to = done.relative_to(self.vault.root).as_posix()
+        log.info("inbox: extracted %s -> %s by %s %s", rel, moved_to,
+                 f"the model {model}" if model else "the offline rules", summary)
+        # e.g. "session 7f3c…: LLM extraction failed (…); used the offline extractor instead"
+        warnings = [str(w) for w in said.get("warnings") or []]
+        for warning in warnings:
+            log.warning("inbox: %s: %s", rel, warning)
+        return {"path": rel, "ok": True, "moved_to": moved_to, "model": model,
+                "warnings": warnings, "result": result}
 
     def _move_to_processed(self, path: Path) -> Path:
         target_dir = self.dir / PROCESSED

@@ -117,8 +117,8 @@ OPS: dict[str, Op] = {op.name: op for op in (
                _flag("dry_run")),
        result=("action", "id", "path", "reason"), index_writer=True),
     # extract: SPEC's `extract --json` plus "unchanged", "redactions", "decisions", "errors",
-    # "warnings".
-    Op("extract", (Arg("paths", (list,)), _opt("format"), _flag("llm"), _USER, _flag("dry_run")),
+    # "warnings", "model". llm: true, false, or null (as the daemon's [llm] enabled says).
+    Op("extract", (Arg("paths", (list,)), _opt("format"), _opt("llm", (bool,)), _USER, _flag("dry_run")),
        result=("run", "sessions", "created", "updated", "superseded", "rejected", "unchanged",
                "notes", "decisions", "errors", "warnings"), long=True, index_writer=True),
     # reindex: what the sync did; "rebuilt" names why the whole index was rebuilt, or null.
