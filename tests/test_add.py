@@ -232,11 +232,41 @@ def test_cli_add_json_shape(memory, embedder, monkeypatch):
                                   "--type", "preference", "--json"])
     assert created.exit_code == 0, created.output
     data = json.loads(created.stdout)
-    assert set(data) == {"action", "id", "path", "reason"} and data["action"] == "created"
+    assert set(data) == {"action", "id", "path", "reason", "nearest"} and data["action"] == "created"
     assert data["path"].startswith("Memory/Preferences/") and len(data["id"]) == 26
     moved = runner.invoke(cli, ["--vault", root, "add", "The user lives in Porto", "--json"])
-    assert json.loads(moved.stdout)["action"] == "superseded"
+    data = json.loads(moved.stdout)
+    assert (data["action"], data["superseded"]) == ("superseded", LISBON)
+    assert LISBON not in {n["path"] for n in data["nearest"]}   # superseded now: named, not "near"
     rejected = runner.invoke(cli, ["--vault", root, "add", "thanks so much", "--json"])
     data = json.loads(rejected.stdout)
-    assert set(data) == {"action", "id", "path", "reason"}
+    assert set(data) == {"action", "id", "path", "reason", "nearest"}
     assert (data["action"], data["path"]) == ("rejected", None) and "greeting" in data["reason"]
+
+
+def test_cli_add_shows_the_nearest_held_memories(memory, embedder, monkeypatch):
+    """An agent sees what it holds nearest to a new statement, to notice it should have updated
+    one: the sample's coffee memory for another coffee statement, best first, with its text."""
+    monkeypatch.setattr("vaultmem.index.embed.Embedder", lambda *a, **k: embedder)
+    runner, root = CliRunner(), str(memory.vault.root)
+    added = runner.invoke(cli, ["--vault", root, "add", "The user drinks two espressos every day",
+                                "--type", "preference", "--json"])
+    assert added.exit_code == 0, added.output
+    data = json.loads(added.stdout)
+    assert data["action"] == "created"
+    nearest = data["nearest"]
+    assert 1 <= len(nearest) <= 3 and all(set(n) == {"id", "path", "text", "score"} for n in nearest)
+    assert nearest[0]["path"] == "Memory/Preferences/Cutting back on coffee.md"
+    assert nearest[0]["text"].startswith("The user is cutting back on coffee")
+    assert nearest[0]["id"] == read_note(memory.vault.root / nearest[0]["path"]).id
+    assert [n["score"] for n in nearest] == sorted((n["score"] for n in nearest), reverse=True)
+    assert data["path"] not in {n["path"] for n in nearest}
+    again = runner.invoke(cli, ["--vault", root, "add", "The user drinks two espressos every day",
+                                "--type", "preference"])
+    assert again.exit_code == 0, again.output
+    lines = again.stdout.splitlines()
+    assert lines[0] == f"updated: {data['path']}" and "  nearest held memories:" in lines
+    assert any("Memory/Preferences/Cutting back on coffee.md  The user is cutting back" in line
+               for line in lines)
+    listed = [line for line in lines if line.startswith("    ")]
+    assert listed and not any(data["path"] in line for line in listed)   # the note itself is not "near"

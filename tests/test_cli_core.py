@@ -324,8 +324,8 @@ def test_add_writes_a_note_obsidian_reads_as_properties(vault, text, note_type):
                  "--importance", "0.7", "--json", vault=vault)
     assert result.exit_code == 0, result.output
     decision = json.loads(result.stdout)
-    assert set(decision) == {"action", "id", "path", "reason"}
-    assert decision["action"] == "created"
+    assert set(decision) == {"action", "id", "path", "reason", "nearest"}
+    assert decision["action"] == "created" and decision["nearest"] == []   # nothing held yet
     path = vault / decision["path"]
     assert path.parent.name == {"preference": "Preferences", "event": "Events"}[note_type]
     raw = path.read_text(encoding="utf-8")

@@ -18,7 +18,8 @@ from vaultmem.store.vault import Vault
 
 VAULTMEM = str(Path(sys.executable).parent / "vaultmem")
 REPO = Path(__file__).resolve().parent.parent  # the server runs this checkout's code
-TOOLS = {"remember", "recall", "context", "forget", "correct", "history", "rollback", "extract"}
+TOOLS = {"remember", "update", "recall", "context", "forget", "correct", "history", "rollback",
+         "extract"}
 CALL_TIMEOUT = 240  # the first call loads the model on a busy 2-core machine
 
 
@@ -127,7 +128,7 @@ def test_every_tool_over_a_real_stdio_session(vault, env, tmp_path, embedder):
         # Another user's note is "not found" for every tool and the resource.
         out["other"] = [await call_error(session, tool, note=bob_id, **extra) for tool, extra in
                         (("history", {}), ("forget", {}), ("correct", {"text": "No key anywhere"}),
-                         ("rollback", {"to": "HEAD"}))]
+                         ("update", {"text": "No key anywhere"}), ("rollback", {"to": "HEAD"}))]
         try:
             await session.read_resource(f"vaultmem://memory/{bob_id}")
             out["other_resource"] = None

@@ -4,6 +4,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# An `add` answers with the held memories its statement lies nearest to, so an agent sees
+# when it should have updated one instead: at most this many, none below the floor (for the
+# bundled all-MiniLM-L6-v2, unrelated statements about the user score about 0.1 to 0.3).
+NEAREST = 3
+NEAREST_FLOOR = 0.3
+
+
+def _nearest(pool, user: str, vector, decision) -> list[dict]:
+    """`[{"id", "path", "text", "score"}]` of the active memories of `user` nearest to
+    `vector` by the index's cosine, best first; the note the decision updates, keeps or
+    supersedes is left out (the answer names it already)."""
+    skip = decision.target.rel if decision.target is not None else None
+    found = [(entry, score) for entry, score in pool.neighbours(user, vector, NEAREST + 1, NEAREST_FLOOR)
+             if entry.rel != skip]
+    return [{"id": entry.id, "path": entry.rel, "text": entry.text, "score": round(score, 3)}
+            for entry, score in found[:NEAREST]]
+
 
 def _add_message(decision) -> str:
     title = Path(decision.path or "").stem
@@ -21,10 +38,14 @@ class Writes:
             title: str | None = None, user: str | None = None, entities=(),
             dry_run: bool = False) -> dict:
         """Write one memory through the write policy (noise and secret filters, dedup,
-        supersede). Returns `{"action", "id", "path", "reason"}`.
+        supersede). Returns `{"action", "id", "path", "reason", "nearest"}`, plus
+        `"superseded"` (the old note's path) when it superseded one: `nearest` holds up to
+        three of the user's other active memories closest to the statement,
+        `{"id", "path", "text", "score"}` each, best first.
 
         >>> Memory(vault).add("The user prefers tea over coffee", type="preference")  # doctest: +SKIP
-        {'action': 'created', 'id': '01J...', 'path': 'Memory/Preferences/....md', 'reason': 'new memory'}
+        {'action': 'created', 'id': '01J...', 'path': 'Memory/Preferences/....md', 'reason': 'new memory',
+         'nearest': [{'id': '01J...', 'path': 'Memory/Preferences/Likes oat milk in tea.md', ...}]}
         """
         from vaultmem.history.change import add_warning
         from vaultmem.memory.write import apply, load_pool
@@ -45,17 +66,21 @@ class Writes:
         pool = load_pool(self.vault, user, self._vectors_of(user), self.indexer.state)
         vector = self.embedder.encode([cand.content])[0]
         decision = decide(cand, user, pool, vector)
+        nearest = _nearest(pool, user, vector, decision)  # before `apply` changes the pool
         if dry_run:
-            return self._add_result(decision)
+            return self._add_result(decision, nearest)
         with self.change(f"vaultmem: {decision.action} {cand.type}", decision.action) as ch:
             apply(self.vault, decision, pool, change=ch, user=user, vector=vector)
             ch.message, ch.action = _add_message(decision), decision.action
-        return add_warning(self._add_result(decision), ch.warning)
+        return add_warning(self._add_result(decision, nearest), ch.warning)
 
     @staticmethod
-    def _add_result(decision) -> dict:
-        return {"action": "created" if decision.action == "created" else decision.action,
-                "id": decision.id, "path": decision.path, "reason": decision.reason}
+    def _add_result(decision, nearest: list[dict]) -> dict:
+        out = {"action": decision.action, "id": decision.id, "path": decision.path,
+               "reason": decision.reason}
+        if decision.action == "superseded" and decision.target is not None:
+            out["superseded"] = decision.target.rel
+        return dict(out, nearest=nearest)
 
     def extract(self, paths, format: str | None = None, llm: bool | None = None,
                 user: str | None = None, dry_run: bool = False, progress=None) -> dict:
@@ -88,8 +113,12 @@ class Writes:
         return " ".join(cfg.llm_command) or cfg.llm_model
 
     def llm_settings(self) -> dict:
-        """The `[llm]` settings of config.toml, as the LLM extractor takes them."""
+        """The `[llm]` settings of config.toml, as the LLM extractor takes them, and where each
+        call's outcome is kept (`status_path`, which `doctor` reads)."""
+        from vaultmem.extract import STATUS_FILE
+
         cfg = self.vault.config
         return {"base_url": cfg.llm_base_url, "model": cfg.llm_model,
                 "api_key_env": cfg.llm_api_key_env, "timeout": cfg.llm_timeout,
-                "command": list(cfg.llm_command), "context_tokens": cfg.llm_context_tokens}
+                "command": list(cfg.llm_command), "context_tokens": cfg.llm_context_tokens,
+                "status_path": str(self.vault.state_dir / STATUS_FILE)}

@@ -63,6 +63,11 @@ def add(ctx, text, note_type, tags, importance, title, user, as_json):
     click.echo(f"{result['action']}: {result.get('path') or '-'}")
     if result.get("reason"):
         click.echo(f"  why: {result['reason']}")
+    if result.get("nearest"):
+        click.echo("  nearest held memories:")
+    for near in result.get("nearest") or ():
+        text = " ".join(near["text"].split())
+        click.echo(f"    {near['score']:.2f}  {near['path']}  {text[:80] + '…' if len(text) > 80 else text}")
 
 
 @cli.command()
