@@ -154,8 +154,8 @@ def test_session_seconds_bounds_the_llm_and_the_rules_decide_the_rest(tmp_path, 
     assert "session chat-1" in warning and "session_seconds (0.5 s)" in warning and "offline extractor" in warning
     assert took < 3, "the request waited past the bound"
     assert report["created"] >= 1  # the rules found the home
-    # the session is done as configured: a re-run does not ask again
-    assert read_head(next((root / "Memory" / "Sessions").glob("*.md"))).get("extracted_by") == "llm"
+    # the rules decided it because the model was slow: running the same command again asks the model
+    assert read_head(next((root / "Memory" / "Sessions").glob("*.md"))).get("extracted_by") is None
 
 
 def test_progress_on_stderr_and_none_with_json(tmp_path, embedder, monkeypatch):

@@ -243,7 +243,7 @@ def test_a_batch_that_fails_twice_falls_back_for_that_batch_alone(monkeypatch):
     garbage = (200, completion("no JSON here"))
     later = json.dumps({"memory_items": [item("Melanie lives in Boston.", "D1:3")]})
     with CannedLLM([garbage, garbage, (200, completion(later))]) as llm:
-        cands, warnings = extract_with_fallback(TURNS, SESSION, llm.settings)
+        cands, warnings = extract_with_fallback(TURNS, SESSION, {**llm.settings, "context_tokens": 4096})
     assert len(llm.requests) == 3
     assert "[D1:3]" in llm.requests[2]["body"]["messages"][1]["content"]
     (warning,) = warnings
@@ -289,11 +289,13 @@ def test_source_ids_that_name_no_message_are_still_refused(sources):
         parse_memory_items(json.dumps(reply), ["D1:1", "D1:2", "D1:3"])
 
 
-def test_every_request_and_retry_sends_max_tokens():
+@pytest.mark.parametrize("context", [4096, 32000])
+def test_every_request_and_retry_sends_max_tokens(context):
+    shares = llm_prompt.budget(context)
     with CannedLLM([(200, completion("not JSON")), (200, completion(json.dumps(VALID)))]) as llm:
-        extract_llm(TURNS, SESSION, llm.settings)
-    assert [r["body"]["max_tokens"] for r in llm.requests] == [llm_prompt.MAX_TOKENS] * 2
-    assert 0 < llm_prompt.MAX_TOKENS <= 1024
+        extract_llm(TURNS, SESSION, {**llm.settings, "context_tokens": context})
+    assert [r["body"]["max_tokens"] for r in llm.requests] == [shares.reply] * 2
+    assert 0 < llm_prompt.MAX_TOKENS == shares.reply <= 1024 if context == 4096 else shares.reply > 1024
 
 
 def request_tokens(body):
@@ -302,33 +304,46 @@ def request_tokens(body):
             + llm_prompt.OVERHEAD_TOKENS + body["max_tokens"])
 
 
+LONG = [Turn("s1", f"m-{n}", SESSION, "Ravi", "user",
+             f"Note {n}: " + "we talked about the release plan and the flaky test on the build server again " * 5)
+        for n in range(60)]
+
+
 def test_a_long_session_is_split_into_batches_that_fit_a_small_context():
-    words = "we talked about the release plan and the flaky test on the build server again "
-    turns = [Turn("s1", f"m-{n}", SESSION, "Ravi", "user", f"Note {n}: " + words * 5) for n in range(60)]
+    small = llm_prompt.budget(4096)
     with CannedLLM([(200, completion('{"memory_items": []}'))] * 60) as llm:
-        assert extract_llm(turns, SESSION, llm.settings) == []
+        assert extract_llm(LONG, SESSION, {**llm.settings, "context_tokens": 4096}) == []
     assert len(llm.requests) > 1
     seen = []
     for request in llm.requests:
         prompt = request["body"]["messages"][1]["content"]
-        assert llm_prompt.estimate_tokens(prompt) <= llm_prompt.MAX_BATCH_TOKENS
-        assert request_tokens(request["body"]) + llm_prompt.RETRY_TOKENS <= llm_prompt.CONTEXT_TOKENS
+        assert llm_prompt.estimate_tokens(prompt) <= small.turns + small.held
+        assert request_tokens(request["body"]) + small.retry <= small.context
         seen += [line.split("]")[0][1:] for line in prompt.splitlines() if line.startswith("[")]
-    assert seen == [t.id for t in turns]  # every turn once, in order
+    assert seen == [t.id for t in LONG]  # every turn once, in order
 
 
-def test_a_runaway_reply_and_a_huge_message_still_fit_on_the_retry():
-    huge = [Turn("s1", "m-1", SESSION, "Ravi", "user", "log line 12345 failed " * 2000)]
-    runaway = '{"memory_items": [' + '{"content": "x", ' * 3000
+def test_a_hosted_model_reads_the_same_session_in_one_request():
+    with CannedLLM([(200, completion('{"memory_items": []}'))]) as llm:
+        assert extract_llm(LONG, SESSION, llm.settings) == []  # the default context_tokens (32,000)
+    (request,) = llm.requests
+    prompt = request["body"]["messages"][1]["content"]
+    assert [line.split("]")[0][1:] for line in prompt.splitlines() if line.startswith("[")] == [t.id for t in LONG]
+
+
+@pytest.mark.parametrize("context", [4096, 32000])
+def test_a_runaway_reply_and_a_huge_message_still_fit_on_the_retry(context):
+    huge = [Turn("s1", "m-1", SESSION, "Ravi", "user", "log line 12345 failed " * 20000)]
+    runaway = '{"memory_items": [' + '{"content": "x", ' * 30000
     with CannedLLM([(200, completion(runaway)), (200, completion(runaway))]) as llm:
         with pytest.raises(LLMError, match="did not validate twice"):
-            extract_llm(huge, SESSION, llm.settings)
+            extract_llm(huge, SESSION, {**llm.settings, "context_tokens": context})
     prompt = llm.requests[0]["body"]["messages"][1]["content"]
     assert prompt.endswith("…") and "[m-1]" in prompt
     retry = llm.requests[1]["body"]
     assert retry["messages"][2]["content"].startswith('{"memory_items": [') and \
         retry["messages"][2]["content"].endswith("…")
-    assert request_tokens(retry) <= llm_prompt.CONTEXT_TOKENS
+    assert request_tokens(retry) <= context
 
 
 @pytest.mark.parametrize("given, wanted", [
@@ -439,12 +454,18 @@ def test_llm_synonym_attributes_from_two_sessions_supersede(vault, tmp_path):
 
 
 def test_an_item_copying_the_instructions_own_example_is_left_out():
-    copied = {"content": "Caroline adopted a dog.", "type": "fact", "importance": 0.5, "source_messages": ["D1:2"]}
+    copied = {"content": "The user is allergic to peanuts.", "type": "fact", "importance": 0.5,
+              "source_messages": ["D1:2"]}
     real = {"content": "The user adopted a cat called Miso.", "type": "fact", "importance": 0.5,
             "source_messages": ["D1:2"]}
-    items, problems = parse_memory_items(json.dumps({"memory_items": [copied, real]}), ["D1:2"])
+    said = {"D1:2": "We adopted a cat last week, her name is Miso."}
+    items, problems = parse_memory_items(json.dumps({"memory_items": [copied, real]}), said)
     assert [i["content"] for i in items] == ["The user adopted a cat called Miso."]
     assert problems and "copies an example of the instructions" in problems[0]
+    # ...but the same words are kept when the conversation says them.
+    said = {"D1:2": "Please remember that I'm allergic to peanuts."}
+    items, problems = parse_memory_items(json.dumps({"memory_items": [copied]}), said)
+    assert [i["content"] for i in items] == ["The user is allergic to peanuts."] and problems == []
 
 
 def test_session_seconds_sends_the_batches_left_to_the_offline_extractor(monkeypatch):

@@ -127,7 +127,7 @@ def test_an_update_of_an_unrelated_memory_is_refused(vault, tmp_path):
 
         def answer(self, body):
             text = body["messages"][-1]["content"]
-            if not text.startswith("Held memories:"):
+            if body["messages"][0]["content"] != REVIEW_PROMPT:  # the extraction, as queued
                 return super().answer(body)
             job = next(line[1:].split("]")[0] for line in text.splitlines() if "nurse" in line)
             dog = next(line[1:].split("]")[0] for line in text.splitlines() if "Biscuit" in line and "[N" in line)

@@ -24,23 +24,40 @@ def _echo_key(text: str) -> str:
 PROMPT_EXAMPLES = {_echo_key(q) for q in re.findall(r'"([A-Z][^"]{8,}[.!])"', SYSTEM_PROMPT)}
 
 
-def parse_memory_items(text: str, known_ids) -> tuple[list[dict], list[str]]:
+ACTIONS = ("add", "update", "merge", "ignore")
+# The kinds of name that get a hub note (`Memory/Entities/`): what a person would look up.
+HUB_KINDS = ("person", "place", "organization", "pet", "work")
+_KIND_WORDS = {"organisation": "organization", "company": "organization", "org": "organization",
+               "people": "person", "city": "place", "country": "place", "animal": "pet",
+               "book": "work", "film": "work", "movie": "work", "song": "work", "project": "work",
+               "product": "work"}
+TITLE_LIMIT = 60
+
+
+def parse_memory_items(text: str, known_ids, held_keys=()) -> tuple[list[dict], list[str]]:
     """`(items, problems)` of a model reply: the items that validate, cleaned, and one line
     for each item left out or field cleaned. `ValueError` when the reply as a whole is
-    unusable: not JSON, no "memory_items" list, or no item in it valid."""
+    unusable: not JSON, no "memory_items" list, or no item in it valid. `held_keys` are the
+    held memories shown ("H1", ...): an item's `target` must be one of them or an earlier
+    item ("N2"); an item whose target is neither is kept as an "add", with a problem line."""
     try:
         data = json.loads(strip_fence(text))
     except (TypeError, json.JSONDecodeError) as exc:
         raise ValueError(f"the reply is not valid JSON ({exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("memory_items"), list):
         raise ValueError('the reply must be a JSON object with a "memory_items" list')
-    known = set(known_ids)
+    known = known_ids if isinstance(known_ids, dict) else set(known_ids)  # ids, or ids -> their text
     items, problems, refused = [], [], []
+    numbers = {}  # N-number of the reply (1-based, as the model counts) -> index in `items`
     for i, raw in enumerate(data["memory_items"]):
         try:
-            items.append(_validate_item(raw, i, known, problems))
+            item = _validate_item(raw, i, known, problems)
         except ValueError as exc:
             refused.append((i, str(exc)))
+            continue
+        _verdict(item, raw, i, set(held_keys), numbers, problems)
+        numbers[i + 1] = len(items)
+        items.append(item)
     if refused and not items:
         raise ValueError("; ".join(reason for _i, reason in refused))
     return items, [f"memory_items[{i}] left out: {reason}" for i, reason in refused] + problems
@@ -56,7 +73,7 @@ def _validate_item(item, i: int, known: set, problems: list[str]) -> dict:
     content = item.get("content")
     if not isinstance(content, str) or not content.strip():
         raise ValueError(f"{where}.content must be a non-empty string")
-    if _echo_key(content) in PROMPT_EXAMPLES:
+    if _echo_key(content) in PROMPT_EXAMPLES and not _said(content, item.get("source_messages"), known):
         raise ValueError(f"{where}.content copies an example of the instructions, not the conversation")
     if item.get("type") not in STATEMENT_TYPES:
         raise ValueError(f"{where}.type must be one of {', '.join(STATEMENT_TYPES)}, not {item.get('type')!r}")
@@ -84,7 +101,9 @@ def _validate_item(item, i: int, known: set, problems: list[str]) -> dict:
                         f"ids of this conversation")
     clean = {"content": " ".join(content.split()), "type": item["type"], "importance": float(importance),
              "source_messages": list(dict.fromkeys(found_id for _s, found_id in found if found_id))}
-    for key in ("entities", "tags"):
+    clean["entities"] = _entities(item.get("entities") or [], where, problems)
+    clean["title"] = _title(item.get("title"), where, problems)
+    for key in ("tags",):
         value = item.get(key) or []
         value = [value] if isinstance(value, str) else value
         if not isinstance(value, list):
@@ -107,6 +126,74 @@ def _validate_item(item, i: int, known: set, problems: list[str]) -> dict:
         correction = False
     clean["correction"] = correction
     return clean
+
+
+def _said(content: str, sources, known) -> bool:
+    """Whether the messages an item cites speak of what its content says (a word of five
+    letters or more of it): a conversation may well be about someone allergic to peanuts;
+    an example copied into one about something else shares no such word with it."""
+    texts = known if isinstance(known, dict) else {}
+    sources = sources if isinstance(sources, list) else [sources]
+    said = " ".join(str(texts.get(message_id(s, known), "")) for s in sources).lower()
+    return bool(said) and any(w in said for w in re.findall(r"[a-z]{5,}", content.lower()) if w != "user")
+
+
+def _verdict(item: dict, raw: dict, i: int, held: set, numbers: dict, problems: list[str]) -> None:
+    """`item["action"]` and `item["target"]` ("H2", or the index in the items of an earlier
+    item): an action without a target it may name becomes "add", said in `problems`."""
+    where = f"memory_items[{i}]"
+    if raw.get("action") in (None, ""):  # no word on what is held (a small model, the older prompt):
+        item["action"], item["target"] = None, None  # the write rules decide alone
+        return
+    action = str(raw.get("action")).strip().lower()
+    if action not in ACTIONS:
+        problems.append(f"{where}.action {raw.get('action')!r} is not one of {', '.join(ACTIONS)}; taken as add")
+        action = "add"
+    item["action"], item["target"] = action, None
+    if action == "add":
+        return
+    given = raw.get("target")
+    found = re.fullmatch(r"\[?\s*([HhNn])\s*(\d+)\s*\]?", str(given).strip()) if given is not None else None
+    letter, number = (found.group(1).upper(), int(found.group(2))) if found else (None, None)
+    if letter == "H" and f"H{number}" in held:
+        item["target"] = f"H{number}"
+    elif letter == "N" and number in numbers:
+        item["target"] = numbers[number]
+    else:
+        problems.append(f"{where}: {action} of {given!r}, which is neither a held memory shown nor an earlier "
+                        f"item; kept as new")
+        item["action"] = "add"
+
+
+def _entities(value, where: str, problems: list[str]) -> list[dict]:
+    """`[{"name", "kind"}]`: objects as the prompt asks, or bare names (kind None) as small
+    models and the older prompt give them."""
+    value = [value] if isinstance(value, (str, dict)) else value
+    if not isinstance(value, list):
+        problems.append(f"{where}.entities is not a list; left empty")
+        return []
+    out = []
+    for entry in value:
+        if isinstance(entry, str) and entry.strip():
+            out.append({"name": entry.strip(), "kind": None})
+        elif isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"].strip():
+            kind = str(entry.get("kind") or "").strip().lower()
+            out.append({"name": entry["name"].strip(), "kind": _KIND_WORDS.get(kind, kind) or None})
+    return out
+
+
+def _title(value, where: str, problems: list[str]) -> str:
+    """The model's title when it is one: a string of at most TITLE_LIMIT characters, one line."""
+    if value is None or value == "":
+        return ""
+    if not isinstance(value, str):
+        problems.append(f"{where}.title is not a string; the title is made from the content")
+        return ""
+    title = " ".join(value.split()).strip(" .。")
+    if len(title) > TITLE_LIMIT:
+        problems.append(f"{where}.title is longer than {TITLE_LIMIT} characters; made from the content instead")
+        return ""
+    return title
 
 
 def message_id(given, known) -> str | None:

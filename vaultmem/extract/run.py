@@ -47,6 +47,7 @@ from pathlib import Path
 from vaultmem import clock
 from vaultmem.errors import TranscriptError, VaultmemError
 from vaultmem.extract.importers import load_transcript
+from vaultmem.extract.judge import judge
 from vaultmem.extract.review import check, review
 from vaultmem.extract.run_report import RunReport, classify, message, tally_plan
 from vaultmem.extract.session_notes import (
@@ -151,6 +152,7 @@ class _Run:
         self.pool = load_pool(vault, user, memory.snapshot(user), memory.indexer.state)
         self.seconds = float(getattr(vault.config, "llm_session_seconds", 0) or 0)
         self.merges = Merges()  # duplicates of the current step, written at its end
+        self.shown: set = set()  # ids of the held memories the model saw for the current session
 
     def step(self, sessions, ch) -> dict:
         """Decide and write `sessions` within `ch` (None: a dry run); returns what the
@@ -229,18 +231,28 @@ class _Run:
                 for t in redacted.turns}
         live = [c for c in found if not c.rejected_reason]
         vectors = dict(zip(map(id, live), self.memory.embedder.encode([c.content for c in live]))) if live else {}
-        verdicts = self._review(redacted, live, vectors) if done_by_llm and live else {}
+        # One request a session: the model says what each memory does to the held ones as it
+        # writes them. A model that said nothing of it (the rules' candidates with `extractor =
+        # "rules"`, or a reply without "action", as a small model answers) is asked in a second,
+        # short request (`extract/review.py`).
+        unjudged = done_by_llm and live and all(c.verdict is None for c in live)
+        verdicts = self._review(redacted, live, vectors) if unjudged else {}
+        made = {}  # id(candidate) -> the memory it became or restated, for "N2" targets
         for cand in found:
             stated = next((days[m] for m in cand.source_messages if days.get(m)), None)
             vector = vectors.get(id(cand))
             sources = [turn_link(vault, *turns_at[m]) for m in cand.source_messages if m in turns_at]
             decision = decide(cand, user, self.pool, vector, links=sources)
-            decision, refused = check(decision, verdicts.get(id(cand)), self.pool, vector)
+            if cand.verdict is not None:
+                decision, refused = judge(decision, self.pool, vector, self.shown, made)
+            else:
+                decision, refused = check(decision, verdicts.get(id(cand)), self.pool, vector)
             if refused:
                 report.warnings.append(f"session {redacted.id}: {refused}")
             if ch is None:
                 plan(vault, decision, self.pool, user=user, sources=sources, vector=vector)
                 tally_plan(report, decision)
+                made[id(cand)] = self._became(decision)
                 report.listed(decision)
                 continue
             target = decision.target.rel if decision.action == "superseded" and decision.target else None
@@ -255,9 +267,16 @@ class _Run:
                 written = []
             if target and target in written:
                 tally["superseded"].add(target)
+            made[id(cand)] = self._became(decision)
             report.listed(decision)
         if ch is not None and done_by_llm and turns_at:
             mark_decided_by_llm(vault, next(iter(turns_at.values()))[0], ch)
+
+    def _became(self, decision):
+        """The memory a decision wrote or restated (an `Existing`), or None."""
+        if decision.action in ("created", "superseded") and decision.id:
+            return next((e for e in reversed(self.pool.entries) if e.id == decision.id), None)
+        return decision.target if decision.action in ("updated", "unchanged") else None
 
     def _review(self, session: Session, live: list, vectors: dict) -> dict:
         """The model's verdicts on what the session's candidates update (`extract/review.py`).
@@ -278,11 +297,20 @@ class _Run:
 
         if not self.llm or self._rules_extract():
             return extract_offline(session.turns, session.start, include_rejected=True), self.llm
+        from vaultmem.extract.judge import held_for
         from vaultmem.extract.llm import extract_session
 
-        outcome = extract_session(session.turns, session.start, self.memory.llm_settings(), seconds=self.seconds)
+        held = held_for(session.turns, self.pool, self.user, self.memory.embedder.encode)
+        outcome = extract_session(session.turns, session.start, self.memory.llm_settings(), held=held,
+                                  seconds=self.seconds)
+        self.shown = {id(item.entry) for item in outcome.shown}
         self.report.warnings.extend(f"session {session.id}: {w}" for w in outcome.warnings)
-        return outcome.candidates, not outcome.endpoint_failed
+        self.report.model_session(session.id, outcome)
+        for cand in outcome.candidates:  # an "N2" target is that candidate itself
+            verdict = cand.verdict
+            if verdict is not None and isinstance(verdict.target, int):
+                verdict.target = outcome.candidates[verdict.target]
+        return outcome.candidates, not outcome.fell_back
 
 
 _ABOUT_A_SECRET = re.compile(

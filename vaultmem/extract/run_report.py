@@ -35,6 +35,22 @@ class RunReport:
     redactions: int = 0
     commits: list[str] = field(default_factory=list)
     warning: str | None = None   # a step is kept but its commit (or indexing) failed
+    model_sessions: list[dict] = field(default_factory=list)  # per session: calls, tokens, who decided
+    model_usage: Counter = field(default_factory=Counter)     # the run's calls and tokens
+
+    def model_session(self, session: str, outcome) -> None:
+        """What one session cost with the model, and whether the rules decided any of it (why)."""
+        usage = {key: int(outcome.usage.get(key, 0)) for key in ("calls", "prompt_tokens", "completion_tokens")}
+        self.model_usage.update(usage)
+        self.model_usage["sessions"] += 1
+        entry = {"session": session, **usage, "decided_by": "model"}
+        if outcome.fell_back:
+            self.model_usage["sessions_by_rules"] += 1
+            why = next((w for w in outcome.warnings if "offline" in w), outcome.warnings[-1] if outcome.warnings else "")
+            entry.update(decided_by="rules" if outcome.endpoint_failed or not usage["calls"] else "model and rules",
+                         why=why)
+        if len(self.model_sessions) < MAX_LISTED_DECISIONS:
+            self.model_sessions.append(entry)
 
     def count(self, action: str) -> int:
         """Notes created, updated or superseded (as the commits hold them); statements
@@ -64,6 +80,9 @@ class RunReport:
                 "decisions_left_out": self.decisions_left_out,
                 "errors": self.errors, "failed": self.failed, "warnings": self.warnings,
                 "commit": self.commits[-1] if self.commits else None, "commits": self.commits,
+                **({"model_usage": {key: self.model_usage.get(key, 0) for key in
+                              ("sessions", "calls", "prompt_tokens", "completion_tokens", "sessions_by_rules")},
+                    "model_sessions": self.model_sessions} if self.model_usage else {}),
                 **({"warning": self.warning} if self.warning else {})}
 
 

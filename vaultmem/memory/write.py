@@ -73,7 +73,8 @@ def load_pool(vault: Vault, user: str, snapshot=None, state=None) -> Pool:
                          value=props.get("value", ""),
                          source_messages=[str(s) for s in as_list(props.get("source_messages"))],
                          vector=vectors.get(rel),
-                         sources=[str(link_target(s)) for s in as_list(props.get("sources"))])
+                         sources=[str(link_target(s)) for s in as_list(props.get("sources"))],
+                         valid_from=str(props.get("valid_from") or "")[:10])
         (entries if status == "active" else retired).append(entry)
     return Pool(entries, dedup_threshold=vault.config.dedup_threshold, retired=retired)
 
@@ -131,6 +132,14 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, ru
             message_ids = _merge(as_list(was.get("source_messages")), message_ids)
             if "valid_from" in was.meta and not getattr(cand, "valid_from", None):
                 valid_from = _corrected_day(was, cand.corrects)
+        elif decision.still_true and old.valid_from and (not valid_from or old.valid_from < str(valid_from)):
+            valid_from = date.fromisoformat(old.valid_from)  # a fuller statement of what held since then
+    said = stated if isinstance(stated, date) else None if undated else now.date()
+    ended = getattr(cand, "valid_to", None)
+    if ended and valid_from and valid_from > ended and not getattr(cand, "valid_from", None):
+        valid_from = None  # a past state told later ("we lived in Austin until May"): since before
+    if said and valid_from != said:
+        extra["said"] = said  # when it was said, told apart from when it became true
     note_id = new_id()
     path = write_memory(vault, note_id=note_id, text=cand.content, type=cand.type, user=user,
                         importance=getattr(cand, "importance", None),
@@ -146,13 +155,18 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, ru
                      subject=extra.get("subject", ""), attribute=extra.get("attribute", ""),
                      value=extra.get("value", ""),
                      source_messages=[str(m) for m in message_ids], vector=vector,
-                     sources=[str(link_target(s)) for s in sources])
+                     sources=[str(link_target(s)) for s in sources],
+                     valid_from=str(valid_from or "")[:10])
     if old is not None:
         try:
             change.record(old.rel)
-            # The old value held until the new one was said (not until a day it names).
-            said = stated if isinstance(stated, date) else None if undated else now.date()
-            supersede(vault, old, new_rel=rel, until=said, now=now)
+            # The old value held until the new one was said (the rules: a day a statement
+            # names is often not the day of the change), or until the day the model says the
+            # new one became true; a fuller statement of the same thing ends nothing.
+            until = None if decision.still_true else (
+                cand.valid_from if getattr(cand, "origin", "") == "model" and getattr(cand, "valid_from", None)
+                else said)
+            supersede(vault, old, new_rel=rel, until=until, now=now)
         except ConcurrentEdit as exc:
             # The user keeps editing the old note: it stays as they have it (still active,
             # which doctor reports); the new memory is written and must be indexed anyway.

@@ -12,6 +12,8 @@ from vaultmem.text.script import script_share
 _TRAILING = set("a an the and or but so it its it's is was are were to of in on at for with as that "
                 "this their they them which who when while from by".split() + ["", "-", "–", "—"])
 TITLE_LIMIT = 60
+_PHRASE_OPENERS = set("over than for with from to in on at of by about after before because and but or while "
+                      "since until during into near without like as who which that when where".split())
 
 # Characters Obsidian links or some file systems cannot hold; the vault makes the final
 # name safe and unique, this only keeps titles readable.
@@ -48,6 +50,8 @@ class Candidate:
     speaker: str = ""
     rejected_reason: str | None = None
     corrects: object = None  # an `extract.corrections.Correction`: this turn fixes one detail
+    origin: str = ""  # "model" when the person's model wrote it (its dates say when it was true)
+    verdict: object = None  # the model's word on what it does to what is held (`extract.llm.Verdict`)
 
 
     def __post_init__(self):
@@ -69,6 +73,8 @@ def make_title(content: str, limit: int = TITLE_LIMIT) -> str:
     'Melanie is going camping (June 2023)'
     >>> make_title("The user moved to Denver in October, after two years of looking for a flat there.")
     'The user moved to Denver in October'
+    >>> make_title("The user and Tom prefer small boutique hotels over big chain hotels when they travel abroad.")
+    'The user and Tom prefer small boutique hotels'
     >>> make_title("2026-05-02，用户的书法班上了两个月了，老师说用户横画终于不抖了，现在周六上午雷打不动去练字。")
     '用户的书法班上了两个月了 (2026-05-02)'
     """
@@ -99,6 +105,12 @@ def make_title(content: str, limit: int = TITLE_LIMIT) -> str:
             words = cut[: cut.rfind(" ")].split(" ")
             while len(words) > 3 and words[-1].lower().strip(",;-–—") in _TRAILING:
                 words.pop()  # "... support group and it" reads as cut off; end on a content word
+            # A phrase the cut broke ("... prefer small boutique hotels over big") goes whole:
+            # the title ends before the word that opened it, when enough is left.
+            opens = [i for i, w in enumerate(words) if w.lower() in _PHRASE_OPENERS and i >= 3
+                     and len(" ".join(words[:i])) >= room // 2]
+            if opens:
+                words = words[:opens[-1]]
             cut = " ".join(words)
         text = cut.rstrip(" ,;，、-–—")
     return (text + suffix) if text else "Memory"

@@ -30,6 +30,7 @@ class Decision:
     path: str | None = None           # filled in when written
     id: str | None = None
     candidate: object = None
+    still_true: bool = False          # superseded by a fuller statement (a merge): no `valid_to`
 
     def to_dict(self) -> dict:
         # What a run prints: a statement refused for a secret is shown with the secret masked,

@@ -44,6 +44,7 @@ class Existing:
     source_messages: list[str] = field(default_factory=list)
     vector: object = None  # unit-norm numpy vector, or None when not embedded
     sources: list[str] = field(default_factory=list)  # link targets of its `sources`
+    valid_from: str = ""  # YYYY-MM-DD: since when it holds (as the model is shown it)
 
     @property
     def slot(self) -> tuple[str, str, str] | None:

@@ -55,9 +55,10 @@ class Filters:
         if self.as_of:
             day = self.as_of
             start = snap.cache.get("start_day")
-            if start is None:  # valid_from, else the creation day (astype U10 truncates)
+            if start is None:  # valid_from, else the creation day (astype U10 truncates); a
+                # memory with an end and no start (a past state told later) held since before
                 start = np.where(cols["valid_from"] != "", cols["valid_from"].astype("U10"),
-                                 cols["created"].astype("U10"))
+                                 np.where(cols["valid_to"] != "", "", cols["created"].astype("U10")))
                 snap.cache["start_day"] = start
             mask &= start <= day
             ends = cols["valid_to"]

@@ -1,0 +1,198 @@
+"""The model writes the memory and judges it against what is held, in one request a session
+(extract/llm.py, extract/judge.py); the write policy checks what it says. Real extraction runs
+into a real vault and a real git repo; the model is an endpoint on loopback that answers what
+each test queues."""
+
+import json
+import subprocess
+from datetime import date, datetime
+
+from tests.helpers.llm_endpoint import completion
+from tests.helpers.transcripts import write_jsonl
+from tests.test_llm import CannedLLM, item, memory_notes, vault  # noqa: F401 (the fixture)
+from vaultmem import api
+from vaultmem.store.note import read_note
+
+FIRST, SECOND = datetime(2026, 9, 1, 9, 0), datetime(2026, 10, 20, 9, 0)
+
+
+def reply(*items):
+    return (200, completion(json.dumps({"memory_items": list(items)})))
+
+
+def said(tmp_path, name, texts, start, prefix):
+    return write_jsonl(tmp_path / f"{name}.jsonl", name, [("user", t) for t in texts], prefix=prefix,
+                       speaker="user", start=start)
+
+
+def two_runs(vault, tmp_path, first, second, replies):
+    """Session one (texts, items), then session two (texts), the model answering `replies`
+    to the second; the requests and the second run's report."""
+    one = said(tmp_path, "s1", first[0], FIRST, "a")
+    two = said(tmp_path, "s2", second, SECOND, "b")
+    with CannedLLM([reply(*first[1]), *replies]) as llm:
+        llm.configure(vault)
+        mem = api.Memory(vault)
+        assert mem.extract([one], llm=True)["warnings"] == []
+        report = mem.extract([two], llm=True)
+    return llm.requests, report
+
+
+GYM = (["I go to Crunch Fitness every morning before work."],
+       [item("The user goes to Crunch Fitness every morning.", "a-0", action="add")])
+
+
+def test_one_request_a_session_shows_the_held_memories_and_an_update_supersedes_with_true_dates(vault, tmp_path):
+    requests, report = two_runs(vault, tmp_path, GYM, ["Switched gyms last week: it's Brooklyn Boulders now."], [
+        reply(item("The user climbs at Brooklyn Boulders.", "b-0", action="update", target="H1",
+                   valid_from="2026-10-13", title="The user climbs at Brooklyn Boulders"))])
+    assert len(requests) == 2  # one a session: no second request for the update
+    second = requests[1]["body"]["messages"][1]["content"]
+    assert second.startswith("Held memories:\n[H1] (since 2026-09-01) The user goes to Crunch Fitness every morning.")
+    assert (report["superseded"], report["warnings"]) == (1, [])
+    notes = memory_notes(vault)
+    old, new = notes["The user goes to Crunch Fitness every morning."], notes["The user climbs at Brooklyn Boulders."]
+    assert (old.status, new.status) == ("superseded", "active")
+    # true from the day the change happened, not the day it was told; the old one until then
+    assert new.get("valid_from") == date(2026, 10, 13) and new.get("said") == date(2026, 10, 20)
+    assert old.get("valid_to") == date(2026, 10, 13)
+    assert new.path.name == "The user climbs at Brooklyn Boulders.md"
+    assert report["model_usage"]["calls"] == 1 and report["model_usage"]["sessions"] == 1
+    assert report["model_sessions"][0]["decided_by"] == "model" and report["model_sessions"][0]["prompt_tokens"] > 0
+
+
+def test_an_add_beside_a_held_memory_the_model_saw_keeps_both(vault, tmp_path):
+    """The rules would supersede on the slot (both say the user's home); the model saw the held
+    memory and says both hold (a second home): its call."""
+    first = (["I live in Lisbon."], [item("The user lives in Lisbon.", "a-0", subject="user", attribute="home",
+                                          value="Lisbon", action="add")])
+    _requests, report = two_runs(vault, tmp_path, first, ["We also have a flat in Porto for the summers."], [
+        reply(item("The user also has a summer flat in Porto.", "b-0", subject="user", attribute="home",
+                   value="Porto", action="add"))])
+    assert report["superseded"] == 0
+    assert {n.status for n in memory_notes(vault).values()} == {"active"}
+
+
+def test_a_merge_replaces_the_held_memory_without_ending_it(vault, tmp_path):
+    first = (["We have a dog called Biscuit."], [item("The user has a dog named Biscuit.", "a-0", action="add")])
+    _requests, report = two_runs(vault, tmp_path, first, ["Biscuit is a five-year-old beagle, by the way."], [
+        reply(item("The user has a five-year-old beagle named Biscuit.", "b-0", action="merge", target="H1"))])
+    assert report["warnings"] == []
+    notes = memory_notes(vault)
+    old, new = notes["The user has a dog named Biscuit."], notes["The user has a five-year-old beagle named Biscuit."]
+    assert (old.status, new.status) == ("superseded", "active")
+    assert old.get("valid_to") is None  # it did not stop being true
+    assert new.get("valid_from") == date(2026, 9, 1)  # what it says held since the first session
+
+
+def test_ignore_writes_nothing(vault, tmp_path):
+    first = (["I'm vegetarian."], [item("The user is vegetarian.", "a-0", action="add")])
+    _requests, report = two_runs(vault, tmp_path, first, ["As I said, no meat for me."], [
+        reply(item("The user does not eat meat.", "b-0", action="ignore", target="H1"))])
+    assert report["created"] == 0 and report["superseded"] == 0
+    assert list(memory_notes(vault)) == ["The user is vegetarian."]
+
+
+def test_an_update_of_an_unrelated_memory_is_refused_and_said(vault, tmp_path):
+    first = (["My sister is called Mei."], [item("The user's sister is called Mei.", "a-0", action="add")])
+    _requests, report = two_runs(vault, tmp_path, first, ["My sister is called Mei, and I've started baking "
+                                                          "sourdough on Sundays."], [
+        reply(item("The user bakes sourdough bread on Sundays.", "b-0", action="update", target="H1"))])
+    (warning,) = report["warnings"]
+    assert "shares nothing with" in warning and "the rules decided" in warning
+    assert {n.status for n in memory_notes(vault).values()} == {"active"}
+
+
+def test_a_target_that_was_not_shown_is_kept_as_new_and_said(vault, tmp_path):
+    _requests, report = two_runs(vault, tmp_path, GYM, ["I also swim on Fridays."], [
+        reply(item("The user swims on Fridays.", "b-0", action="update", target="H7"))])
+    (warning,) = report["warnings"]
+    assert "'H7'" in warning and "kept as new" in warning
+    assert {n.status for n in memory_notes(vault).values()} == {"active"}
+
+
+def test_a_change_within_one_session_states_the_current_value_and_the_old_one_is_history(vault, tmp_path):
+    """The model writes the old value (ended) and the new one as its update (target "N1")."""
+    one = said(tmp_path, "s1", ["We moved from Austin to Portland on October 5th."], SECOND, "a")
+    austin = item("The user lived in Austin.", "a-0", subject="user", attribute="home", value="Austin",
+                  valid_to="2026-10-05", action="add")
+    portland = item("The user lives in Portland.", "a-0", subject="user", attribute="home", value="Portland",
+                    valid_from="2026-10-05", action="update", target="N1")
+    with CannedLLM([reply(austin, portland)]) as llm:
+        llm.configure(vault)
+        report = api.Memory(vault).extract([one], llm=True)
+    assert report["warnings"] == []
+    notes = memory_notes(vault)
+    assert (notes["The user lived in Austin."].status, notes["The user lives in Portland."].status) == \
+        ("superseded", "active")
+    assert notes["The user lived in Austin."].get("valid_to") == date(2026, 10, 5)
+    hits = api.Memory(vault).search("Where does the user live?", as_of="2026-09-20")["hits"]
+    assert "Austin" in hits[0]["text"]
+    hits = api.Memory(vault).search("Where does the user live?")["hits"]
+    assert "Portland" in hits[0]["text"]
+
+
+def test_two_updates_of_one_held_memory_in_one_reply_are_both_carried_out(vault, tmp_path):
+    """The second update targets a memory the first superseded a moment earlier: it is still
+    the model's call (both new memories replace it), not "no longer active"."""
+    first = (["I teach maths at a school in Leeds."],
+             [item("The user is a maths teacher at a school in Leeds.", "a-0", action="add")])
+    _requests, report = two_runs(vault, tmp_path, first,
+                                 ["Big news: I quit teaching, I'm a data analyst now, and we moved to York."], [
+        reply(item("The user works as a data analyst.", "b-0", action="update", target="H1"),
+              item("The user lives in York.", "b-0", action="update", target="H1"))])
+    assert report["warnings"] == []
+    notes = memory_notes(vault)
+    old = notes["The user is a maths teacher at a school in Leeds."]
+    assert old.status == "superseded" and len(old.get("superseded_by")) == 2
+    assert {notes["The user works as a data analyst."].status, notes["The user lives in York."].status} == {"active"}
+
+
+def test_a_model_that_writes_a_door_code_costs_a_warning_never_a_memory(vault, tmp_path):
+    one = said(tmp_path, "s1", ["The new flat is on Elm Street.", "Code for the building door is 4417#."],
+               FIRST, "a")
+    leaked = item("The building door code is 4417#.", "a-1", action="add", title="Door code 4417#")
+    kept = item("The user lives on Elm Street.", "a-0", action="add")
+    with CannedLLM([reply(kept, leaked)]) as llm:
+        llm.configure(vault)
+        report = api.Memory(vault).extract([one], llm=True)
+    assert "4417" not in json.dumps(report)
+    assert [d["action"] for d in report["decisions"] if "door" in d["content"].lower()] == ["rejected"]
+    assert list(memory_notes(vault)) == ["The user lives on Elm Street."]
+    files = "".join(p.read_text(errors="replace") + p.name for p in vault.rglob("*") if p.is_file()
+                    and ".git" not in p.parts)
+    history = subprocess.run(["git", "-C", str(vault), "log", "-p", "--all"], capture_output=True, text=True).stdout
+    assert "4417" not in files and "4417" not in history
+
+
+def test_nonsense_leaves_the_session_to_the_rules_and_the_next_run_asks_the_model(vault, tmp_path):
+    one = said(tmp_path, "s1", ["I live in Porto and I play the cello."], FIRST, "a")
+    nonsense = (200, completion("I'm sorry, I can't help with that."))
+    with CannedLLM([nonsense, nonsense]) as llm:
+        llm.configure(vault)
+        first = api.Memory(vault).extract([one], llm=True)
+    assert first["model_usage"]["sessions_by_rules"] == 1
+    assert first["model_sessions"][0]["decided_by"] == "model and rules"
+    assert "offline extractor" in first["model_sessions"][0]["why"]
+    assert first["created"] >= 1  # the rules wrote the session's memories
+    session = read_note(next((vault / "Memory" / "Sessions").glob("*.md")))
+    assert session.get("extracted_by") is None
+    good = reply(item("The user plays the cello.", "a-0", action="add"))
+    with CannedLLM([good]) as llm:
+        llm.configure(vault)
+        again = api.Memory(vault).extract([one], llm=True)
+    assert len(llm.requests) == 1 and again["resumed"] == 0
+    assert "[H1]" in llm.requests[0]["body"]["messages"][1]["content"]  # the rules' memories, shown
+    assert read_note(next((vault / "Memory" / "Sessions").glob("*.md"))).get("extracted_by") == "llm"
+
+
+def test_entity_hubs_only_for_what_the_model_marks_as_a_name(vault, tmp_path):
+    one = said(tmp_path, "s1", ["My brother Tom just got a job at Figma."], FIRST, "a")
+    tom = item("The user's brother Tom works at Figma.", "a-0", action="add",
+               entities=[{"name": "Tom", "kind": "person"}, {"name": "Figma", "kind": "organization"},
+                         {"name": "new job", "kind": "other"}])
+    with CannedLLM([reply(tom)]) as llm:
+        llm.configure(vault)
+        api.Memory(vault).extract([one], llm=True)
+    hubs = sorted(p.stem for p in (vault / "Memory" / "Entities").glob("*.md"))
+    assert hubs == ["Figma", "Tom"]

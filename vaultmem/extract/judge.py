@@ -1,0 +1,110 @@
+"""The model judges, the policy checks: what a memory the model wrote does to what is held.
+
+With the model writing the memory (`extract/llm.py`), each memory comes with the model's word
+on the held memories it was shown (`Verdict`): add, update, merge into or ignore one of them
+or an earlier memory of the same reply. Sameness and change are the model's call: the write
+rules' guesses (a near-duplicate by cosine, a slot filled with another value) give way to it
+wherever the model saw the memory they point at. What stays with the policy are the checks a
+model cannot be trusted with: a statement screened out (a secret, noise) stays out; a target
+must be one the model was shown (`llm_reply`); a memory already built from the very same
+messages is not written twice (a re-run); an update of a memory it shares nothing with (no
+word, no slot, far in meaning) is refused; superseding keeps the old note, marked superseded
+(`memory/write.py`). Each refusal is said in the run's output with its reason.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vaultmem.policy.decide import Decision
+from vaultmem.policy.pool import Existing, Pool
+
+NEAREST = 6        # held memories shown for each user message of a session
+SHOWN_FLOOR = 0.3  # a held memory less like every message than this is not shown
+MAX_SHOWN = 80     # held memories in one request, nearest first (the budget may take fewer)
+UNRELATED = 0.35   # below this cosine, an update must share a word or a slot with its target
+
+
+def held_for(turns, pool: Pool, user: str, encode) -> list:
+    """The held memories that bear on a session, nearest first: for each message of the
+    user, the memories closest to it (`encode(texts) -> vectors`). `extract.llm.Held`s."""
+    from vaultmem.extract.llm import Held
+
+    texts = [" ".join(t.text.split())[:2000] for t in turns
+             if (t.role or "user").lower() == "user" and t.text.strip()]
+    if not texts or not any(e.user == user for e in pool.entries):
+        return []
+    best: dict[int, tuple[Existing, float]] = {}
+    for vector in encode(texts):
+        for entry, score in pool.neighbours(user, vector, NEAREST, SHOWN_FLOOR):
+            if score > best.get(id(entry), (None, -1.0))[1]:
+                best[id(entry)] = (entry, score)
+    ranked = sorted(best.values(), key=lambda pair: -pair[1])[:MAX_SHOWN]
+    return [Held(entry, f"since {entry.valid_from}" if entry.valid_from else "") for entry, _ in ranked]
+
+
+def judge(decision: Decision, pool: Pool, vector, shown: set, made: dict) -> tuple[Decision, str | None]:
+    """The decision to carry out for a memory the model wrote, and a warning when the model's
+    verdict was refused. `shown`: ids of the held memories the model saw; `made`: id of each
+    candidate of the session decided so far -> the memory (`Existing`) it became or restated."""
+    cand = decision.candidate
+    verdict = getattr(cand, "verdict", None)
+    if verdict is None or decision.action in ("rejected", "unchanged"):
+        return decision, None  # screened out, or already remembered from these very messages
+    target = verdict.target
+    if target is not None and not isinstance(target, Existing):  # an earlier memory of the reply
+        target = made.get(id(target))
+        if target is None:
+            return decision, (f"the model said {cand.content[:50]!r} {verdict.action}s an earlier memory of "
+                              f"its reply that was not written; the rules decided")
+    if verdict.action == "add":
+        held = decision.target
+        if held is not None and id(held) in shown and pool.exact(held.user, cand.content) is not held:
+            return Decision("created", f"the model: new information, true beside {held.rel} (the rules "
+                                       f"took it for {decision.action} of it)", cand.content, decision.type,
+                            candidate=cand), None
+        return decision, None
+    score = _cosine(vector, target.vector)
+    if _unrelated(cand, target, score):
+        return decision, (f"the model said {cand.content[:50]!r} {verdict.action}s {target.rel}, which it "
+                          f"shares nothing with (no word, no slot, cosine {score:.2f}); the rules decided")
+    if verdict.action == "ignore":
+        return Decision("unchanged", f"the model: already remembered in {target.rel}", cand.content,
+                        decision.type, target, candidate=cand), None
+    if target.subject and target.attribute and not getattr(cand, "attribute", None):
+        cand.subject, cand.attribute = target.subject, target.attribute  # a later change finds the slot
+    if verdict.action == "merge":
+        return Decision("superseded", f"the model: says what {target.rel} says, in full; it replaces it "
+                                      "(kept as superseded)", cand.content, decision.type, target,
+                        candidate=cand, still_true=True), None
+    return Decision("superseded", f"the model: updates {target.rel}; the old memory is kept as superseded",
+                    cand.content, decision.type, target, candidate=cand), None
+
+
+def _unrelated(cand, target: Existing, score: float) -> bool:
+    """An update or merge that shares nothing with its target: no content word (Chinese: no
+    two characters in a row), not the same slot, and far in meaning."""
+    if score >= UNRELATED:
+        return False
+    attribute = (getattr(cand, "attribute", None) or "").lower()
+    if attribute and attribute == (target.attribute or "").lower():
+        return False
+    return not (_words(cand.content) & _words(target.text))
+
+
+_COMMON = set("the user user's users and that with from this have has had was were are is for "
+              "they their them she her his him who what when".split()) | {"用户"}
+
+
+def _words(text: str) -> set[str]:
+    latin = {w for w in re.findall(r"[a-z0-9][a-z0-9'-]{2,}", text.lower())}
+    han = "".join(re.findall(r"[\u4e00-\u9fff]", text))
+    return (latin | {han[i:i + 2] for i in range(len(han) - 1)}) - _COMMON
+
+
+def _cosine(a, b) -> float:
+    import numpy as np
+
+    if a is None or b is None:
+        return -1.0
+    return float(np.asarray(a, dtype=np.float32).ravel() @ np.asarray(b, dtype=np.float32).ravel())
