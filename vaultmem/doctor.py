@@ -7,7 +7,8 @@
 `ok` is False when the index drifted from the vault (missing, stale or orphaned rows) or a
 note cannot be parsed; broken links and contradictions are reported as warnings. A note over
 `limits.MAX_NOTE_BYTES` is listed in `parse_errors` with the reason every path gives it, and,
-while the index still holds rows of it, as `stale` (the next sync removes them).
+while the index still holds rows of it, as `stale` (the next sync removes them). `llm` says
+which model writes the memory and when it last answered (`extract.model_report`).
 """
 
 from __future__ import annotations
@@ -144,6 +145,8 @@ def _similar_pairs(index: ChunkIndex, add) -> None:
 
 def doctor(vault) -> dict:
     """Compare vault and index, and check notes. See the module docstring for `ok`."""
+    from vaultmem.extract import model_report
+
     notes, parse_errors, oversized = _scan(vault)
     index = ChunkIndex(vault.root)
     index.hits_on_demand = True   # the similar pairs read filter columns and vectors alone
@@ -179,6 +182,7 @@ def doctor(vault) -> dict:
         "contradictions": contradictions(vault, notes, index, resolver),
         "model_advice": model_advice(vault, notes),
         "sync": sync_findings(vault, notes),
+        "llm": model_report(vault.config, vault.state_dir),
     }
 
 

@@ -26,7 +26,10 @@ from vaultmem.store.vault import Vault
 def init(path: str | Path, model: str | None = None) -> dict:
     """Create the layout, config, git's ignores and a git repo (if none) in `path`; the
     vault's root gets nothing but `.vaultmem/`, the memory folder and `.git/` (a new repo).
-    `model`: the embedding model (default: the one that suits the vault's language)."""
+    `model`: the embedding model (default: the one that suits the vault's language).
+    `model_clis`: the model CLIs on PATH and the `[llm] command` for each (none is turned on:
+    nothing leaves the machine until the person sets `enabled = true`)."""
+    from vaultmem.extract import model_clis
     from vaultmem.history import git as history
     from vaultmem.store.init import init_vault
 
@@ -47,6 +50,7 @@ def init(path: str | Path, model: str | None = None) -> dict:
     history.commit(root, [memory_root],
                    "vaultmem: init (record existing memory notes, merge memory notes by property)",
                    action="init")
+    result["model_clis"] = model_clis()
     return result
 
 

@@ -40,6 +40,26 @@ def init(ctx, path, model, as_json):
                        ".vaultmem/config.toml changes this, [] turns it off")
         else:
             click.echo("  your notes: not indexed ([index] notes = [] in .vaultmem/config.toml)")
+    _print_model_clis(result.get("model_clis") or [])
+
+
+def _print_model_clis(found):
+    """The model CLIs init found, each with the `[llm]` lines that turn it on; init turns none on."""
+    import json
+
+    if not found:
+        click.echo("  model: the offline rules write the memory; for a model, set base_url, model and "
+                   "api_key_env of an OpenAI-compatible endpoint under [llm] in .vaultmem/config.toml, "
+                   "and enabled = true")
+        return
+    click.echo(f"  model CLIs on PATH: {', '.join(item['name'] for item in found)}. Nothing is sent to "
+               "one until you turn it on: under [llm] in .vaultmem/config.toml, replace the lines "
+               "`command = []` and `enabled = false` with those of the one you want:")
+    for item in found:
+        note = f" ({item['note']})" if item["note"] else ""
+        click.echo(f"    {item['name']}{note}:")
+        click.echo(f"      command = {json.dumps(item['command'])}")
+        click.echo("      enabled = true")
 
 
 @cli.command()

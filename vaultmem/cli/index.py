@@ -167,11 +167,29 @@ def _print_doctor(result):
         click.echo(f"contradiction: {' <-> '.join(item['paths'])} ({item['reason']})")
     if result.get("model_advice"):
         click.echo(f"model: {result['model_advice']}")
+    if result.get("llm"):
+        click.echo(_llm_line(result["llm"]))
     _print_sync(result.get("sync") or {}, result.get("fixed"))
     if result["ok"]:
         click.echo("Index matches the vault.")
     else:
         click.echo("Run `vaultmem reindex` to fix drift; fix or delete unreadable notes.")
+
+
+def _llm_line(llm) -> str:
+    """Which model writes the memory, and when it last answered or how its last call failed."""
+    if not llm["model"]:
+        return "llm: none named under [llm] in .vaultmem/config.toml; the offline rules write the memory"
+    if llm["enabled"]:
+        line = f"llm: {llm['model']} writes the memory ([llm] enabled)"
+    else:
+        line = (f"llm: off, the offline rules write the memory ([llm] names {llm['model']}: "
+                "`extract --llm` asks it for one run, enabled = true turns it on)")
+    answered = f"last answered {llm['answered'].replace('T', ' ')}" if llm.get("answered") else ""
+    if llm.get("ok") is False:
+        return (f"{line}; its last call failed at {llm['at'].replace('T', ' ')}: {llm['error']}"
+                + (f" ({answered})" if answered else ""))
+    return f"{line}; {answered or 'it has not answered yet'}"
 
 
 def _print_sync(sync, fixed):

@@ -5,8 +5,11 @@ session notes, the offline and LLM extractors and the run that writes their note
 from vaultmem.public import lazy_names
 
 _PUBLIC = {
+    "model_clis": "llm_command",
     "LLMSettings": "llm_endpoint",
+    "STATUS_FILE": "llm_endpoint",
     "chat": "llm_endpoint",
+    "model_report": "llm_endpoint",
     "extract": "run",
 }
 __all__ = sorted(_PUBLIC)
