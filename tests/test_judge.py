@@ -196,3 +196,19 @@ def test_entity_hubs_only_for_what_the_model_marks_as_a_name(vault, tmp_path):
         api.Memory(vault).extract([one], llm=True)
     hubs = sorted(p.stem for p in (vault / "Memory" / "Entities").glob("*.md"))
     assert hubs == ["Figma", "Tom"]
+
+
+def test_an_update_may_replace_several_held_memories(vault, tmp_path):
+    """The move happened: it replaces the old home and the plan to move, in one item."""
+    first = (["I live in Cleveland. If Noor gets the Raleigh job we'll probably move to Raleigh."],
+             [item("The user lives in Cleveland.", "a-0", subject="user", attribute="home", value="Cleveland",
+                   action="add"),
+              item("The user would probably move to Raleigh if Noor gets the job there.", "a-0", action="add")])
+    requests, report = two_runs(vault, tmp_path, first, ["We moved to Raleigh last Saturday!"], [
+        reply(item("The user lives in Raleigh.", "b-0", action="update", target=["H1", "H2", "H9"]))])
+    assert report["superseded"] == 2, (requests[1]["body"]["messages"][1]["content"], report)
+    assert any("'H9'" in w and "left out of its targets" in w for w in report["warnings"])
+    notes = memory_notes(vault)
+    assert notes["The user lives in Cleveland."].status == "superseded"
+    assert notes["The user would probably move to Raleigh if Noor gets the job there."].status == "superseded"
+    assert notes["The user lives in Raleigh."].status == "active"

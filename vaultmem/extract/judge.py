@@ -27,7 +27,8 @@ UNRELATED = 0.35   # below this cosine, an update must share a word or a slot wi
 
 def held_for(turns, pool: Pool, user: str, encode) -> list:
     """The held memories that bear on a session, nearest first: for each message of the
-    user, the memories closest to it (`encode(texts) -> vectors`). `extract.llm.Held`s."""
+    user, the memories closest to it (`encode(texts) -> vectors`), then the user's memories
+    that fill a slot. `extract.llm.Held`s."""
     from vaultmem.extract.llm import Held
 
     texts = [" ".join(t.text.split())[:2000] for t in turns
@@ -39,7 +40,11 @@ def held_for(turns, pool: Pool, user: str, encode) -> list:
         for entry, score in pool.neighbours(user, vector, NEAREST, SHOWN_FLOOR):
             if score > best.get(id(entry), (None, -1.0))[1]:
                 best[id(entry)] = (entry, score)
-    ranked = sorted(best.values(), key=lambda pair: -pair[1])[:MAX_SHOWN]
+    ranked = sorted(best.values(), key=lambda pair: -pair[1])
+    # And what changes most: the user's memories that fill a slot (home, work, a relation),
+    # newest first, though the session never names them ("we moved last week").
+    slots = [e for e in reversed(pool.entries) if e.user == user and e.attribute and id(e) not in best]
+    ranked = (ranked + [(entry, 0.0) for entry in slots])[:MAX_SHOWN]
     return [Held(entry, f"since {entry.valid_from}" if entry.valid_from else "") for entry, _ in ranked]
 
 
@@ -65,7 +70,7 @@ def judge(decision: Decision, pool: Pool, vector, shown: set, made: dict) -> tup
                             candidate=cand), None
         return decision, None
     score = _cosine(vector, target.vector)
-    if _unrelated(cand, target, score):
+    if unrelated(cand, target, score):
         return decision, (f"the model said {cand.content[:50]!r} {verdict.action}s {target.rel}, which it "
                           f"shares nothing with (no word, no slot, cosine {score:.2f}); the rules decided")
     if verdict.action == "ignore":
@@ -81,10 +86,11 @@ def judge(decision: Decision, pool: Pool, vector, shown: set, made: dict) -> tup
                     cand.content, decision.type, target, candidate=cand), None
 
 
-def _unrelated(cand, target: Existing, score: float) -> bool:
+def unrelated(cand, target: Existing, score: float | None) -> bool:
     """An update or merge that shares nothing with its target: no content word (Chinese: no
-    two characters in a row), not the same slot, and far in meaning."""
-    if score >= UNRELATED:
+    two characters in a row), not the same slot, and far in meaning (`score`, the cosine;
+    None: not known)."""
+    if score is not None and score >= UNRELATED:
         return False
     attribute = (getattr(cand, "attribute", None) or "").lower()
     if attribute and attribute == (target.attribute or "").lower():

@@ -43,6 +43,7 @@ class Verdict:
 
     action: str = "add"
     target: object = None
+    also: list = field(default_factory=list)  # further memories an update replaces (same kinds as target)
 
 
 @dataclass
@@ -203,14 +204,17 @@ def _extract_batch(turns, session_time, settings: LLMSettings, shares: Budget, h
         # A hub note only for what a person would look up: names the model marks as people,
         # places, organisations, pets or works (a bare name, as a small model writes it, too).
         names = [e["name"] for e in item["entities"] if e["kind"] in (*HUB_KINDS, None)]
-        target = item["target"]
-        target = keys[target].entry if isinstance(target, str) else (offset + target if target is not None else None)
+        def resolve(target):
+            return keys[target].entry if isinstance(target, str) else (offset + target if target is not None else None)
+
+        target = resolve(item["target"])
         cand = Candidate(content=item["content"], type=item["type"], importance=importance,
                          source_messages=item["source_messages"], entities=names,
                          subject=subject, attribute=attribute, value=value, title=item["title"],
                          valid_from=item["valid_from"], valid_to=item["valid_to"], tags=tags,
                          correction=item["correction"], speaker=speaker, origin="model",
-                         verdict=Verdict(item["action"], target) if item["action"] else None)
+                         verdict=Verdict(item["action"], target, [resolve(t) for t in item["also"]])
+                         if item["action"] else None)
         out.append(cand)
     return out, problems
 

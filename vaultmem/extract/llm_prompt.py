@@ -30,7 +30,7 @@ ITEM = {"content": str, "title": str, "type": "fact"|"preference"|"event"|"proce
         "entities": [{"name": str, "kind": "person"|"place"|"organization"|"pet"|"work"}],
         "valid_from": "YYYY-MM-DD"|null, "valid_to": "YYYY-MM-DD"|null,
         "subject": str|null, "attribute": str|null, "value": str|null,
-        "action": "add"|"update"|"merge"|"ignore", "target": "H3"|"N2"|null}
+        "action": "add"|"update"|"merge"|"ignore", "target": "H3"|"N2"|["H3", "H5"]|null}
 Items are numbered N1, N2, ... in the order you list them.
 What to remember: lasting information about the user and the people, pets, places and things
 in their life: who they are, home, work, family, health, possessions, projects and tools,
@@ -70,7 +70,8 @@ card, account or ID numbers. An empty list is a valid answer.
 - action and target: "add": new information, or information that can be true together with
   what is held (target null). "update": it replaces a held memory, or an earlier item of your
   list, that is no longer true: the same thing about the same person with a new value (a move,
-  a new job or title, a changed opinion or plan, a corrected name or date); target that one.
+  a new job or title, a changed opinion or plan, a corrected name or date, a plan that came
+  true); target that one, or a list of all it replaces.
   "merge": it says what the target says, with more or corrected detail, and replaces it.
   "ignore": the target already says all of it; nothing is written. A plan, a wish or a change
   that did not happen replaces nothing."""

@@ -142,6 +142,7 @@ def _verdict(item: dict, raw: dict, i: int, held: set, numbers: dict, problems: 
     """`item["action"]` and `item["target"]` ("H2", or the index in the items of an earlier
     item): an action without a target it may name becomes "add", said in `problems`."""
     where = f"memory_items[{i}]"
+    item["also"] = []  # the further memories an update replaces
     if raw.get("action") in (None, ""):  # no word on what is held (a small model, the older prompt):
         item["action"], item["target"] = None, None  # the write rules decide alone
         return
@@ -153,16 +154,24 @@ def _verdict(item: dict, raw: dict, i: int, held: set, numbers: dict, problems: 
     if action == "add":
         return
     given = raw.get("target")
-    found = re.fullmatch(r"\[?\s*([HhNn])\s*(\d+)\s*\]?", str(given).strip()) if given is not None else None
-    letter, number = (found.group(1).upper(), int(found.group(2))) if found else (None, None)
-    if letter == "H" and f"H{number}" in held:
-        item["target"] = f"H{number}"
-    elif letter == "N" and number in numbers:
-        item["target"] = numbers[number]
-    else:
-        problems.append(f"{where}: {action} of {given!r}, which is neither a held memory shown nor an earlier "
-                        f"item; kept as new")
+    targets = []
+    for one in (given if isinstance(given, list) else [given]):
+        found = re.fullmatch(r"\[?\s*([HhNn])\s*(\d+)\s*\]?", str(one).strip()) if one is not None else None
+        letter, number = (found.group(1).upper(), int(found.group(2))) if found else (None, None)
+        if letter == "H" and f"H{number}" in held:
+            targets.append(f"H{number}")
+        elif letter == "N" and number in numbers:
+            targets.append(numbers[number])
+        else:
+            problems.append(f"{where}: {action} of {one!r}, which is neither a held memory shown nor an earlier "
+                            f"item; {'left out of its targets' if isinstance(given, list) else 'kept as new'}")
+    targets = list(dict.fromkeys(targets))
+    if not targets:
+        if isinstance(given, list):
+            problems.append(f"{where}: no target it may name; kept as new")
         item["action"] = "add"
+        return
+    item["target"], item["also"] = targets[0], targets[1:] if action == "update" else []
 
 
 def _entities(value, where: str, problems: list[str]) -> list[dict]:

@@ -267,10 +267,34 @@ class _Run:
                 written = []
             if target and target in written:
                 tally["superseded"].add(target)
+            if decision.action == "superseded" and cand.verdict is not None and cand.verdict.also:
+                self._replace_also(decision, made, ch, tally, stated)
             made[id(cand)] = self._became(decision)
             report.listed(decision)
         if ch is not None and done_by_llm and turns_at:
             mark_decided_by_llm(vault, next(iter(turns_at.values()))[0], ch)
+
+    def _replace_also(self, decision, made: dict, ch, tally: dict, stated) -> None:
+        """The further memories the model said an update replaces ("a plan that came true"
+        beside the old value): each superseded by the new memory too, when it is still active
+        and shares something with it (`judge.unrelated`)."""
+        from vaultmem.extract.judge import unrelated
+        from vaultmem.memory.write import supersede
+
+        cand = decision.candidate
+        until = cand.valid_from or stated
+        for target in cand.verdict.also:
+            entry = target if not isinstance(target, Candidate) else made.get(id(target))
+            if entry is None or entry is decision.target or entry not in self.pool.entries:
+                continue
+            if unrelated(cand, entry, None):
+                self.report.warnings.append(f"the model said {cand.content[:50]!r} also replaces {entry.rel}, "
+                                            "which it shares nothing with; kept")
+                continue
+            ch.record(entry.rel)
+            supersede(self.vault, entry, new_rel=decision.path, until=until, now=self.now)
+            self.pool.discard(entry)
+            tally["superseded"].add(entry.rel)
 
     def _became(self, decision):
         """The memory a decision wrote or restated (an `Existing`), or None."""
@@ -306,10 +330,13 @@ class _Run:
         self.shown = {id(item.entry) for item in outcome.shown}
         self.report.warnings.extend(f"session {session.id}: {w}" for w in outcome.warnings)
         self.report.model_session(session.id, outcome)
-        for cand in outcome.candidates:  # an "N2" target is that candidate itself
-            verdict = cand.verdict
-            if verdict is not None and isinstance(verdict.target, int):
-                verdict.target = outcome.candidates[verdict.target]
+        def own(target):  # an "N2" target is that candidate itself
+            return outcome.candidates[target] if isinstance(target, int) else target
+
+        for cand in outcome.candidates:
+            if cand.verdict is not None:
+                cand.verdict.target = own(cand.verdict.target)
+                cand.verdict.also = [own(target) for target in cand.verdict.also]
         return outcome.candidates, not outcome.fell_back
 
 
