@@ -55,7 +55,9 @@ def allowed(meta: dict, user, type_, tag, since, as_of, all_) -> bool:
         return False
     valid_to = meta.get("valid_to", "")
     if as_of:
-        start = meta.get("valid_from") or meta["created"][:10]
+        # no valid_from: since its creation, unless it has an end (a past state told later:
+        # it held since before, so no start bounds it)
+        start = meta.get("valid_from") or ("" if meta.get("valid_to") else meta["created"][:10])
         ends_after = not valid_to or valid_to > as_of or (valid_to == as_of and meta["status"] != "superseded")
         return start <= as_of and ends_after and (all_ or meta["status"] != "archived")
     return all_ or (meta["status"] == "active" and (not valid_to or valid_to >= TODAY))
