@@ -26,6 +26,7 @@ _PUBLIC = {
     "apply": "write",
     "load_pool": "write",
     "plan": "write",
+    "supersede": "write",
 }
 __all__ = sorted(_PUBLIC)
 __getattr__ = lazy_names(__name__, _PUBLIC)
