@@ -75,6 +75,8 @@ def make_title(content: str, limit: int = TITLE_LIMIT) -> str:
     'The user moved to Denver in October'
     >>> make_title("The user and Tom prefer small boutique hotels over big chain hotels when they travel abroad.")
     'The user and Tom prefer small boutique hotels'
+    >>> make_title("Alice prefers heirloom tomatoes over hybrid ones because they taste of summer to her.")
+    'Alice prefers heirloom tomatoes over hybrid ones'
     >>> make_title("2026-05-02，用户的书法班上了两个月了，老师说用户横画终于不抖了，现在周六上午雷打不动去练字。")
     '用户的书法班上了两个月了 (2026-05-02)'
     """
@@ -107,9 +109,12 @@ def make_title(content: str, limit: int = TITLE_LIMIT) -> str:
                 words.pop()  # "... support group and it" reads as cut off; end on a content word
             # A phrase the cut broke ("... prefer small boutique hotels over big") goes whole:
             # the title ends before the word that opened it, when enough is left.
+            after = text[len(" ".join(words)):].split()
+            broken = bool(after) and after[0].lower().strip(",;") not in _PHRASE_OPENERS and \
+                not words[-1].endswith((",", ";"))
             opens = [i for i, w in enumerate(words) if w.lower() in _PHRASE_OPENERS and i >= 3
                      and len(" ".join(words[:i])) >= room // 2]
-            if opens:
+            if broken and opens:
                 words = words[:opens[-1]]
             cut = " ".join(words)
         text = cut.rstrip(" ,;，、-–—")
