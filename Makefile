@@ -23,13 +23,22 @@ demo: install
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/demo.sh
 
 # Two test processes (pytest-xdist), one a core of a 2-core machine, each given whole modules
-# (--dist loadscope: a module's fixtures are built once). `make test` samples the sweeps
-# (fuzzed cases, kill points: tests/helpers/sweep.py); `make test-all` runs them in full.
-PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadscope
+# (--dist loadscope: a module's fixtures are built once), the longest modules first
+# (--no-loadscope-reorder keeps the order tests/conftest.py gives them). `make test` samples
+# the sweeps (fuzzed cases, kill points: tests/helpers/sweep.py); `make test-all` runs them in full.
+PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadscope --no-loadscope-reorder
 
+# The plugin's part (test-plugin) runs beside pytest rather than after it: it mostly waits (on
+# npm, on its daemon), time the two test processes leave free. Its output follows pytest's;
+# `make test` fails if either part does.
 test: install
-	$(PYTEST)
-	@$(MAKE) --no-print-directory test-plugin
+	@log=$$(mktemp); \
+	$(MAKE) --no-print-directory test-plugin >"$$log" 2>&1 & plugin=$$!; \
+	trap 'kill $$plugin 2>/dev/null; rm -f "$$log"' INT TERM; \
+	echo '$(PYTEST)'; $(PYTEST); tests=$$?; \
+	wait $$plugin; plugin=$$?; \
+	echo "--- make test-plugin (run beside pytest) ---"; cat "$$log"; rm -f "$$log"; \
+	[ $$tests -eq 0 ] && [ $$plugin -eq 0 ]
 
 # The Obsidian plugin (obsidian-plugin/): its tests run against a daemon of this checkout's
 # vaultmem, then the release build, which must be the main.js committed beside it. Node 20 or
