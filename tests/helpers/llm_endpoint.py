@@ -43,7 +43,10 @@ class LoopbackLLM:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # shutdown() returns once serve_forever next looks at its flag: every 0.5 s by
+        # default, half a second at the end of each of the many tests that serve a model.
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01},
+                                       daemon=True)
 
     def answer(self, body: dict) -> tuple[int, dict | bytes]:
         raise NotImplementedError
