@@ -440,7 +440,7 @@ def test_a_query_during_the_startup_scan_waits_for_it_or_says_so(tmp_path):
     warning; one without a warning gives exactly what the caught-up index gives."""
     root = new_vault(tmp_path)
     facts = root / "Memory" / "Facts"
-    count = 100
+    count = 48
     for n in range(count):
         (facts / f"Place {n}.md").write_text(
             note_text(f"01JPLACE{n:018d}", f"The user once visited place number {n}."))
@@ -451,11 +451,12 @@ def test_a_query_during_the_startup_scan_waits_for_it_or_says_so(tmp_path):
     for n in range(count):
         (facts / f"Place {n}.md").write_text(
             note_text(f"01JPLACE{n:018d}", f"The user adopted a grey parrot, bird number {n}."))
-    query = {"query": "grey parrot bird number 97", "k": 5}
-    # Test-only: each note of the scan takes at least 0.15 s, so the scan outlasts the
-    # query's wait for it by far (see vaultmem/daemon/worker.py).
+    query = {"query": "grey parrot bird number 37", "k": 5}
+    # Test-only: each note of the scan takes at least 0.2 s, so the scan (~10 s: a batch of
+    # 32 notes, then 16) outlasts the query's wait for it (3 s) by far (see
+    # vaultmem/daemon/worker.py).
     started = json.loads(vaultmem("daemon", "start", "--json", vault=root,
-                                  env={"VAULTMEM_TEST_SCAN_DELAY": "0.15"}).stdout)
+                                  env={"VAULTMEM_TEST_SCAN_DELAY": "0.2"}).stdout)
     _STARTED.add(root)
     assert started["started"]
     during = client.request(root, "search", query)
@@ -466,10 +467,10 @@ def test_a_query_during_the_startup_scan_waits_for_it_or_says_so(tmp_path):
     assert client.request(root, "flush", {"timeout": 60})["idle"]
     after = client.request(root, "search", query)
     assert "warning" not in after
-    assert after["hits"][0]["path"] == "Memory/Facts/Place 97.md"
+    assert after["hits"][0]["path"] == "Memory/Facts/Place 37.md"
     for answer in (during, json.loads(via_cli.stdout)):
         if "warning" in answer:
-            assert re.fullmatch(r"the daemon is still indexing the vault \(\d+ of 100 notes "
+            assert re.fullmatch(rf"the daemon is still indexing the vault \(\d+ of {count} notes "
                                 r"checked\): results may miss recent notes", answer["warning"])
         else:
             assert answer["hits"] == after["hits"]
@@ -478,7 +479,7 @@ def test_a_query_during_the_startup_scan_waits_for_it_or_says_so(tmp_path):
     # The scan was still running after the first answer came back: that answer said so.
     assert scan_after["phase"] == "checking", "the scan ended before the query: slow it more"
     assert "warning" in during
-    assert "startup scan: checking," in human_status and "of 100 notes checked" in human_status
+    assert "startup scan: checking," in human_status and f"of {count} notes checked" in human_status
     final = client.request(root, "status")["scan"]
     assert final["checked"] == final["total"] == count and final["seconds"] > 0
     assert "startup scan: done in" in vaultmem("daemon", "status", vault=root).stdout

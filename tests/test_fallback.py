@@ -122,9 +122,11 @@ def test_an_answer_from_an_index_still_being_built_says_so(vault, git_identity, 
     """The daemon is building its first index at startup: a search waits a little, is
     sent back, and the CLI's own answer (from the index as built so far) carries the
     daemon's warning, in --json and on stderr."""
+    from vaultmem.daemon import handlers
     from vaultmem.daemon.runner import Daemon
 
     monkeypatch.delenv("VAULTMEM_NOW", raising=False)
+    monkeypatch.setattr(handlers, "READ_WAIT_DURING_BUILD", 0.5)   # "a little": 3 s a search otherwise
     daemon = Daemon(vault)
     daemon.server.start()
     try:

@@ -273,8 +273,11 @@ def test_a_caller_on_another_clock_still_has_the_daemon_reindex(daemon):
 
 # --- reindex --full with the daemon running ------------------------------------------------------
 
-def test_searches_during_a_full_rebuild_are_told_and_answered_in_process(daemon):
+def test_searches_during_a_full_rebuild_are_told_and_answered_in_process(daemon, monkeypatch):
     """While the daemon rebuilds, a search waits briefly, then is told why and falls back."""
+    from vaultmem.daemon import handlers
+
+    monkeypatch.setattr(handlers, "READ_WAIT_DURING_BUILD", 0.5)   # "briefly": 3 s, twice, otherwise
     root = daemon.root
     daemon.dispatch("reindex", {})
     real, entered, release = daemon.handlers["reindex"], threading.Event(), threading.Event()
