@@ -71,7 +71,9 @@ def test_an_index_stopped_halfway_keeps_what_it_wrote_and_the_next_sync_embeds_t
 
 
 def test_bulk_encoding_on_every_core_gives_the_same_vectors(embedder):
-    texts = [f"Note {n}: thoughts on {TOPICS[n % len(TOPICS)]}, " + "and more " * (n % 40) for n in range(300)]
+    # Every length of 0-39 "and more"s three times: batches of short and of long texts, many
+    # more batches than threads.
+    texts = [f"Note {n}: thoughts on {TOPICS[n % len(TOPICS)]}, " + "and more " * (n % 40) for n in range(120)]
     alone = embedder.backend.encode(texts, 16)
     tokens_alone = embedder.backend.token_vectors(texts[:50], 8)
     with embedder.bulk(2):

@@ -174,17 +174,17 @@ def test_progress_on_stderr_and_none_with_json(tmp_path, embedder, monkeypatch):
 def test_a_big_run_commits_in_steps_and_its_summary_is_what_the_commits_hold(tmp_path, embedder, monkeypatch):
     from vaultmem.extract import run as run_module
 
-    monkeypatch.setattr(run_module, "STEP_TURNS", 200)
+    monkeypatch.setattr(run_module, "STEP_TURNS", 100)
     use_model(monkeypatch, embedder)
     root = tmp_path / "vault"
     api.init(root)
     before = vault_files(root)
-    transcript = write_transcript(tmp_path / "big.jsonl", 800, per_session=100)
+    transcript = write_transcript(tmp_path / "big.jsonl", 400, per_session=50)
     result = CliRunner().invoke(cli, ["--vault", str(root), "extract", str(transcript), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     held = committed(root, report["run"])
-    assert held["commits"] == len(report["commits"]) == 4  # 800 turns in steps of 200
+    assert held["commits"] == len(report["commits"]) == 4  # 400 turns in steps of 100
     assert set(report["notes"]) == held["paths"]
     assert report["created"] == len(held["memory_added"]) == held["subjects_new"]
     superseded_new = sum(read_head(root / p).get("status") == "superseded" for p in held["memory_added"])
