@@ -94,7 +94,8 @@ NOTES = ["The user is allergic to peanuts.", "The user works as a nurse at Ruiji
          "用户下个月要去成都出差。"]
 
 
-def test_switching_the_model_both_ways_rebuilds_the_index_and_crosses_languages(tmp_path, embedder):
+def test_switching_the_model_both_ways_rebuilds_the_index_and_crosses_languages(tmp_path, embedder, multilingual,
+                                                                               monkeypatch):
     vault = tmp_path / "vault"
     assert cli("init", str(vault), "--model", MINILM_MODEL).returncode == 0
     memory = api.Memory(vault, embedder=embedder)
@@ -124,10 +125,21 @@ def test_switching_the_model_both_ways_rebuilds_the_index_and_crosses_languages(
     assert done.returncode == 0, done.stderr
     assert "model changed from all-MiniLM-L6-v2 to use-multilingual-v3" in done.stdout
     assert first("用户对什么过敏？") == NOTES[0]
-    assert "advice" not in hits(vault, "用户对什么过敏？")
-    assert first("What is the name of the user's cat?") == NOTES[2]
-    assert first("Who is the user's boss?") == NOTES[3]
-    assert first("用户做什么工作？") == NOTES[1]
+    # The command reads the new model's index; the other questions ask that index in-process,
+    # the model loaded once (a command loads it each time, ~1.3 s), on the commands' clock.
+    monkeypatch.setenv("VAULTMEM_NOW", ENV["VAULTMEM_NOW"])
+    switched_memory = api.Memory(vault, embedder=multilingual)
+    assert switched_memory.vault.config.model == MULTILINGUAL_MODEL
+
+    def first_in_process(question):
+        found = switched_memory.search(question)
+        assert not found.get("warning"), found["warning"]
+        return found["hits"][0]["text"] if found["hits"] else None
+
+    assert "advice" not in switched_memory.search("用户对什么过敏？")
+    assert first_in_process("What is the name of the user's cat?") == NOTES[2]
+    assert first_in_process("Who is the user's boss?") == NOTES[3]
+    assert first_in_process("用户做什么工作？") == NOTES[1]
 
     assert cli("init", str(vault), "--model", MINILM_MODEL).returncode == 0
     done = cli("reindex", "--json", vault=vault)
