@@ -69,8 +69,14 @@ def status(root):
 
 @pytest.fixture
 def vault(tmp_path):
+    """A new vault whose daemon takes an inbox transcript as settled after 0.5 s (2 s by
+    default: the user's edits, committed 5 s after them, are still pending at the kill)."""
     root = tmp_path / "vault"
     vaultmem("init", str(root), vault=root)
+    config = root / ".vaultmem" / "config.toml"
+    text = config.read_text(encoding="utf-8")
+    assert "inbox_settle_seconds = 2\n" in text
+    config.write_text(text.replace("inbox_settle_seconds = 2\n", "inbox_settle_seconds = 0.5\n"), encoding="utf-8")
     yield root
     pid = running_pid(root / ".vaultmem")
     if pid:

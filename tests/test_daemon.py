@@ -182,10 +182,20 @@ def log_text(vault):
     return (vault / ".vaultmem" / "daemon.log").read_text(encoding="utf-8")
 
 
+LIVE_QUIET_SECONDS = 2   # the live daemon's commit_quiet_seconds
+
+
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
-    """A vault with a running daemon, shared by the tests below (the model loads once)."""
+    """A vault with a running daemon, shared by the tests below (the model loads once). Its
+    quiet times are shorter than the defaults (5 s before it commits the user's edits, 2 s
+    before an inbox transcript counts as settled), so the tests that wait past them wait less."""
     root = new_vault(tmp_path_factory.mktemp("live"))
+    config = root / ".vaultmem" / "config.toml"
+    text = config.read_text(encoding="utf-8")
+    assert "commit_quiet_seconds = 5\n" in text and "inbox_settle_seconds = 2\n" in text
+    config.write_text(text.replace("commit_quiet_seconds = 5\n", f"commit_quiet_seconds = {LIVE_QUIET_SECONDS}\n")
+                      .replace("inbox_settle_seconds = 2\n", "inbox_settle_seconds = 0.5\n"), encoding="utf-8")
     facts = root / "Memory" / "Facts"
     (facts / "Tea.md").write_text(note_text("01JTEA0000000000000000000A",
                                             "The user drinks green tea every morning."))
@@ -368,8 +378,8 @@ def test_the_persons_own_notes_are_watched_and_never_committed(live):
     found = wait_for(hit_for(live, "what goes into the raised beds", "Projects/Garden plan.md", "leeks"),
                      what="an edit of the person's note searchable")
     assert found["type"] == "note"
-    # Memory edits are committed after commit_quiet_seconds (5 s): wait past it and more.
-    time.sleep(8)
+    # Memory edits are committed after commit_quiet_seconds (2 s here): wait past it and more.
+    time.sleep(LIVE_QUIET_SECONDS + 3)
     log = subprocess.run(["git", "-C", str(live), "log", "--all", "--format=%H", "--", "Projects"],
                          capture_output=True, text=True)
     assert log.returncode == 0 and log.stdout.strip() == ""

@@ -417,6 +417,14 @@ def test_two_devices_synced_through_one_remote(tmp_path, git_identity):
     vaultmem("init", str(a), vault=a)
     git(a, "push", "-q", "origin", "main")
     git(tmp_path, "clone", "-q", str(remote), str(b))
+    # Each daemon commits a person's edit 1 s after it (5 s by default), as test_purge's. The
+    # clone has no config of its own (.vaultmem/ is not in git): the defaults but that line.
+    config = a / ".vaultmem" / "config.toml"
+    text = config.read_text(encoding="utf-8")
+    assert "commit_quiet_seconds = 5\n" in text
+    config.write_text(text.replace("commit_quiet_seconds = 5\n", "commit_quiet_seconds = 1\n"), encoding="utf-8")
+    (b / ".vaultmem").mkdir()
+    (b / ".vaultmem" / "config.toml").write_text("[daemon]\ncommit_quiet_seconds = 1\n", encoding="utf-8")
     for vault in (a, b):
         start(vault)   # b's daemon registers the merge driver its clone lacks
     for vault in (a, b):
