@@ -59,11 +59,11 @@ class Candidate:
             raise ValueError(f"memory type must be one of {STATEMENT_TYPES}, not {self.type!r}")
         if not 0.0 <= float(self.importance) <= 1.0:
             raise ValueError(f"importance must be within 0-1, not {self.importance!r}")
-        if not self.title:
-            self.title = make_title(self.content)
+        if not self.title:  # the model's statements: a title ends where a phrase does
+            self.title = make_title(self.content, whole_phrases=self.origin == "model")
 
 
-def make_title(content: str, limit: int = TITLE_LIMIT) -> str:
+def make_title(content: str, limit: int = TITLE_LIMIT, whole_phrases: bool = False) -> str:
     """A short human title for the note's file name: its first sentence, else cut at the last
     clause that fits, else at a word boundary (Chinese at half the length: a character says more).
 
@@ -73,9 +73,11 @@ def make_title(content: str, limit: int = TITLE_LIMIT) -> str:
     'Melanie is going camping (June 2023)'
     >>> make_title("The user moved to Denver in October, after two years of looking for a flat there.")
     'The user moved to Denver in October'
-    >>> make_title("The user and Tom prefer small boutique hotels over big chain hotels when they travel abroad.")
+    >>> make_title("The user and Tom prefer small boutique hotels over big chain hotels when they travel abroad.",
+    ...            whole_phrases=True)
     'The user and Tom prefer small boutique hotels'
-    >>> make_title("Alice prefers heirloom tomatoes over hybrid ones because they taste of summer to her.")
+    >>> make_title("Alice prefers heirloom tomatoes over hybrid ones because they taste of summer to her.",
+    ...            whole_phrases=True)
     'Alice prefers heirloom tomatoes over hybrid ones'
     >>> make_title("2026-05-02，用户的书法班上了两个月了，老师说用户横画终于不抖了，现在周六上午雷打不动去练字。")
     '用户的书法班上了两个月了 (2026-05-02)'
@@ -107,14 +109,16 @@ def make_title(content: str, limit: int = TITLE_LIMIT) -> str:
             words = cut[: cut.rfind(" ")].split(" ")
             while len(words) > 3 and words[-1].lower().strip(",;-–—") in _TRAILING:
                 words.pop()  # "... support group and it" reads as cut off; end on a content word
-            # A phrase the cut broke ("... prefer small boutique hotels over big") goes whole:
-            # the title ends before the word that opened it, when enough is left.
+            # With `whole_phrases` (a model's statement with no title of its own), a phrase the
+            # cut broke ("... prefer small boutique hotels over big") goes whole: the title ends
+            # before the word that opened it. Offline titles keep every word that fits: the
+            # index reads them, and dropping the phrase cost LoCoMo dev 0.2 points of R@10.
             after = text[len(" ".join(words)):].split()
             broken = bool(after) and after[0].lower().strip(",;") not in _PHRASE_OPENERS and \
                 not words[-1].endswith((",", ";"))
             opens = [i for i, w in enumerate(words) if w.lower() in _PHRASE_OPENERS and i >= 3
                      and len(" ".join(words[:i])) >= room // 2]
-            if broken and opens:
+            if whole_phrases and broken and opens:
                 words = words[:opens[-1]]
             cut = " ".join(words)
         text = cut.rstrip(" ,;，、-–—")
