@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from vaultmem.extract.review import _cosine
 from vaultmem.policy.decide import Decision
 from vaultmem.policy.pool import Existing, Pool
 
@@ -106,11 +107,3 @@ def _words(text: str) -> set[str]:
     latin = {w for w in re.findall(r"[a-z0-9][a-z0-9'-]{2,}", text.lower())}
     han = "".join(re.findall(r"[\u4e00-\u9fff]", text))
     return (latin | {han[i:i + 2] for i in range(len(han) - 1)}) - _COMMON
-
-
-def _cosine(a, b) -> float:
-    import numpy as np
-
-    if a is None or b is None:
-        return -1.0
-    return float(np.asarray(a, dtype=np.float32).ravel() @ np.asarray(b, dtype=np.float32).ravel())
