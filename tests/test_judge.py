@@ -212,3 +212,47 @@ def test_an_update_may_replace_several_held_memories(vault, tmp_path):
     assert notes["The user lives in Cleveland."].status == "superseded"
     assert notes["The user would probably move to Raleigh if Noor gets the job there."].status == "superseded"
     assert notes["The user lives in Raleigh."].status == "active"
+
+
+class KeyedLLM(CannedLLM):
+    """Answers a queued function of the request (for a reply that names held memories by the
+    keys the request gave them) or a queued response."""
+
+    def answer(self, body):
+        response = self.responses.pop(0)
+        return response(body["messages"][1]["content"]) if callable(response) else response
+
+
+def held_key(prompt: str, text: str) -> str:
+    return next(line[1:line.index("]")] for line in prompt.splitlines() if line.startswith("[H") and text in line)
+
+
+def test_an_update_also_replaces_a_memory_that_shares_the_old_value_but_not_one_that_shares_nothing(vault, tmp_path):
+    """The new diet replaces the keto diet and the plan to batch-prep keto lunches (which shares
+    "keto" with the diet it updates, not a word with the new statement); the cat stays."""
+    one = said(tmp_path, "s1", ["I'm on keto. I batch-prep keto egg muffins on Sundays. Our cat is Miso."],
+               FIRST, "a")
+    two = said(tmp_path, "s2", ["I've switched to a Mediterranean diet this month."], SECOND, "b")
+    diet, muffins, cat = ("The user follows a keto diet.", "The user batch-preps egg muffins with keto on Sundays.",
+                          "The user's cat is named Miso.")
+
+    def second(prompt):
+        keys = [held_key(prompt, text) for text in (diet, muffins, cat)]
+        return reply(item("The user follows a Mediterranean diet.", "b-0", action="update", target=keys,
+                          subject="user", attribute="diet", value="Mediterranean"))
+
+    with KeyedLLM([reply(item(diet, "a-0", subject="user", attribute="diet", value="keto", action="add"),
+                         item(muffins, "a-0", subject="user", attribute="lunch_prep", value="keto muffins",
+                              action="add"),
+                         item(cat, "a-0", subject="user", attribute="pet:cat", value="Miso", action="add")),
+                   second]) as llm:
+        llm.configure(vault)
+        mem = api.Memory(vault)
+        assert mem.extract([one], llm=True)["warnings"] == []
+        report = mem.extract([two], llm=True)
+    notes = memory_notes(vault)
+    assert notes[diet].status == "superseded" and notes[muffins].status == "superseded", report
+    assert notes[cat].status == "active"
+    assert notes[muffins].get("superseded_by") == notes[diet].get("superseded_by")
+    (warning,) = [w for w in report["warnings"] if "also replaces" in w]
+    assert notes[cat].path.name in warning and warning.endswith("which it shares nothing with; kept")

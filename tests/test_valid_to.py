@@ -106,3 +106,26 @@ def test_until_friday_from_a_transcript_expires_after_friday(mem, monkeypatch, t
     assert note.id not in ids(mem.search(query))
     assert note.id in ids(mem.search(query, all=True))
     assert note.id in ids(mem.search(query, as_of="2026-12-02"))
+
+
+def test_as_of_a_past_day_leads_with_the_memory_that_filled_the_asked_slot_then(mem):
+    """Which editor did the user use on 2026-08-15? The superseded note of that day fills the
+    slot the question asks for: it leads, as today's editor leads the same question today,
+    above a note that only shares the question's words."""
+    def slot(text, value, **dates):
+        write_memory(mem.vault, text=text, type="fact", user="default", importance=0.7,
+                     extra={"subject": "user", "attribute": "editor", "value": value,
+                            **({"status": "superseded"} if dates.get("valid_to") else {})}, **dates)
+
+    slot("The user does all their coding in Sublime Text.", "Sublime Text",
+         valid_from=date(2026, 7, 14), valid_to=date(2026, 8, 28))
+    slot("The user codes in PyCharm.", "PyCharm", valid_from=date(2026, 8, 28))
+    write(mem, "The user keeps asking which code editor the team should use for code review.",  # reindexes
+          type="fact", valid_from=date(2026, 8, 1))
+    question = "Which code editor does the user use?"
+
+    def top(**when):
+        return mem.search(question, **when)["hits"][0]["text"]
+
+    assert top(as_of="2026-08-15") == "The user does all their coding in Sublime Text."
+    assert top() == "The user codes in PyCharm."

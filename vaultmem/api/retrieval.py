@@ -49,11 +49,11 @@ class Retrieval:
 
             hits = self._search_hits(query, max(k, RERANK_CANDIDATES), type, tag, user, since, as_of, all,
                                      scope=scope)
-            self._mark_current(hits, query)   # (it sorts by score: before the model's order)
+            self._mark_current(hits, query, as_of)   # (it sorts by score: before the model's order)
             hits = self._first(llm_rerank(query, hits, self._llm_chat()), k)
         else:
             hits = self._search_hits(query, k, type, tag, user, since, as_of, all, scope=scope)
-            self._mark_current(hits, query)
+            self._mark_current(hits, query, as_of)
         result = {"query": query, "hits": [h.to_dict() for h in hits]}
         if hits.warning:
             result["warning"] = hits.warning
@@ -88,7 +88,7 @@ class Retrieval:
             vector = None
         hits = self._search_hits(question, k=k, user=user, as_of=as_of, all=all, vector=vector,
                                  scope=scope)
-        self._mark_current(hits, question)
+        self._mark_current(hits, question, as_of)
         pinned = [] if hits.warning or scope == "notes" else self.searcher.search(
             question, k=PINNED_MAX, tag=PINNED_TAG, user=user or self.user, as_of=as_of, all=all,
             min_score=0.0, vector=vector, scope="memories")
@@ -162,14 +162,15 @@ class Retrieval:
         except OSError:  # a read-only vault is told again next time rather than failing a search
             pass
 
-    def _mark_current(self, hits, question: str) -> None:
+    def _mark_current(self, hits, question: str, as_of=None) -> None:
         """Of two active memories among `hits` that give one slot two values, the one said
-        last is current and the other is shown as earlier (`current.mark_current`)."""
+        last is current and the other is shown as earlier (`current.mark_current`); with
+        `as_of`, of the memories that held on that day."""
         from vaultmem.retrieve.current import mark_current
         from vaultmem.store.properties import read_head
 
         if hits.warning is None:
-            mark_current(hits, question, lambda rel: read_head(self.vault.abs(rel)))
+            mark_current(hits, question, lambda rel: read_head(self.vault.abs(rel)), as_of=str(as_of)[:10] if as_of else None)
 
     def _superseded_by(self, rel: str) -> list[str]:
         """The `superseded_by` links of the note at `rel`, as written ([] when unreadable):

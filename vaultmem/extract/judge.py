@@ -96,7 +96,12 @@ def unrelated(cand, target: Existing, score: float | None) -> bool:
     attribute = (getattr(cand, "attribute", None) or "").lower()
     if attribute and attribute == (target.attribute or "").lower():
         return False
-    return not (_words(cand.content) & _words(target.text))
+    return not share_words(cand.content, target.text)
+
+
+def share_words(a: str, b: str) -> bool:
+    """Whether two statements share a content word (Chinese: two characters in a row)."""
+    return bool(_words(a) & _words(b))
 
 
 _COMMON = set("the user user's users and that with from this have has had was were are is for "

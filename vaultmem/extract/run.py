@@ -268,26 +268,31 @@ class _Run:
             if target and target in written:
                 tally["superseded"].add(target)
             if decision.action == "superseded" and cand.verdict is not None and cand.verdict.also:
-                self._replace_also(decision, made, ch, tally, stated)
+                self._replace_also(decision, made, ch, tally, stated, vector)
             made[id(cand)] = self._became(decision)
             report.listed(decision)
         if ch is not None and done_by_llm and turns_at:
             mark_decided_by_llm(vault, next(iter(turns_at.values()))[0], ch)
 
-    def _replace_also(self, decision, made: dict, ch, tally: dict, stated) -> None:
+    def _replace_also(self, decision, made: dict, ch, tally: dict, stated, vector=None) -> None:
         """The further memories the model said an update replaces ("a plan that came true"
         beside the old value): each superseded by the new memory too, when it is still active
-        and shares something with it (`judge.unrelated`)."""
-        from vaultmem.extract.judge import unrelated
+        and shares something with it or with the memory it updates (`judge.unrelated`: the new
+        diet replaces "keto" and the plan to batch-prep keto lunches)."""
+        from vaultmem.extract.judge import share_words, unrelated
+        from vaultmem.extract.review import _cosine
+        from vaultmem.policy.pool import Existing
         from vaultmem.memory.write import supersede
 
         cand = decision.candidate
         until = cand.valid_from or stated
+        first = decision.target if isinstance(decision.target, Existing) else None
         for target in cand.verdict.also:
             entry = target if not isinstance(target, Candidate) else made.get(id(target))
             if entry is None or entry is decision.target or entry not in self.pool.entries:
                 continue
-            if unrelated(cand, entry, None):
+            score = _cosine(vector, entry.vector) if vector is not None and entry.vector is not None else None
+            if unrelated(cand, entry, score) and (first is None or not share_words(first.text, entry.text)):
                 self.report.warnings.append(f"the model said {cand.content[:50]!r} also replaces {entry.rel}, "
                                             "which it shares nothing with; kept")
                 continue

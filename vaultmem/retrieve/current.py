@@ -64,19 +64,33 @@ def _bare(text: str) -> str:
     return text.replace("用户", "我")
 
 
+def _live(hit, as_of: str | None = None) -> bool:
+    """Whether a hit is a statement that holds: today, an active memory with no end; on the
+    day `as_of`, any memory that held then (the filter let only those through), a superseded
+    one too, so long as it had not ended by that day."""
+    if hit.type not in STATEMENT_TYPES:
+        return False
+    if as_of is None:
+        return hit.status == "active" and not hit.valid_to
+    return hit.status in ("active", "superseded") and (not hit.valid_to or hit.valid_to[:10] > as_of)
+
+
 def said_day(hit) -> str:
     return (hit.valid_from or hit.created or hit.updated or "")[:10]
 
 
-def mark_current(hits, question: str, props_of) -> list[tuple[str, list[str]]]:
+def mark_current(hits, question: str, props_of, as_of: str | None = None) -> list[tuple[str, list[str]]]:
     """Mark earlier values among `hits` in place (their `valid_to`, their rank) and return
-    `[(current path, [earlier paths])]`. `props_of(path) -> dict` reads a note's properties."""
+    `[(current path, [earlier paths])]`. `props_of(path) -> dict` reads a note's properties.
+    With `as_of` (YYYY-MM-DD), the memories that held on that day are the live ones, a
+    superseded note among them: "Which editor did the user use on 2026-08-15?" is led by the
+    editor of that day as "Which editor does the user use?" is by today's."""
     from vaultmem.text.question_frames import question_frame
 
     groups: dict[tuple[str, str], list] = {}
     slots: dict[int, tuple[str, str, str]] = {}
     for hit in hits:
-        if hit.type not in STATEMENT_TYPES or hit.status != "active" or hit.valid_to:
+        if not _live(hit, as_of):
             continue
         slot = slot_of(hit.text, props_of(hit.path))
         if slot is not None:
@@ -86,12 +100,14 @@ def mark_current(hits, question: str, props_of) -> list[tuple[str, list[str]]]:
     pairs = []
     best = max((h.score for h in hits), default=0.0)
     single = single_valued(question)
-    if asked:
+    # On a past day only the slots speak: the memories that held then were told on other days
+    # than the ones they held from, so "told last" says nothing of which one held then.
+    if asked and as_of is None:
         pairs += _asked_slot(hits, asked, slots, best)
-    elif single:
+    elif single and as_of is None:
         pairs += _asked_slot(hits, None, slots, best, anchors=anchor_words(question))
-    if single and not YES_NO.search(question.strip()) and not pairs:
-        pairs += _answers(hits, question, best)
+    if single and not YES_NO.search(question.strip()) and not pairs and as_of is None:
+        pairs += _answers(hits, question, best, asked=asked, slots=slots)
     for (subject, attribute), members in groups.items():
         values = {slots[id(h)][2] for h in members}
         latest = max(members, key=lambda h: (said_day(h), h.created or ""))
@@ -103,11 +119,18 @@ def mark_current(hits, question: str, props_of) -> list[tuple[str, list[str]]]:
             if earlier:
                 latest.score = max(latest.score, max(h.score for h in earlier) + LEAD_MARGIN)
                 pairs.append((latest.path, [h.path for h in earlier]))
-        if asked and (attribute == asked or attribute.split(":", 1)[0] == asked) and subject == "user":
+        if asked and _fills(attribute, asked) and subject == "user":
             latest.score = max(latest.score, best + LEAD_MARGIN)
     _below(pairs, hits)
     hits.sort(key=lambda h: -h.score)
     return pairs
+
+
+def _fills(attribute: str, asked: str) -> bool:
+    """Whether a memory's attribute is the one a question asks for: the same, of its family
+    ("family:wife" for "family"), or the same name ("editor" for "tool:editor")."""
+    return attribute == asked or attribute.split(":", 1)[0] == asked or \
+        attribute.split(":")[-1] == asked.split(":")[-1]
 
 
 def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None) -> list[tuple[str, list[str]]]:
@@ -121,7 +144,7 @@ def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None)
     family = asked.split(":", 1)[0] if asked else None
     competing = []
     for hit in hits:
-        if hit.type not in STATEMENT_TYPES or hit.status != "active" or hit.valid_to:
+        if not _live(hit):
             continue
         slot = slots.get(id(hit))
         if asked is None:   # no frame: the question's own words say which memories answer it
@@ -170,7 +193,7 @@ def told_day(hit) -> str:
     return said_day(hit)
 
 
-def _answers(hits, question: str, best: float) -> list[tuple[str, list[str]]]:
+def _answers(hits, question: str, best: float, asked=None, slots=None) -> list[tuple[str, list[str]]]:
     """A question that asks for one value, whatever its wording: the memories that answer it
     about as well as the best one does and name a value the question does not are its answers;
     the one told last leads, and an earlier one naming something it does not is shown as earlier."""
@@ -180,13 +203,13 @@ def _answers(hits, question: str, best: float) -> list[tuple[str, list[str]]]:
         return named_values(_bare(statement), loose=False)
 
     asked_names = names(question.strip())
-    top = max((h.score for h in hits if h.type in STATEMENT_TYPES and h.status == "active"), default=0.0)
+    top = max((h.score for h in hits if _live(h)), default=0.0)
     if top <= 0:
         return []
     someone = asks_of_someone_else(question)
     answers = []
     for hit in hits:
-        if hit.type not in STATEMENT_TYPES or hit.status != "active" or hit.valid_to:
+        if not _live(hit):
             continue
         statement = _DATE_LEAD.sub("", hit.text.strip())   # read past the day an event opens with
         if hit.score < ANSWER_SHARE * top or (not someone and about_someone_else(statement)):
@@ -196,7 +219,24 @@ def _answers(hits, question: str, best: float) -> list[tuple[str, list[str]]]:
             answers.append((hit, named))
     if len(answers) < 2:
         return []
-    latest, latest_named = max(answers, key=lambda a: (told_day(a[0]), a[0].created or ""))
+    # A memory whose slot is someone else's, or, where the question asks for a slot, another
+    # slot of the user's, answers some other question: it is not the latest answer ("lives and
+    # works in Glasgow" is no employer, 周子航被调到厦门工作 is not where the user works).
+    family = asked.split(":", 1)[0] if asked else None
+
+    def elsewhere(hit) -> bool:
+        slot = (slots or {}).get(id(hit))
+        if slot is None:
+            return False
+        if slot[0] != "user":
+            return not someone
+        return bool(family) and slot[1].split(":", 1)[0] != family
+
+    other = {id(h) for h, _ in answers if elsewhere(h)}
+    if len(answers) - len(other) < 1:
+        return []
+    latest, latest_named = max((a for a in answers if id(a[0]) not in other),
+                               key=lambda a: (told_day(a[0]), a[0].created or ""))
     earlier = []
     for hit, named in answers:
         if hit is not latest and told_day(hit) < told_day(latest) and not named <= latest_named:
