@@ -186,6 +186,12 @@ def test_a_clean_text_is_looked_at_once_and_a_text_with_a_secret_every_time(monk
     ("send the invoice to iban DE89 3704 0044 0532 0130 00 please", "DE89 3704 0044 0532 0130 00"),
     ("我把地图的 ak 填成 Gh7Pq2Wm9Zx4Lr8Tv3Bn6Yc5 了，还是不显示", "Gh7Pq2Wm9Zx4Lr8Tv3Bn6Yc5"),
     ("i keep mixing up my pins. visa is 2290 and the other one is something else", "2290"),
+    # the answer after what it is, past a comma; a setup code; a policy number said half in Chinese
+    ("also my bank's security question is the street I grew up on, Whitcombe Lane, I always forget",
+     "Whitcombe"),
+    ("对了 bank 的 security question 我设的是小学名字，Maple Grove Elementary，有没有更 safe 的做法？", "Maple Grove"),
+    ("also IT just texted me a laptop setup code, 771-094. does that go in the MDM prompt", "771-094"),
+    ("她的 pet insurance policy 号码 PZ-4471-0098, 要 claim 的话要带什么?", "PZ-4471-0098"),
 ])
 def test_access_codes_and_security_answers_are_redacted(text, secret):
     redacted, kinds = redact(text)
@@ -204,6 +210,7 @@ def test_access_codes_and_security_answers_are_redacted(text, secret):
     "error code 0x80070005 again when I update",
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHq8YcL2mN0vT5wR7pK3sD9fG1hJ4kL6zX8cV2bN5mQ1 dana@laptop",
     "123456 and qwerty still top the list of most common passwords",
+    "I set up security questions today, Mom helped, and then we had lunch at Olive Garden.",
 ])
 def test_numbers_near_doors_and_talk_of_security_questions_are_not_secrets(text):
     redacted, kinds = redact(text)

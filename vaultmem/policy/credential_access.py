@@ -95,6 +95,7 @@ _SECURITY = re.compile(r"(?i)\b(?:security|secret|memorable|verification|challen
 
 _ANSWER_GIVEN = re.compile(
     r"(?i)(?:\b(?:called|named|answer(?:ed)?(?:\s+is|:)?|is|was|it's|set (?:it )?to|put)\s+|[—:：=]\s*|"
+    r"(?<=[,，、])\s*(?-i:(?=[A-Z][\w'’-]*\s+[A-Z]))|"   # "the street I grew up on, Whitcombe Lane": a name after a comma
     r"(?:填的|填了|写的|写了|设的|设了|答案是|答案为|答案写的|是|叫)\s*)"
     r"(?P<v>\d{4,12}|[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,3}(?:\s*[\u4e00-\u9fff]{2,6})?|"
     r"(?<=[的了是为叫])\s*[\u4e00-\u9fff]{2,8}(?=[，。！？,.!?\s]|$))")
@@ -133,7 +134,9 @@ _ID_NAME = re.compile(
     r"passport\s*(?:number|no\.?)|license\s*(?:number|no\.?)|licence\s*(?:number|no\.?)|"
     r"cvv2?|cvc|cid|security\s*code|one[- ]time\s*pass\s*code|passcode|authenticator(?:\s+(?:code|shows|says))?|"
     r"steam\s*guard|backup\s*codes?|recovery\s*(?:codes?|keys?)|"
-    r"(?:nhs|ssn|sin|tax|patient|customer|student|employee|staff)\s*(?:id|number|no\.?))\b|"
+    r"(?:nhs|ssn|sin|tax|patient|customer|student|employee|staff)\s*(?:id|number|no\.?)|"
+    r"(?:setup|set-up|activation|access|login|sign-in|pairing|unlock|enrol?ment|registration)\s*code)\b|"
+    r"(?i:policy|member(?:ship)?|account|passport|insurance|card)\s*(?:号码|号)|"
     r"身份证(?:号码|号)?|证件号(?:码)?|护照号(?:码)?|会员(?:号|卡号)|保单号|医保(?:卡)?号|社保(?:卡)?号|学号|工号|"
     r"验证码|动态码|校验码|确认码|芯片号|驾驶证号|安全码|恢复代码|恢复码|备用验证码|备用码|账号|卡号|户号")
 _ID_VALUE = re.compile(r"(?<![A-Za-z0-9_-])(?P<v>\d{2,6}(?: \d{2,6}){1,5}(?![ ]?\d)|"
