@@ -87,6 +87,43 @@ def test_init_says_which_model_it_chose_and_why(tmp_path):
     assert (tmp_path / "v" / "旅行.md").read_text() == "五月去成都看大熊猫，住在宽窄巷子附近。\n"
 
 
+def test_the_first_transcripts_of_a_vault_picked_while_empty_choose_its_model(tmp_path):
+    """init on an English locale picks the English model for an empty vault; the person's first
+    transcripts mix Chinese and English, so the memories will be Chinese: the first extract
+    switches to the multilingual model before indexing, says so, and an English question then
+    finds them. A vault whose first transcripts are English, or whose model was asked for,
+    keeps it; the choice is made once."""
+    from tests.helpers.transcripts import write_jsonl
+
+    mixed = write_jsonl(tmp_path / "mixed.jsonl", "s1", [
+        ("user", "帮我 schedule 东西的时候, 时间一律用 SGT, 我现在人在新加坡, 在 Singapore office 上班"),
+        ("assistant", "好的, 以后时间都按 SGT 给你."),
+        ("user", "我养了一只猫, 叫布丁, 每天晚上都要陪它玩")], speaker="user")
+    english = write_jsonl(tmp_path / "english.jsonl", "s2", [
+        ("user", "I moved to Leeds last month and I work at the library now."),
+        ("assistant", "Congratulations on the move!")], speaker="user")
+
+    vault = tmp_path / "v"
+    assert cli("init", str(vault)).returncode == 0
+    assert api.load_config(vault).model == MINILM_MODEL    # ENV's locale is not CJK
+    done = cli("extract", "--no-llm", str(mixed), vault=vault)
+    assert done.returncode == 0, done.stderr
+    assert "Embedding model: use-multilingual-v3 from now on (" in done.stderr
+    assert api.load_config(vault).model == MULTILINGUAL_MODEL
+    found = hits(vault, "What is the name of the user's cat?")["hits"]
+    assert found and "布丁" in found[0]["text"]
+    # decided once: an English transcript later changes nothing
+    assert "Embedding model" not in cli("extract", "--no-llm", str(english), vault=vault).stderr
+    assert api.load_config(vault).model == MULTILINGUAL_MODEL
+
+    plain, asked = tmp_path / "plain", tmp_path / "asked"
+    assert cli("init", str(plain)).returncode == 0 and cli("init", str(asked), "--model", MINILM_MODEL).returncode == 0
+    assert "Embedding model" not in cli("extract", "--no-llm", str(english), vault=plain).stderr
+    assert "Embedding model" not in cli("extract", "--no-llm", str(mixed), vault=plain).stderr  # chosen already
+    assert "Embedding model" not in cli("extract", "--no-llm", str(mixed), vault=asked).stderr
+    assert api.load_config(plain).model == api.load_config(asked).model == MINILM_MODEL
+
+
 # ---- a live vault: switch the model both ways, search across languages -----------------------
 
 NOTES = ["The user is allergic to peanuts.", "The user works as a nurse at Ruijin Hospital.",

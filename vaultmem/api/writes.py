@@ -103,9 +103,29 @@ class Writes:
         from vaultmem.extract.run import extract
 
         use_model = self.vault.config.llm_enabled if llm is None else bool(llm)
+        switched = None if dry_run else self._fit_model_to(paths, format)
         report = extract(self, [Path(p) for p in paths], format=format, llm=use_model,
                          user=user or self.user, dry_run=dry_run, progress=progress).to_dict()
-        return {**report, "model": self._model_name() if use_model else None}
+        return {**report, "model": self._model_name() if use_model else None,
+                **({"embedding_model": switched} if switched else {})}
+
+    def _fit_model_to(self, paths, format) -> dict | None:
+        """The first extract into a vault whose embedding model `init` picked while the vault
+        was empty (from the locale alone) lets its transcripts choose: Chinese ones (or ones
+        mixing it with English) switch an English-only model to the multilingual one before
+        anything is indexed (`store.settle_model`), and the run says so (`{"model", "why"}`)."""
+        from vaultmem.extract import first_user_texts
+        from vaultmem.store import load_config, model_unsettled, settle_model
+        from vaultmem.store.vault import Vault
+
+        if not model_unsettled(self.vault):
+            return None
+        texts = first_user_texts(paths, format)
+        switched = settle_model(self.vault, texts) if texts else None   # nothing read: the next extract decides
+        if switched:
+            self.vault = Vault(self.vault.root, load_config(self.vault.root))
+            self._embedder = self._indexer = None   # loaded again, for the new model
+        return switched
 
     def _model_name(self) -> str:
         """The `[llm]` model as a person recognises it: its command line, else its name."""

@@ -43,6 +43,9 @@ def extract(ctx, files, fmt, llm, user, dry_run, as_json):
         finally:
             line.close()
     warn(report)
+    if report.get("embedding_model"):
+        switched = report["embedding_model"]
+        click.echo(f"Embedding model: {switched['model']} from now on ({switched['why']}).", err=True)
     for error in report["errors"]:
         click.echo(f"Error: {error}", err=True)
     for warning in report["warnings"]:

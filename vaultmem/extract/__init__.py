@@ -5,6 +5,7 @@ session notes, the offline and LLM extractors and the run that writes their note
 from vaultmem.public import lazy_names
 
 _PUBLIC = {
+    "first_user_texts": "importers",
     "model_clis": "llm_command",
     "LLMSettings": "llm_endpoint",
     "STATUS_FILE": "llm_endpoint",

@@ -311,3 +311,22 @@ def _loose_time(text: str, day: datetime | None = None) -> datetime | None:
     if clock and day and int(clock[1]) < 24 and int(clock[2]) < 60:
         return day.replace(hour=int(clock[1]), minute=int(clock[2]), second=int(clock[3] or 0))
     return None
+
+
+def first_user_texts(paths, fmt: str | None = None, limit: int = 20000) -> list[str]:
+    """The person's messages at the start of `paths`' transcripts, about `limit` characters
+    of them (a file that cannot be read is skipped: the run itself names it)."""
+    texts, size = [], 0
+    for path in paths:
+        try:
+            sessions = load_transcript(path, fmt)
+        except Exception:  # noqa: BLE001 (any reader's failure: extract reports it)
+            continue
+        for session in sessions:
+            for turn in session.turns:
+                if size >= limit:
+                    return texts
+                if (turn.role or "user").lower() == "user" and turn.text:
+                    texts.append(turn.text)
+                    size += len(turn.text)
+    return texts

@@ -24,6 +24,8 @@ _PUBLIC = {
     "SAMPLE_BYTES": "languages",
     "SAMPLE_FILES": "languages",
     "cjk_share": "languages",
+    "model_unsettled": "languages",
+    "settle_model": "languages",
     "MEMORY_TYPES": "layout",
     "NOTE_TYPES": "layout",
     "STATEMENT_TYPES": "layout",

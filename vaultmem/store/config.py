@@ -415,3 +415,20 @@ def _obsidian_app(config_dir: Path) -> dict:
     if isinstance(filters, list):
         found["obsidian_excluded"] = tuple(f for f in filters if isinstance(f, str) and f.strip())
     return found
+
+
+def with_model(config_text: str, model: str) -> str:
+    """`config_text` with [embedding]'s `model` set to `model` (the line added if missing);
+    comments and every other line kept."""
+    line = f"model = {_toml_value(model)}"
+    head, found, tail = config_text.partition("[embedding]\n")
+    if not found:
+        return config_text.rstrip("\n") + f"\n\n[embedding]\n{line}\n"
+    section, nxt, rest = tail.partition("\n[")
+    lines = section.split("\n")
+    at = next((i for i, text in enumerate(lines) if re.match(r"\s*model\s*=", text)), None)
+    if at is None:
+        lines.insert(0, line)
+    else:
+        lines[at] = line
+    return head + found + "\n".join(lines) + nxt + rest

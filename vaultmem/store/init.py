@@ -11,11 +11,10 @@ devices may still rely on them), and nothing is added to them.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from vaultmem.errors import VaultNotFound
-from vaultmem.store.config import DEFAULT_CONFIG_TOML, config_path, load_config
+from vaultmem.store.config import DEFAULT_CONFIG_TOML, config_path, load_config, with_model  # noqa: F401 (re-exported)
 from vaultmem.store.dashboard import ensure_dashboard
 from vaultmem.store.files import atomic_write
 from vaultmem.store.layout import STATE_DIR, TYPE_FOLDERS
@@ -52,6 +51,10 @@ def init_vault(path: Path | str, model: str | None = None) -> dict:
         picked, reason = (model, "asked for") if model else pick_model(root)
         atomic_write(cfg, with_model(DEFAULT_CONFIG_TOML, picked))
         created.append(f"{STATE_DIR}/config.toml")
+        if not model and reason.startswith("the vault is empty"):
+            from vaultmem.store.languages import PICKED_FOR_EMPTY
+
+            atomic_write(state / PICKED_FOR_EMPTY, reason + "\n")
         chosen = {"model": picked, "model_reason": reason}
     elif model and model != load_config(root).model:
         was = load_config(root).model
@@ -97,22 +100,3 @@ def notes_scope(vault: Vault) -> dict:
     left_out += [f"Obsidian's excluded {e}" for e in config.obsidian_excluded]
     return {"count": sum(1 for _ in vault.iter_user_notes()), "globs": list(config.notes),
             "exclude": list(config.exclude), "left_out": left_out}
-
-
-def with_model(config_text: str, model: str) -> str:
-    """`config_text` with [embedding]'s `model` set to `model` (the line added if missing);
-    comments and every other line kept."""
-    from vaultmem.store.config import _toml_value
-
-    line = f"model = {_toml_value(model)}"
-    head, found, tail = config_text.partition("[embedding]\n")
-    if not found:
-        return config_text.rstrip("\n") + f"\n\n[embedding]\n{line}\n"
-    section, nxt, rest = tail.partition("\n[")
-    lines = section.split("\n")
-    at = next((i for i, text in enumerate(lines) if re.match(r"\s*model\s*=", text)), None)
-    if at is None:
-        lines.insert(0, line)
-    else:
-        lines[at] = line
-    return head + found + "\n".join(lines) + nxt + rest

@@ -21,6 +21,9 @@ CJK_VAULT_SHARE = 0.2
 SAMPLE_FILES = 200
 SAMPLE_BYTES = 4000
 _SKIP = {".obsidian", ".trash", ".git", ".vaultmem", "node_modules"}
+# In `.vaultmem/`: init picked the model for an empty vault (from the locale alone), so the
+# first transcripts may still choose (`model_for_transcripts`); removed once they have.
+PICKED_FOR_EMPTY = "model-picked-for-empty-vault"
 _LOCALES = ("zh", "ja", "ko")
 
 
@@ -60,3 +63,50 @@ def pick_model(root: Path, environ=None) -> tuple[str, str]:
     if locale.lower().startswith(_LOCALES):
         return MULTILINGUAL_MODEL, f"the vault is empty and the locale is {locale}"
     return DEFAULT_MODEL, "the vault is empty and the locale is not Chinese, Japanese or Korean"
+
+
+def model_for_transcripts(texts, current: str) -> tuple[str, str] | None:
+    """(model, why) when the first transcripts of a vault whose model was picked while it was
+    empty are in Chinese, Japanese or Korean (or mix them with English) and `current` reads
+    English only: their memories are written in that language, and questions asked in
+    English would not find them. None: keep `current`.
+
+    >>> model_for_transcripts(["明天 3pm 跟 HR 有个 call, remind me 要准备 visa 的文件"], DEFAULT_MODEL)[0]
+    'use-multilingual-v3'
+    """
+    from vaultmem.store.config import MULTILINGUAL_MODELS
+
+    if current in MULTILINGUAL_MODELS:
+        return None
+    sample = "\n".join(texts)
+    share = cjk_share(sample)
+    if share < CJK_VAULT_SHARE:
+        return None
+    return MULTILINGUAL_MODEL, (f"{share:.0%} of the first transcripts' messages are Chinese, Japanese or "
+                                f"Korean, and {current} reads English only")
+
+
+def model_unsettled(vault) -> bool:
+    """Whether `init` picked the vault's model while it was empty and no transcript has
+    chosen since (`settle_model`)."""
+    return (vault.state_dir / PICKED_FOR_EMPTY).exists()
+
+
+def settle_model(vault, texts) -> dict | None:
+    """Let the first transcripts' messages (`texts`) choose the model of a vault `init` picked
+    one for while it was empty: `{"model", "why"}` when config.toml now names the multilingual
+    model (`model_for_transcripts`), else None. Decided once: the marker goes either way, and
+    a vault that holds memories already (written by `add` or MCP meanwhile) keeps its model."""
+    from vaultmem.store.config import config_path
+    from vaultmem.store.files import atomic_write
+    from vaultmem.store.config import with_model
+
+    (vault.state_dir / PICKED_FOR_EMPTY).unlink(missing_ok=True)
+    if any(p.parent != vault.memory_dir for p in vault.memory_dir.rglob("*.md")):
+        return None
+    fit = model_for_transcripts(texts, vault.config.model)
+    if fit is None:
+        return None
+    config = config_path(vault.root)
+    atomic_write(config, with_model(config.read_text(encoding="utf-8"), fit[0]))
+    return {"model": fit[0], "why": fit[1]}
