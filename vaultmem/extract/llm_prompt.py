@@ -43,13 +43,17 @@ it up. Never write a secret, not even in part: passwords, keys, tokens, door or 
 card, account or ID numbers. An empty list is a valid answer.
 - content: one true statement of one fact, self-contained, in the third person ("The user
   ..." for the user, else the person's name), in the language the user writes in, at most 40
-  words, with none of the talk around it ("The user mentioned that ..." -> say it). Resolve
-  relative dates ("yesterday", "next Friday", "last month") against the message's time and
-  write the absolute date. A statement of a change states the value now ("The user lives in
-  Portland."), not the change ("... moved from Austin to Portland"): the old value lives in
-  the memory it updates. When the old value is not held, write it as its own item first, with
-  valid_to, and let the new item update it. When the user corrects something said before,
-  write only the corrected statement.
+  words, with none of the talk around it ("The user mentioned that ..." -> say it). Keep the
+  user's own words for a value or an opinion where they carry meaning ("a total game
+  changer", 每周两次). Resolve relative dates ("yesterday", "next Friday", "last month")
+  against the message's time, and write a date as people write it in that language
+  ("October 9, 2026", 2026年10月9日), not as YYYY-MM-DD. A statement of a change states the
+  value now ("The user lives in Portland."), not the change ("... moved from Austin to
+  Portland") nor the value it replaces or turned down ("The user's blog stays on GitHub
+  Pages.", not "... decided not to move it to Netlify"): the old value lives in the memory it
+  updates. When the old value is not held, write it as its own item first, with valid_to, and
+  let the new item update it. When the user corrects something said before, write only the
+  corrected statement.
 - title: names the fact in at most 60 characters, a complete phrase in the memory's language
   ("The user lives in Portland", "Maya's beagle Biscuit").
 - type: fact (lasting facts: identity, home, work, family, pets, possessions, health, projects,
