@@ -59,7 +59,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="vaultmem-ingest-") as tmp:
         for conversation in load_conversations(args.data, None, None):
             vault = Path(tmp) / conversation.sample_id
-            init(vault)
+            init(vault, model=embedder.name)
             set_model(vault, embedder.name)
             if args.runtime:
                 config = vault / ".vaultmem" / "config.toml"

@@ -178,8 +178,7 @@ def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores
     from vaultmem.api import Memory, init
 
     vault = workdir / conv.sample_id
-    init(vault)
-    set_model(vault, embedder.name)
+    init(vault, model=embedder.name)   # the model measured, asked for: the transcript does not choose it
     if rerank_llm:
         from llm_table import put_llm_table
 

@@ -171,7 +171,7 @@ def measure_ingest(embedder, data: Path, conversations: int, sessions: int | Non
     turns, cpu, wall = 0, 0.0, 0.0
     for conv in picked:
         vault = workdir / f"ingest-{embedder.runtime}-{conv.sample_id}"
-        init(vault)
+        init(vault, model=embedder.name)
         set_model(vault, embedder.name)
         set_runtime(vault, embedder.runtime)
         memory = Memory(vault, embedder=embedder)
