@@ -292,10 +292,11 @@ _CORRECTION_TALK = re.compile(
     r"([\u4e00-\u9fff])[\u4e00-\u9fff]的\1|"
     r"[\u4e00-\u9fff]{1,3}的[\u4e00-\u9fff]，不是", re.I)
 LONG_TITLE = 60  # characters
-# An entity hub named by a piece of a sentence rather than a name.
+# An entity hub named by a piece of a sentence rather than a name. A title-cased name that opens
+# with an article is a name ("The Silent Patient", "The Pier"); "the bakery", "The best one" are not.
 _FRAGMENT_HUB = re.compile(
     r"\b(?-i:here|there|in|at|on|of|the|a|an|my|our|and|with|for|to|is|was)\s*$|"
-    r"\s(?:here|there) in\b|^(?:the|a|an|my|our|this|that)\s|"
+    r"\s(?:here|there) in\b|^(?-i:the|a|an|my|our|this|that)\s|^(?-i:The|A|An|My|Our|This|That)\s+(?-i:[a-z])|"
     r"的一家|一家|这家|那家|的$|了$|^(?:在|去|到|从)|[，,。]", re.I)
 _COMMON_HUBS = frozenset({"mountain", "mountains", "christmas", "beach", "park", "office", "school", "work",
                           "home", "gym", "weekend", "summer", "winter", "spring", "autumn", "fall"})
