@@ -9,6 +9,7 @@ A reader who has not seen the extractor marks each note keep / fix / drop agains
 a note: the corpus may be a held-out half.
 
     python benchmarks/review_notes.py OUT.jsonl CASE.json...
+    python benchmarks/review_notes.py --vaults KEPT OUT.jsonl CASE.json...   (memquality --keep-vaults KEPT)
     python benchmarks/review_notes.py --score VERDICTS.jsonl...
 """
 
@@ -51,7 +52,6 @@ def notes_of(case_path: Path, embedder=None) -> list[dict]:
 
     case = load_case(case_path)
     os.environ["VAULTMEM_NOW"] = case.now
-    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp) / "v"
         with contextlib.redirect_stderr(io.StringIO()):
@@ -59,16 +59,22 @@ def notes_of(case_path: Path, embedder=None) -> list[dict]:
             memory = api.Memory(vault, embedder=embedder, user=case.user)
             for transcript, fmt in case.transcripts:
                 memory.extract([transcript], format=fmt, user=case.user)
-        blocks = session_blocks(vault)
-        notes, _ = read_notes(vault)
-        for note in notes:
-            if not note.is_active_memory:
-                continue
-            head = (vault / note.rel).read_text(encoding="utf-8").split("\n---", 1)[0]
-            sources = re.findall(r"\[\[(?:[^\]]*/)?([^\]#/]+)#\^([\w-]+)\]\]", head)
-            rows.append({"case": case.name, "lang": case.lang, "note": note.rel, "type": note.type,
-                         "valid_from": str(note.valid_from or ""), "title": note.stem,
-                         "body": note.body.strip(), "source_turns": [blocks.get(s, "") for s in sources]})
+        return rows_of(vault, case)
+
+
+def rows_of(vault: Path, case) -> list[dict]:
+    """The active memory notes of a case's vault, each with the turns it cites."""
+    blocks = session_blocks(vault)
+    notes, _ = read_notes(vault)
+    rows = []
+    for note in notes:
+        if not note.is_active_memory:
+            continue
+        head = (vault / note.rel).read_text(encoding="utf-8").split("\n---", 1)[0]
+        sources = re.findall(r"\[\[(?:[^\]]*/)?([^\]#/]+)#\^([\w-]+)\]\]", head)
+        rows.append({"case": case.name, "lang": case.lang, "note": note.rel, "type": note.type,
+                     "valid_from": str(note.valid_from or ""), "title": note.stem,
+                     "body": note.body.strip(), "source_turns": [blocks.get(s, "") for s in sources]})
     return rows
 
 
@@ -90,6 +96,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", type=Path)
     parser.add_argument("--score", action="store_true", help="count the verdict files given")
+    parser.add_argument("--vaults", type=Path, help="read each case's vault from VAULTS/<case> (as "
+                        "memquality.py --keep-vaults left it, e.g. through the model) instead of "
+                        "extracting offline")
     args = parser.parse_args(argv)
     if args.score:
         print(json.dumps(score(args.paths), ensure_ascii=False))
@@ -98,10 +107,13 @@ def main(argv=None) -> int:
     if not cases:
         parser.error("give the output file and at least one CASE.json")
     os.environ.setdefault("VAULTMEM_NO_DAEMON", "1")
-    from vaultmem.index.embed import Embedder
+    if args.vaults:
+        rows = [row for path in cases for row in rows_of(args.vaults / load_case(path).name, load_case(path))]
+    else:
+        from vaultmem.index.embed import Embedder
 
-    embedder = Embedder("all-MiniLM-L6-v2")
-    rows = [row for case in cases for row in notes_of(case, embedder)]
+        embedder = Embedder("all-MiniLM-L6-v2")
+        rows = [row for case in cases for row in notes_of(case, embedder)]
     random.Random(SEED).shuffle(rows)
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     langs = Counter(r["lang"] for r in rows)
