@@ -191,6 +191,25 @@ def test_review_notes_writes_each_memory_with_its_turn_and_scores_verdicts(tmp_p
     assert figures["by_lang"]["en"]["keep_rate"] == round(1 / 3, 3)
 
 
+def test_review_notes_reads_the_vaults_memquality_kept(tmp_path):
+    """--vaults: the notes of a vault already built (through the model, by memquality.py
+    --keep-vaults) are written for the reader as the offline ones are, with their turns."""
+    from vaultmem import api
+
+    case = sorted((ROOT / "benchmarks/data/blind/batch2/tune").glob("b2-a-00*-en-*.json"))[0]
+    data = json.loads(case.read_text(encoding="utf-8"))
+    vault = tmp_path / "kept" / case.stem
+    api.init(vault, model="all-MiniLM-L6-v2")
+    api.Memory(vault).add("The user keeps bees on the roof of their building.", type="fact")
+    out = tmp_path / "notes.jsonl"
+    done = subprocess.run([sys.executable, str(BENCH / "review_notes.py"), "--vaults", str(tmp_path / "kept"),
+                           str(out), str(case)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert (row["case"], row["lang"], row["type"]) == (case.stem, data.get("lang"), "fact")
+    assert row["body"] == "The user keeps bees on the roof of their building."
+
+
 def test_plugin_api_harness_smoke():
     figures, stdout = run_harness(BENCH / "plugin_api.py", "--notes", "100", "--user-notes", "20",
                                   "--runs", "3")
