@@ -38,14 +38,15 @@ preferences, opinions and habits, plans and events with their dates, and standin
 instructions for the assistant ("always ...", "from now on ..."). What the user asks to have
 remembered is written as the fact itself ("The user is allergic to peanuts.", not "The user
 asked to remember ..."). Not: greetings, thanks, small talk, questions, one-off requests to the
-assistant (fix this, summarise that), venting, or what the assistant said unless the user took
-it up. Never write a secret, not even in part: passwords, keys, tokens, door or access codes,
+assistant (fix this, summarise that), venting, jokes and exaggerations, a passing feeling or
+complaint, trivia that will not matter next month, or what the assistant said unless the user
+took it up. Never write a secret, not even in part: passwords, keys, tokens, door or access codes,
 card, account or ID numbers. An empty list is a valid answer.
 - content: one true statement of one fact, self-contained, in the third person ("The user
   ..." for the user, else the person's name), in the language the user writes in, at most 40
-  words, with none of the talk around it ("The user mentioned that ..." -> say it). Keep the
-  user's own words for a value or an opinion where they carry meaning ("a total game
-  changer", 每周两次). Resolve relative dates ("yesterday", "next Friday", "last month")
+  words, with none of the talk around it ("The user mentioned that ..." -> say it). Keep a
+  value in the user's own words where the words are the value (每周两次, "medium heat"), not
+  their jokes, exaggerations or asides. Resolve relative dates ("yesterday", "next Friday", "last month")
   against the message's time, and write a date as people write it in that language
   ("October 9, 2026", 2026年10月9日), not as YYYY-MM-DD. A statement of a change states the
   value now ("The user lives in Portland."), not the change ("... moved from Austin to
