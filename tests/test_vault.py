@@ -136,6 +136,10 @@ def test_folder_for_each_type_and_unknown_type(vault):
     ("line\nbreak\ttab", "line break tab"),
     ("喜欢喝乌龙茶", "喜欢喝乌龙茶"),
     ("Café au lait", "Café au lait"),
+    # a ratio, a time and a percentage keep their sense with look-alikes no system refuses
+    ("The user quit 16:8 fasting", "The user quit 16\ua7898 fasting"),
+    ("A 1:1 with Priya at 3:30", "A 1\ua7891 with Priya at 3\ua78930"),
+    ("10% off the venue", "10\uff05 off the venue"),
 ])
 def test_safe_title(title, expected):
     assert safe_title(title) == expected

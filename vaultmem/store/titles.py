@@ -10,6 +10,8 @@ from vaultmem.errors import UnsafeName
 
 # Obsidian link syntax and OS path characters that a file name must not hold (SPEC §3).
 _FORBIDDEN = re.compile(r'[#|^:%\[\]/\\<>"?*\x00-\x1f\x7f]')
+_RATIO = re.compile(r"(?<=\d):(?=\d)")
+_PERCENT = re.compile(r"(?<=\d)%(?!%)")
 _RESERVED = {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", *(f"COM{i}" for i in range(1, 10)),
              *(f"LPT{i}" for i in range(1, 10))}
 MAX_TITLE = 80
@@ -20,9 +22,19 @@ MAX_TITLE_BYTES = 200
 
 def safe_title(text: str, fallback: str = "Untitled") -> str:
     """A file-name-safe, link-safe title: no `# | ^ : %% [[ ]] / \\`, no leading dots,
-    no reserved Windows names, at most MAX_TITLE characters, cut at a word boundary."""
+    no reserved Windows names, at most MAX_TITLE characters, cut at a word boundary; a
+    colon between digits and a percent sign after one keep their look.
+
+    >>> safe_title("The user quit 16:8 fasting")
+    'The user quit 16꞉8 fasting'
+    """
     text = unicodedata.normalize("NFC", str(text))
     text = text.replace("%%", " ")
+    # A ratio or a time and a percentage keep their sense: "16:8 fasting", "a 1:1 at 3:30",
+    # "10% off" read as themselves with a look-alike (U+A789 ꞉, U+FF05 ％) no file system or
+    # link refuses, where a space would leave "16 8 fasting".
+    text = _RATIO.sub("\ua789", text)
+    text = _PERCENT.sub("\uff05", text)
     text = _FORBIDDEN.sub(" ", text)
     text = _shorten(" ".join(text.split()).strip(" ."))
     # Windows ignores spaces before the extension: "CON .md" is the console too.
