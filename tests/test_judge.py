@@ -256,3 +256,20 @@ def test_an_update_also_replaces_a_memory_that_shares_the_old_value_but_not_one_
     assert notes[muffins].get("superseded_by") == notes[diet].get("superseded_by")
     (warning,) = [w for w in report["warnings"] if "also replaces" in w]
     assert notes[cat].path.name in warning and warning.endswith("which it shares nothing with; kept")
+
+
+def test_a_chinese_memory_carries_its_english_name_and_an_english_question_finds_it(vault, tmp_path):
+    """The model names a statement written in Chinese in English too (`alias`): the note gets
+    Obsidian's `aliases`, the index reads it, and an English question finds the memory in a
+    vault whose model reads English only."""
+    one = said(tmp_path, "s1", ["最近在学粤语, because my 老公 family 都是香港人"], FIRST, "a")
+    with CannedLLM([reply(item("用户在学粤语。", "a-0", title="用户在学粤语", alias="The user is learning Cantonese",
+                               action="add"))]) as llm:
+        llm.configure(vault)
+        mem = api.Memory(vault)
+        assert mem.extract([one], llm=True)["warnings"] == []
+    note = memory_notes(vault)["用户在学粤语。"]
+    assert note.get("aliases") == ["The user is learning Cantonese"]
+    assert note.path.name == "用户在学粤语.md"
+    hits = [h for h in mem.search("Which language is the user learning?")["hits"] if h["type"] != "session"]
+    assert hits and hits[0]["text"] == "用户在学粤语。"

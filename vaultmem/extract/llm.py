@@ -211,6 +211,7 @@ def _extract_batch(turns, session_time, settings: LLMSettings, shares: Budget, h
         cand = Candidate(content=item["content"], type=item["type"], importance=importance,
                          source_messages=item["source_messages"], entities=names,
                          subject=subject, attribute=attribute, value=value, title=item["title"],
+                         alias=item.get("alias") or "",
                          valid_from=item["valid_from"], valid_to=item["valid_to"], tags=tags,
                          correction=item["correction"], speaker=speaker, origin="model",
                          verdict=Verdict(item["action"], target, [resolve(t) for t in item["also"]])

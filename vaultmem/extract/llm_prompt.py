@@ -25,7 +25,8 @@ memories already held that may bear on it (H1, H2, ...; all said before this con
 Write what should be remembered from this conversation, and for each memory what it does to
 the held ones.
 Return one JSON object and nothing else: {"memory_items": [ITEM, ...]}
-ITEM = {"content": str, "title": str, "type": "fact"|"preference"|"event"|"procedure",
+ITEM = {"content": str, "title": str, "alias": str|null,
+        "type": "fact"|"preference"|"event"|"procedure",
         "importance": number 0-1, "source_messages": [message ids],
         "entities": [{"name": str, "kind": "person"|"place"|"organization"|"pet"|"work"}],
         "valid_from": "YYYY-MM-DD"|null, "valid_to": "YYYY-MM-DD"|null,
@@ -57,6 +58,8 @@ card, account or ID numbers. An empty list is a valid answer.
   corrected statement.
 - title: names the fact in at most 60 characters, a complete phrase in the memory's language
   ("The user lives in Portland", "Maya's beagle Biscuit").
+- alias: when the content is not in English, the title in English (用户在学粤语 -> "The user is
+  learning Cantonese"), so a question asked in English finds it too; else null.
 - type: fact (lasting facts: identity, home, work, family, pets, possessions, health, projects,
   tools), preference (likes, dislikes, opinions, habits), event (something that happened or is
   planned, dated), procedure (a standing instruction or a how-to the user wants kept).

@@ -103,6 +103,7 @@ def _validate_item(item, i: int, known: set, problems: list[str]) -> dict:
              "source_messages": list(dict.fromkeys(found_id for _s, found_id in found if found_id))}
     clean["entities"] = _entities(item.get("entities") or [], where, problems)
     clean["title"] = _title(item.get("title"), where, problems)
+    clean["alias"] = _title(item.get("alias"), where, problems, field="alias")
     for key in ("tags",):
         value = item.get(key) or []
         value = [value] if isinstance(value, str) else value
@@ -191,16 +192,22 @@ def _entities(value, where: str, problems: list[str]) -> list[dict]:
     return out
 
 
-def _title(value, where: str, problems: list[str]) -> str:
-    """The model's title when it is one: a string of at most TITLE_LIMIT characters, one line."""
+ALIAS_LIMIT = 100  # an English name is longer than its Chinese title, and names no file
+
+
+def _title(value, where: str, problems: list[str], field: str = "title") -> str:
+    """The model's title (or its English alias) when it is one: a string of at most
+    TITLE_LIMIT characters, one line."""
+    instead = "the title is made from the content" if field == "title" else "left out"
     if value is None or value == "":
         return ""
     if not isinstance(value, str):
-        problems.append(f"{where}.title is not a string; the title is made from the content")
+        problems.append(f"{where}.{field} is not a string; {instead}")
         return ""
     title = " ".join(value.split()).strip(" .。")
-    if len(title) > TITLE_LIMIT:
-        problems.append(f"{where}.title is longer than {TITLE_LIMIT} characters; made from the content instead")
+    if len(title) > (TITLE_LIMIT if field == "title" else ALIAS_LIMIT):
+        problems.append(f"{where}.{field} is longer than {TITLE_LIMIT if field == 'title' else ALIAS_LIMIT} "
+                        f"characters; {instead}")
         return ""
     return title
 

@@ -234,12 +234,18 @@ def _memory_chunks(note, meta, base, title) -> list[Chunk]:
     links = as_list(meta.get("sources"))
     when = base["valid_from"] or base["created"][:10]
     entities = [e for e in base["entities"].strip("|").split("|") if e]
-    keywords = " ".join([title, base["type"], when, *entities, slot_words(meta.get("attribute"))])
+    aliases = [str(a) for a in as_list(meta.get("aliases")) if a][:4]
+    keywords = " ".join([title, *aliases, base["type"], when, *entities, slot_words(meta.get("attribute"))])
     chunks = []
     for n, piece in enumerate(split_words(body, MAX_MEMORY_WORDS)):
         # A bare statement embeds best; a fragment of a few words needs its title.
         embedded = piece if len(piece.split()) >= 6 or title in piece else f"{title}: {piece}"
         chunks.append(Chunk(chunk_id=f"{base['note_id']}#{n}", text=piece, search_text=embedded,
+                            keywords=keywords, source_messages=sources, sources=links, **base))
+    if aliases and chunks:  # a Chinese statement's English name, embedded on its own: a question
+        # in either language finds the note, and neither embedding is diluted by the other
+        first = chunks[0]
+        chunks.append(Chunk(chunk_id=f"{base['note_id']}#alias", text=first.text, search_text="; ".join(aliases),
                             keywords=keywords, source_messages=sources, sources=links, **base))
     return chunks
 

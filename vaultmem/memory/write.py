@@ -140,6 +140,9 @@ def apply(vault: Vault, decision: Decision, pool: Pool, *, change, user: str, ru
         valid_from = None  # a past state told later ("we lived in Austin until May"): since before
     if said and valid_from != said:
         extra["said"] = said  # when it was said, told apart from when it became true
+    alias = getattr(cand, "alias", "")
+    if alias and alias != getattr(cand, "title", None):
+        extra["aliases"] = [alias]  # Obsidian's: the note found by its English name too
     note_id = new_id()
     path = write_memory(vault, note_id=note_id, text=cand.content, type=cand.type, user=user,
                         importance=getattr(cand, "importance", None),

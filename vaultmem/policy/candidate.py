@@ -46,6 +46,7 @@ class Candidate:
     valid_to: date | None = None
     tags: list[str] = field(default_factory=list)
     title: str = ""
+    alias: str = ""  # the title in English when the statement is not (the model's), for Obsidian's aliases
     correction: bool = False
     speaker: str = ""
     rejected_reason: str | None = None

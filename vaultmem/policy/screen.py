@@ -49,7 +49,7 @@ def screen_request(text: str) -> str | None:
 def screen_names(candidate) -> str | None:
     """A secret in what would name or tag the note (its title, entity hubs, tags, slot value)
     keeps the whole memory out: a file name or a hub is never named after a secret."""
-    fields = [getattr(candidate, "title", None), getattr(candidate, "value", None),
+    fields = [getattr(candidate, "title", None), getattr(candidate, "alias", None), getattr(candidate, "value", None),
               *(getattr(candidate, "entities", None) or []), *(getattr(candidate, "tags", None) or [])]
     text = " \n ".join(str(f) for f in fields if f)
     if text and ("[REDACTED:" in text or find_secrets(text)):
