@@ -129,3 +129,18 @@ def test_as_of_a_past_day_leads_with_the_memory_that_filled_the_asked_slot_then(
 
     assert top(as_of="2026-08-15") == "The user does all their coding in Sublime Text."
     assert top() == "The user codes in PyCharm."
+
+
+def test_a_state_told_with_an_aside_is_not_shown_as_earlier_for_having_become_true_sooner(mem):
+    """The model dates "drives a Seal, picked up mid-February" by when it became true and keeps
+    the day told in `said`; an aside about the car told in the same session must not make the
+    Seal look like an earlier value, nor lead the question over it."""
+    told = ["[[Sessions/2026-03-15 s2#^s2-1]]"]
+    seal = write_memory(mem.vault, text="The user drives a BYD Seal electric car, picked up in mid-February 2026.",
+                        type="fact", user="default", importance=0.7, valid_from=date(2026, 2, 15), sources=told,
+                        extra={"said": date(2026, 3, 15)})   # as the model path writes it
+    write_memory(mem.vault, text="The user uses seat heating instead of the heater to save the car's battery.",
+                 type="preference", user="default", importance=0.5, valid_from=date(2026, 3, 15), sources=told)
+    mem.reindex()
+    top = [h for h in mem.search("Which car does the user drive?")["hits"] if h["type"] != "session"][0]
+    assert top["path"] == mem.vault.rel(seal) and not top["valid_to"]

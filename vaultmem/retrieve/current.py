@@ -103,9 +103,9 @@ def mark_current(hits, question: str, props_of, as_of: str | None = None) -> lis
     # On a past day only the slots speak: the memories that held then were told on other days
     # than the ones they held from, so "told last" says nothing of which one held then.
     if asked and as_of is None:
-        pairs += _asked_slot(hits, asked, slots, best)
+        pairs += _asked_slot(hits, asked, slots, best, props_of=props_of)
     elif single and as_of is None:
-        pairs += _asked_slot(hits, None, slots, best, anchors=anchor_words(question))
+        pairs += _asked_slot(hits, None, slots, best, anchors=anchor_words(question), props_of=props_of)
     if single and not YES_NO.search(question.strip()) and not pairs and as_of is None:
         pairs += _answers(hits, question, best, asked=asked, slots=slots)
     for (subject, attribute), members in groups.items():
@@ -133,7 +133,7 @@ def _fills(attribute: str, asked: str) -> bool:
         attribute.split(":")[-1] == asked.split(":")[-1]
 
 
-def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None) -> list[tuple[str, list[str]]]:
+def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None, props_of=None) -> list[tuple[str, list[str]]]:
     """The question asks for one attribute of the user ("Where does the user live?"): the
     active memories that speak of it compete, whatever their wording; the one said last
     leads the block, and an earlier one that names something it does not ("… in Chicago"
@@ -158,15 +158,22 @@ def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None)
             competing.append(hit)
     if len(competing) < 2:
         return []
-    latest = max(competing, key=lambda h: (said_day(h), h.created or ""))
+    # Said last, not true from last, for a state: the model dates "drives a Seal since
+    # mid-February" by when it became true and keeps the day told in `said`, and an aside
+    # told the same day must not make it look older. An event stays dated by when it happens.
+    def day(hit):
+        said = str((props_of(hit.path) if props_of else {}).get("said") or "")[:10]
+        return said if said and hit.type != "event" else said_day(hit)
+
+    latest = max(competing, key=lambda h: (day(h), h.score))
     named = named_values(_bare(latest.text))
     earlier = []
     for hit in competing:
-        if hit is latest or said_day(hit) >= said_day(latest):
+        if hit is latest or day(hit) >= day(latest):
             continue
         own = named_values(_bare(hit.text))
         if own and not own <= named:
-            hit.valid_to = said_day(latest)
+            hit.valid_to = day(latest)
             earlier.append(hit)
     latest.score = max(latest.score, best + LEAD_MARGIN)
     return [(latest.path, [h.path for h in earlier])] if earlier else []
