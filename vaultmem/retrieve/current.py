@@ -87,6 +87,7 @@ def mark_current(hits, question: str, props_of, as_of: str | None = None) -> lis
     editor of that day as "Which editor does the user use?" is by today's."""
     from vaultmem.text.question_frames import question_frame
 
+    props_of = lru_cache(maxsize=None)(props_of)   # each note's head read once, however often asked
     groups: dict[tuple[str, str], list] = {}
     slots: dict[int, tuple[str, str, str]] = {}
     for hit in hits:

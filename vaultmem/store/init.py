@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from vaultmem.errors import VaultNotFound
-from vaultmem.store.config import DEFAULT_CONFIG_TOML, config_path, load_config, with_model  # noqa: F401 (re-exported)
+from vaultmem.store.config import DEFAULT_CONFIG_TOML, config_path, load_config, with_model
 from vaultmem.store.dashboard import ensure_dashboard
 from vaultmem.store.files import atomic_write
 from vaultmem.store.layout import STATE_DIR, TYPE_FOLDERS
@@ -46,14 +46,12 @@ def init_vault(path: Path | str, model: str | None = None) -> dict:
     cfg = config_path(root)
     chosen = {}
     if not cfg.exists():
-        from vaultmem.store.languages import pick_model
+        from vaultmem.store.languages import EMPTY_VAULT, PICKED_FOR_EMPTY, pick_model
 
         picked, reason = (model, "asked for") if model else pick_model(root)
         atomic_write(cfg, with_model(DEFAULT_CONFIG_TOML, picked))
         created.append(f"{STATE_DIR}/config.toml")
-        if not model and reason.startswith("the vault is empty"):
-            from vaultmem.store.languages import PICKED_FOR_EMPTY
-
+        if not model and reason.startswith(EMPTY_VAULT):
             atomic_write(state / PICKED_FOR_EMPTY, reason + "\n")
         chosen = {"model": picked, "model_reason": reason}
     elif model and model != load_config(root).model:

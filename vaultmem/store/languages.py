@@ -24,6 +24,7 @@ _SKIP = {".obsidian", ".trash", ".git", ".vaultmem", "node_modules"}
 # In `.vaultmem/`: init picked the model for an empty vault (from the locale alone), so the
 # first transcripts may still choose (`model_for_transcripts`); removed once they have.
 PICKED_FOR_EMPTY = "model-picked-for-empty-vault"
+EMPTY_VAULT = "the vault is empty"   # how `pick_model` says it had only the locale to go by
 _LOCALES = ("zh", "ja", "ko")
 
 
@@ -61,8 +62,8 @@ def pick_model(root: Path, environ=None) -> tuple[str, str]:
         return DEFAULT_MODEL, "the vault's notes are in English or another alphabet"
     locale = next((environ.get(k) for k in ("LC_ALL", "LC_MESSAGES", "LANG") if environ.get(k)), "")
     if locale.lower().startswith(_LOCALES):
-        return MULTILINGUAL_MODEL, f"the vault is empty and the locale is {locale}"
-    return DEFAULT_MODEL, "the vault is empty and the locale is not Chinese, Japanese or Korean"
+        return MULTILINGUAL_MODEL, f"{EMPTY_VAULT} and the locale is {locale}"
+    return DEFAULT_MODEL, f"{EMPTY_VAULT} and the locale is not Chinese, Japanese or Korean"
 
 
 def model_for_transcripts(texts, current: str) -> tuple[str, str] | None:
