@@ -11,7 +11,7 @@ def row(n, text, path=None, status="active", vector=None, dim=4):
     return {"chunk_id": f"N{n}#0", "note_id": f"N{n}", "path": path or f"Memory/Facts/n{n}.md",
             "title": f"n{n}", "type": "fact", "status": status, "user": "default",
             "tags": "|vaultmem/fact|", "entities": "", "created": "2026-11-01T09:00:00",
-            "updated": "2026-11-01T09:00:00", "valid_from": "", "valid_to": "",
+            "updated": "2026-11-01T09:00:00", "valid_from": "", "valid_to": "", "held_from": "",
             "importance": 0.5, "content_hash": f"h{n}", "source_messages": [f"m-{n}"],
             "sources": [], "text": text, "search_text": text, "keywords": f"n{n} fact",
             "vector": vec / np.linalg.norm(vec)}

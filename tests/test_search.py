@@ -235,7 +235,7 @@ def _filler_rows(count: int, dim: int) -> list[dict]:
     return [{"chunk_id": f"filler-{n}#0", "note_id": f"filler-{n}", "path": f"Archive/filler {n}.md",
              "title": f"filler {n}", "type": "note", "status": "active", "user": "default", "tags": "",
              "entities": "", "created": "2024-01-01T00:00:00", "updated": "2024-01-01T00:00:00",
-             "valid_from": "", "valid_to": "", "importance": 0.5, "content_hash": f"f{n}", "source_messages": [],
+             "valid_from": "", "valid_to": "", "held_from": "", "importance": 0.5, "content_hash": f"f{n}", "source_messages": [],
              "sources": [], "text": f"archived line {n}", "search_text": f"archived line {n}", "keywords": "",
              "vector": vector} for n, vector in enumerate(vectors)]
 

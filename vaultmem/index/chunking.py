@@ -79,6 +79,10 @@ class Chunk:
     # (title, type, entities, session date): measured, "Title (type, date): statement"
     # lowered the cosine of a paraphrased question from 0.42 to 0.21 with MiniLM.
     keywords: str = ""
+    # The first day the memory was known to hold, for `--as-of`: an event told before it
+    # happens (a wedding planned in October for June) from the day it was told (`said`);
+    # '' for the rest, which hold from `valid_from` (else `created`).
+    held_from: str = ""
     window: SessionWindow | None = None   # a session chunk's place among its turns (not stored)
 
     def to_row(self, vector) -> dict:
@@ -216,7 +220,16 @@ def chunk_note(note, rel: str, content_hash: str = "", default_user: str = "defa
         base["updated"] = base["created"]
     if note_type == "session":
         return _session_chunks(note, meta, base, title)
-    return _memory_chunks(note, meta, base, title)
+    return _memory_chunks(note, meta, dict(base, held_from=held_from(note_type, meta, base["valid_from"])), title)
+
+
+def held_from(note_type: str, meta: dict, valid_from: str) -> str:
+    """The day an event told ahead of its day was first known (its `said` day, when before
+    `valid_from`); '' otherwise."""
+    said = as_text(meta.get("said"))[:10]
+    if note_type == "event" and said and valid_from and said < valid_from[:10]:
+        return said
+    return ""
 
 
 def _importance(value) -> float:

@@ -32,11 +32,11 @@ _PROJECTION_SAMPLE = 20_000   # rows the principal directions are computed from
 # took 18-28 ms instead of 57-96.
 NARROWING_COLUMNS = ("type", "user", "status")
 # Filter columns compared with == or <= on every query; the others stay Python objects.
-SHORT_COLUMNS = {"type", "status", "user", "created", "valid_from", "valid_to"}
+SHORT_COLUMNS = {"type", "status", "user", "created", "valid_from", "valid_to", "held_from"}
 # Held in memory too, so that a hit is built without reading the table again.
 HIT_COLUMNS = ["text", "fts_text", "source_messages", "sources"]
 FILTER_COLUMNS = ["chunk_id", "note_id", "path", "title", "type", "status", "user", "tags",
-                  "entities", "created", "updated", "valid_from", "valid_to", "importance"]
+                  "entities", "created", "updated", "valid_from", "valid_to", "held_from", "importance"]
 SNAPSHOT_COLUMNS = FILTER_COLUMNS + HIT_COLUMNS
 
 

@@ -38,8 +38,9 @@ log = logging.getLogger(__name__)
 TABLE = "chunks"
 # Bumped when a column's layout or meaning changes; `Indexer.sync` then rebuilds the index
 # (4: a session chunk's `valid_from` is the day its turns were said; 5: Chinese session
-# chunks hold three turns, and a Chinese character counts half a word in their budget).
-SCHEMA_VERSION = 5
+# chunks hold three turns, and a Chinese character counts half a word in their budget;
+# 6: `held_from`, the day an event told ahead of its day was known, for `--as-of`).
+SCHEMA_VERSION = 6
 # Rows added since the last FTS/compaction pass before `maintain()` folds them in;
 # below it LanceDB's flat scan of unindexed rows costs less than re-optimising.
 OPTIMIZE_AFTER_ROWS = 2000
@@ -124,7 +125,7 @@ def schema(dim: int):
         ("chunk_id", text), ("note_id", text), ("path", text), ("title", text),
         ("type", text), ("status", text), ("user", text), ("tags", text), ("entities", text),
         ("created", text), ("updated", text), ("valid_from", text), ("valid_to", text),
-        ("importance", pa.float32()), ("content_hash", text),
+        ("held_from", text), ("importance", pa.float32()), ("content_hash", text),
         ("source_messages", pa.list_(text)), ("sources", pa.list_(text)), ("text", text),
         ("search_text", text), ("fts_text", text), ("vector", pa.list_(pa.float32(), dim)),
     ])

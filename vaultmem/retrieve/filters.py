@@ -56,9 +56,11 @@ class Filters:
             day = self.as_of
             start = snap.cache.get("start_day")
             if start is None:  # valid_from, else the creation day (astype U10 truncates); a
-                # memory with an end and no start (a past state told later) held since before
+                # memory with an end and no start (a past state told later) held since before;
+                # an event told ahead of its day, from the day it was told (`held_from`)
                 start = np.where(cols["valid_from"] != "", cols["valid_from"].astype("U10"),
                                  np.where(cols["valid_to"] != "", "", cols["created"].astype("U10")))
+                start = np.where(cols["held_from"] != "", cols["held_from"], start)
                 snap.cache["start_day"] = start
             mask &= start <= day
             ends = cols["valid_to"]
