@@ -71,10 +71,21 @@ def test_sentences_that_fill_no_slot(sentence):
     ("用户现在住在哪个城市？", "home"), ("Where does the user work?", "employer"),
     ("用户在哪家公司工作？", "employer"), ("What is the user's job title?", "job"),
     ("Which code editor does the user use?", "tool:editor"), ("What diet is the user on?", "diet"),
-    ("What did the user eat for dinner?", None),
+    ("What did the user eat for dinner?", None), ("用户怎么上班？", "commute"),
+    ("How does the user get to work?", "commute"), ("Where does the user's daughter study?", "school"),
+    ("用户的女儿在哪所学校读书？", "school"), ("Where is the user studying?", "school"),
+    ("What does the user study?", None),
 ])
 def test_a_question_names_the_attribute_it_asks_for(question, attribute):
     assert question_frame(question) == attribute
+
+
+def test_a_name_with_its_possessive_is_the_same_name():
+    """"Jonah's transfer" names Jonah: a memory that names only Jonah names nothing it does not."""
+    from vaultmem.text.question_frames import named_values
+
+    assert named_values("Jonah's transfer to Ridgeline in Denver fell through.") == {"jonah", "ridgeline", "denver"}
+    assert named_values("Maya’s school is Whitman.") == {"maya", "whitman"}
 
 
 @pytest.mark.parametrize("reading, name, chinese, said, statement, title", [

@@ -144,3 +144,54 @@ def test_a_state_told_with_an_aside_is_not_shown_as_earlier_for_having_become_tr
     mem.reindex()
     top = [h for h in mem.search("Which car does the user drive?")["hits"] if h["type"] != "session"][0]
     assert top["path"] == mem.vault.rel(seal) and not top["valid_to"]
+
+
+def test_an_event_told_ahead_of_its_day_held_from_the_day_it_was_told(mem):
+    """A wedding planned in October for next June: asked "as of" a day in between, the plan
+    was known and answers (the model dates an event by when it happens, `valid_from`, and
+    keeps the day told in `said`); before it was told, it was not known."""
+    wedding = write_memory(mem.vault, text="The user's wedding is set for June 12, 2027, at Cedar Hollow Farm.",
+                           type="event", user="default", importance=0.7, valid_from=date(2027, 6, 12),
+                           extra={"said": date(2026, 10, 5), "subject": "user", "attribute": "wedding",
+                                  "value": "June 12, 2027"})
+    write(mem, "The user's wedding budget is capped at 30k.", type="fact", valid_from=date(2026, 10, 5))
+    question = "When is the user's wedding?"
+    rel = mem.vault.rel(wedding)
+
+    def memories(day):
+        return [h["path"] for h in mem.search(question, as_of=day)["hits"] if h["type"] != "session"]
+
+    assert memories("2026-10-25")[0] == rel
+    assert rel not in memories("2026-09-01")
+
+
+def test_a_question_of_the_users_relation_is_asked_again_of_their_name(mem):
+    """"Where does the user's boyfriend work?": the memory that names him shares the
+    question's words, the one that answers says his name; asked again of the name, the answer
+    leads, today and on a past day, above the user's own employer. Who he is stays answered
+    by the memory that names him."""
+    def note(text, subject, attribute, value, **dates):
+        return mem.vault.rel(write_memory(mem.vault, text=text, type="fact", user="default", importance=0.7,
+                                          extra={"subject": subject, "attribute": attribute, "value": value,
+                                                 **({"status": "superseded"} if dates.get("valid_to") else {})},
+                                          **dates))
+
+    named = note("The user's boyfriend is Anand.", "user", "relationship", "boyfriend Anand",
+                 valid_from=date(2026, 7, 14))
+    cook = note("Anand is a line cook at Marrow & Vine.", "Anand", "job", "line cook at Marrow & Vine",
+                valid_from=date(2026, 7, 14), valid_to=date(2026, 8, 25))
+    kettle = note("Anand works the breakfast shift at Copper Kettle.", "Anand", "employer", "Copper Kettle",
+                  valid_from=date(2026, 8, 25))
+    note("The user works at a bookshop in Leith.", "user", "employer", "a bookshop in Leith",
+         valid_from=date(2026, 7, 14))
+    write(mem, "Anand eats everything.", type="preference", valid_from=date(2026, 7, 14))   # reindexes
+
+    def first(question, **when):
+        return [h["path"] for h in mem.search(question, **when)["hits"] if h["type"] != "session"][0]
+
+    assert first("Where does the user's boyfriend work?") == kettle
+    assert first("Where does the user's boyfriend work?", as_of="2026-08-01") == cook
+    assert first("Who is the user's boyfriend?") == named
+    block = mem.context("Where does the user's boyfriend work?", budget=300)["text"]
+    lines = [line for line in block.splitlines() if line.startswith("- [")]
+    assert "Copper Kettle" in lines[0] and "bookshop" not in lines[0]

@@ -47,12 +47,14 @@ class Retrieval:
         if rerank:
             from vaultmem.retrieve.rerank import RERANK_CANDIDATES, llm_rerank
 
-            hits = self._search_hits(query, max(k, RERANK_CANDIDATES), type, tag, user, since, as_of, all,
-                                     scope=scope)
+            wanted = max(k, RERANK_CANDIDATES)
+            hits = self._search_hits(query, wanted, type, tag, user, since, as_of, all, scope=scope)
+            self._hop(hits, query, wanted, type, tag, user, since, as_of, all, scope)
             self._mark_current(hits, query, as_of)   # (it sorts by score: before the model's order)
             hits = self._first(llm_rerank(query, hits, self._llm_chat()), k)
         else:
             hits = self._search_hits(query, k, type, tag, user, since, as_of, all, scope=scope)
+            self._hop(hits, query, k, type, tag, user, since, as_of, all, scope)
             self._mark_current(hits, query, as_of)
         result = {"query": query, "hits": [h.to_dict() for h in hits]}
         if hits.warning:
@@ -88,6 +90,7 @@ class Retrieval:
             vector = None
         hits = self._search_hits(question, k=k, user=user, as_of=as_of, all=all, vector=vector,
                                  scope=scope)
+        self._hop(hits, question, k, None, None, user, None, as_of, all, scope)
         self._mark_current(hits, question, as_of)
         pinned = [] if hits.warning or scope == "notes" else self.searcher.search(
             question, k=PINNED_MAX, tag=PINNED_TAG, user=user or self.user, as_of=as_of, all=all,
@@ -161,6 +164,19 @@ class Retrieval:
             atomic_write(told, model + "\n")
         except OSError:  # a read-only vault is told again next time rather than failing a search
             pass
+
+    def _hop(self, hits, question, k, type, tag, user, since, as_of, all, scope) -> None:
+        """A question asked of the user's relation ("Where does the user's boyfriend work?")
+        is asked again of the name a hit gives them (`relations.hop`), with the same filters;
+        `hits` keeps its first `k`."""
+        from vaultmem.retrieve.relations import hop
+        from vaultmem.store.properties import read_head
+
+        if hits.warning is not None or scope == "notes":
+            return
+        hop(hits, question, lambda rel: read_head(self.vault.abs(rel)),
+            lambda again: self._search_hits(again, k, type, tag, user, since, as_of, all, scope=scope))
+        del hits[k:]
 
     def _mark_current(self, hits, question: str, as_of=None) -> None:
         """Of two active memories among `hits` that give one slot two values, the one said

@@ -101,12 +101,17 @@ def mark_current(hits, question: str, props_of, as_of: str | None = None) -> lis
     pairs = []
     best = max((h.score for h in hits), default=0.0)
     single = single_valued(question)
+    # A question of the user's relation ("Where does the user's husband work?") asks for
+    # their slot, not the user's: the user's own employer or home must not lead it. Who
+    # they are ("Who is the user's boss?") is the user's slot.
+    theirs = asks_of_someone_else(question) and not ASKS_WHO.search(question)
     # On a past day only the slots speak: the memories that held then were told on other days
     # than the ones they held from, so "told last" says nothing of which one held then.
-    if asked and as_of is None:
-        pairs += _asked_slot(hits, asked, slots, best, props_of=props_of)
-    elif single and as_of is None:
-        pairs += _asked_slot(hits, None, slots, best, anchors=anchor_words(question), props_of=props_of)
+    if as_of is None and not theirs:
+        if asked:
+            pairs += _asked_slot(hits, asked, slots, best, props_of=props_of)
+        elif single:
+            pairs += _asked_slot(hits, None, slots, best, anchors=anchor_words(question), props_of=props_of)
     if single and not YES_NO.search(question.strip()) and not pairs and as_of is None:
         pairs += _answers(hits, question, best, asked=asked, slots=slots)
     for (subject, attribute), members in groups.items():
@@ -120,7 +125,7 @@ def mark_current(hits, question: str, props_of, as_of: str | None = None) -> lis
             if earlier:
                 latest.score = max(latest.score, max(h.score for h in earlier) + LEAD_MARGIN)
                 pairs.append((latest.path, [h.path for h in earlier]))
-        if asked and _fills(attribute, asked) and subject == "user":
+        if asked and _fills(attribute, asked) and subject == "user" and not theirs:
             latest.score = max(latest.score, best + LEAD_MARGIN)
     _below(pairs, hits)
     hits.sort(key=lambda h: -h.score)
@@ -132,6 +137,13 @@ def _fills(attribute: str, asked: str) -> bool:
     ("family:wife" for "family"), or the same name ("editor" for "tool:editor")."""
     return attribute == asked or attribute.split(":", 1)[0] == asked or \
         attribute.split(":")[-1] == asked.split(":")[-1]
+
+
+def _of_family(attribute: str, family: str) -> bool:
+    """An attribute of the family asked: "learning", "learning:piano", or a model's own name
+    that opens with it ("learning_language")."""
+    head = attribute.split(":", 1)[0]
+    return head == family or head.startswith(family + "_")
 
 
 def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None, props_of=None) -> list[tuple[str, list[str]]]:
@@ -153,7 +165,7 @@ def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None,
                 competing.append(hit)
             continue
         if slot is not None:
-            if slot[0] == "user" and slot[1].split(":", 1)[0] == family:
+            if slot[0] == "user" and _of_family(slot[1], family):
                 competing.append(hit)
         elif speaks_of(asked, _bare(hit.text)) and not about_someone_else(hit.text):
             competing.append(hit)
@@ -261,6 +273,10 @@ _ASKS_OF_OTHER = re.compile(r"\buser's\s+(?:best\s+)?(?:boyfriend|girlfriend|hus
                             r"brother|manager|boss|lead|colleague|coworker|roommate|landlord|neighbou?r)\b|"
                             r"用户的?(?:男朋友|女朋友|老公|老婆|妻子|丈夫|爸|妈|父|母|儿子|女儿|孩子|狗|猫|"
                             r"朋友|同事|哥|姐|弟|妹|领导|老板|组长|经理|上司)", re.I)
+
+
+# A question that asks who someone is, or their name: the user's slot of that relation.
+ASKS_WHO = re.compile(r"^\s*who(?:'s| is| was)\b|\bname\b|是谁|叫什么|名字|是哪位", re.I)
 
 
 def asks_of_someone_else(question: str) -> bool:

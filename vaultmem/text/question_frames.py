@@ -27,7 +27,11 @@ _QUESTION_FRAMES = (
     ("tool:notes", re.compile(r"\bnotes? app\b|\bnote-taking\b|笔记软件|记笔记", re.I)),
     ("diet", re.compile(r"\bdiet\b|饮食|吃素|忌口", re.I)),
     ("learning", re.compile(r"\blanguage\b.*\blearn|\blearn\w*\b.*\blanguage\b|学什么语|在学哪", re.I)),
-    ("commute", re.compile(r"\bcommute\b|\bget to work\b|通勤|怎么去上班", re.I)),
+    ("school", re.compile(r"\bwhich (?:school|university|college|uni)\b|\bwhere (?:does|is) .+ (?:study|studying|go to (?:school|college|uni))\b|"
+                          r"\bwhat (?:school|university|college)\b|哪所(?:学校|大学|中学)|哪个(?:学校|大学)|"
+                          r"在哪(?:里|儿)?(?:上学|读书|念书|读)|什么(?:学校|大学)", re.I)),
+    ("commute", re.compile(r"\bcommute\b|\bget to work\b|\bhow does the user get (?:to|into) (?:the )?(?:office|work)\b|"
+                            r"通勤|怎么(?:去)?上班|怎么去公司|坐什么(?:车)?上班", re.I)),
 )
 
 
@@ -50,12 +54,16 @@ _SPEAKS = {
              re.compile(r"饮食|吃素|素食|生酮|控糖|低脂|戒糖|断糖|吃肉")),
     "commute": (re.compile(r"\b(?:commut\w*|drive|driving|train|bus|subway|metro|bike|cycling|ferry|walk)\b", re.I),
                 re.compile(r"通勤|开车|地铁|公交|骑车|电动车|单车|打车|班车|走路")),
+    "school": (re.compile(r"\b(?:school|university|college|uni|grade|class of)\b", re.I),
+               re.compile(r"学校|大学|中学|小学|附中|高[一二三]|初[一二三]|读书|上学|念书")),
     "learning": (re.compile(r"\b(?:learning|studying|lessons?|class(?:es)?|course)\b", re.I),
                  re.compile(r"学|课|班")),
 }
 
 
-TOPICS = tuple(_SPEAKS)
+# The attributes a model's update is checked against (`extract.review._related`): not
+# "school", which a son's class and a cousin's school would both speak of.
+TOPICS = tuple(t for t in _SPEAKS if t != "school")
 
 
 def speaks_of(attribute: str, text: str) -> bool:
@@ -83,7 +91,7 @@ def named_values(text: str, loose: bool = True) -> set[str]:
     organisations, tools, numbers (lower-cased); for comparing two memories of one slot.
     `loose` also takes, in Chinese, what stands where a value stands (after 在/叫/是/做…),
     which may be any phrase ("地铁上看完")."""
-    found = {m.group(0).rstrip(".,'’").lower() for m in re.finditer(rf"{NAME_SPAN}", text)
+    found = {re.sub(r"['’]s$", "", m.group(0).rstrip(".,'’")).lower() for m in re.finditer(rf"{NAME_SPAN}", text)
              if m.group(0).split()[0] not in NOT_NAMES and m.group(0) not in ("The user", "User")}
     found |= {t.lower() for t, _k in tools_in(text)}
     found |= set(re.findall(r"\d+(?:[.:]\d+)?", text))
