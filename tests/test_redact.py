@@ -87,6 +87,9 @@ def test_each_kind_is_found_and_redacted(text, kind, secret):
     "task-1234567890abcdefghijklmn is a ticket slug",
     "temperature -12.5 and +3 points, room 101",
     "Already redacted: password: [REDACTED:password] and [REDACTED:api-key]",
+    # "signing" is no sign-in, and the year of a date is no PIN (a model's adoption memory was refused)
+    "The user adopted Comet, signing the adoption papers on April 6, 2026; Comet is officially theirs.",
+    "I logged in on 6 April 2026 to check the balance.",
 ])
 def test_near_misses_and_ordinary_text_are_left_alone(text):
     assert find_secrets(text) == []
@@ -159,6 +162,8 @@ def test_a_clean_text_is_looked_at_once_and_a_text_with_a_secret_every_time(monk
 
 # Issue 32: access codes said without the word "code", and security-question answers.
 @pytest.mark.parametrize("text, secret", [
+    ("my sign-in PIN is 4821", "4821"),
+    ("I signed in on April 6, 2026 with password 9931", "9931"),
     ("the garage keypad is 4471, just so you know", "4471"),
     ("the gate is 4471# if you get there before me", "4471#"),
     ("door at the office: 8812*", "8812*"),

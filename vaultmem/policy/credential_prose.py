@@ -113,7 +113,7 @@ def _word_value_ok(value: str, follows: str) -> bool:
 # paths, dates, versions, variable names, plain words.
 
 _NEAR_PW = (r"pas+w(?:or|ro|r|o)?d|passphrase|passcode|(?:ssh|pg|store|key|src|dest)pass|log(?:ged|ging)?\s?in(?:to)?|"
-            r"sign(?:ed)?\s?in|"
+            r"sign(?:ed)?[\s-]?in(?![a-z])|"   # not "signing the adoption papers on April 6, 2026"
             r"(?<![\w-])(?:pass|pw|pwd|psk|login|creds?|credentials|p(?=\s*[:=]))(?![\w-])|"
             r"wi-?fi|hotspot|recovery\s+(?:key|phrase|code)|seed\s+phrase|mnemonic")
 _NEAR_PIN = (r"(?<![\w-])pin(?![\w-])|combo|combination|"
@@ -149,6 +149,11 @@ def _quoted_made_up(value: str, family: str) -> bool:
     if len(words) == 1:
         return looks_made_up(value, family)
     return family == "pw" and (has_shape(value) or len(words) >= 3) and len(words) <= 24
+
+
+# A month and day just before a year: the year is a date's.
+_DATED_YEAR = re.compile(r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s*$|"
+                         r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s*$")
 
 
 def near_keyword(text: str) -> Iterator[Span]:
@@ -188,5 +193,7 @@ def near_keyword(text: str) -> Iterator[Span]:
                 lead += len(name) + 1 + len(rest) - len(rest.lstrip(_OPENERS))
                 value = rest.lstrip(_OPENERS)
             value = value.rstrip(".,;:)]}>'\"”’")
+            if _DATED_YEAR.search(window[:m.start("v") + lead]) and re.fullmatch(r"(?:19|20)\d\d", value):
+                continue   # the year of a date ("… on April 6, 2026"), not a PIN
             if value and "[REDACTED" not in value and looks_made_up(value, family):
                 yield kind, start + m.start("v") + lead, start + m.start("v") + lead + len(value)
