@@ -63,6 +63,19 @@ def test_the_memory_that_answers_leads_the_excerpt_it_came_from(embedder):
                                f"{1.3 * EXCERPT_LEAD * REDACTED_LEAD:.2f}] Alice: my token")
 
 
+def test_a_line_far_below_the_best_is_left_out(embedder):
+    """A line under FLOOR_SHARE of the best one answers another question: "What is the user's
+    job title?" is not told that a promotion fell through, at a third of the answer's score."""
+    from vaultmem.retrieve.context import FLOOR_SHARE
+
+    title = hit(1, type="fact", text="The user is a Senior Software Engineer.", score=0.97)
+    near = hit(2, type="fact", text="The user writes Go all day at work.", score=0.97 * FLOOR_SHARE + 0.01)
+    far = hit(3, type="event", text="The user was not promoted to Staff Engineer this cycle.",
+              score=0.97 * FLOOR_SHARE - 0.01)
+    block = build_context([title, near, far], budget=500, count_tokens=embedder.count_tokens)
+    assert block["ids"] == ["01H1", "01H2"] and "Staff Engineer" not in block["text"]
+
+
 def test_mostly_redacted_reads_the_users_turns_only():
     from vaultmem.retrieve.context import mostly_redacted
 

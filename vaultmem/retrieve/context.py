@@ -9,7 +9,8 @@
 
 One list in score order: memories (`[type · date · score]`) and conversation excerpts
 (`[date · link · score]`) compete for the budget by score alone, so an excerpt that holds
-the answer is never pushed out by a weak memory. An excerpt of turns that memories in the
+the answer is never pushed out by a weak memory; a line far below the best one
+(`FLOOR_SHARE`) answers another question and is left out. An excerpt of turns that memories in the
 list were drawn from is left out: the memory line says it, dated and typed.
 
 What must not be missed follows under its own heading: the person's health (an allergy, a
@@ -65,6 +66,12 @@ EXCERPT_LEAD = 0.5
 # An excerpt whose user turns are mostly `[REDACTED:…]` shows little but the word it matched on.
 REDACTED_LEAD = 0.5
 EXCERPT_WORDS = 40
+# A line scoring under this share of the block's best answers some other question: "The user
+# was not promoted to Staff Engineer" (0.30) under "What is the user's job title?" led by
+# "The user is a Senior Software Engineer" (0.97). Blind tune half (batch 2, model path):
+# current probes 62 / 65 / 65 / 66 of 80 at 0 / 0.3 / 0.4 / 0.5, the memory a question asks
+# for still in the block 141 / 141 / 140 / 138 of 146.
+FLOOR_SHARE = 0.3
 # A passage of the user's own notes is cut to this many words (the link leads to the rest).
 NOTE_WORDS = 80
 # The user's own notes take at most 1/NOTES_SHARE of the budget while memories compete for
@@ -211,13 +218,14 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"]) -> dict:
                          + ([labels["notes"], *note_lines] if note_lines else []))
 
     ids: list[str] = []
+    floor = FLOOR_SHARE * max(block_score(h) for h in hits)
     # The turns memories among the hits say: an excerpt of only those turns would show again,
     # raw, what a memory line shows dated and typed, and spend the budget twice.
     remembered = set().union(*(turns_of(vars(h)) for h in hits if h.type not in ("session", NOTE_TYPE)))
     has_memories = any(h.type != NOTE_TYPE for h in hits)
     for hit in sorted(hits, key=lambda h: -block_score(h)):   # stable: ties keep search's order
         is_snippet = hit.type == "session"
-        if is_snippet and (said := turns_of(vars(hit))) and said <= remembered:
+        if block_score(hit) < floor or is_snippet and (said := turns_of(vars(hit))) and said <= remembered:
             continue
         if hit.type == NOTE_TYPE:
             kind, more_lines, more_notes = "notes", lines, notes + [note_line(hit)]
