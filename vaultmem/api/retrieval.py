@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 
+# Where no hit names the user's relation, this many memories found by the relation's words are
+# read for the name (`relations.hop`).
+NAMING_HITS = 5
+
+
 class Retrieval:
     """`Memory`'s answers to a question: ranked hits, or a block for a prompt."""
 
@@ -175,7 +180,9 @@ class Retrieval:
         if hits.warning is not None or scope == "notes":
             return
         hop(hits, question, lambda rel: read_head(self.vault.abs(rel)),
-            lambda again: self._search_hits(again, k, type, tag, user, since, as_of, all, scope=scope))
+            lambda again: self._search_hits(again, k, type, tag, user, since, as_of, all, scope=scope),
+            lambda words: self._search_hits(words, NAMING_HITS, None, None, user, None, None, True,
+                                            scope="memories"))
         del hits[k:]
 
     def _mark_current(self, hits, question: str, as_of=None) -> None:

@@ -78,13 +78,21 @@ def name_of(relation: str, hits, props_of) -> tuple[str, list[str]] | None:
         attribute = str(props.get("attribute") or "").lower()
         value = str(props.get("value") or "").strip()
         said = f"{attribute} {value} {hit.text}".lower()
-        if not any(w in said for w in words):
+        if not _names_a_relation(attribute, words) or not any(w in said for w in words):
             continue
         name = _name_in(value, hit.text, props, words)
         if name and (found is None or name == found):
             found = name
             naming.append(hit.path)
     return (found, naming) if found else None
+
+
+def _names_a_relation(attribute: str, words) -> bool:
+    """A slot that says who someone is to the user: "family:daughter", "relationship",
+    "pet:dog", "partner", "boyfriend"; not "daughter_college_location"."""
+    head, _, tail = attribute.partition(":")
+    return head in ("family", "relationship", "relation", "pet", "partner", "spouse") or \
+        attribute in words or tail in words
 
 
 def _name_in(value: str, text: str, props: dict, words) -> str | None:
@@ -103,16 +111,20 @@ def _name_in(value: str, text: str, props: dict, words) -> str | None:
     return rest if _NAME.match(rest) else None
 
 
-def hop(hits, question: str, props_of, ask_again) -> None:
+def hop(hits, question: str, props_of, ask_again, naming=None) -> None:
     """Put the name of the user's relation a hit gives in the question's place, ask again
     (`ask_again(question) -> hits`), and add what that finds of the name to `hits` (in place,
     sorted by score): each with the better of its two scores, the best of them above the
-    memories that only name the relation."""
+    memories that only name the relation. When no hit names them, `naming(words) -> hits`
+    looks for the memory that does among all, superseded ones too: a name outlives the note
+    that gave it ("Chloe is in her last year at 二附中", superseded when she left for UBC)."""
     asked = asked_relation(question)
     if asked is None:
         return
     relation, words = asked
     named = name_of(relation, hits, props_of)
+    if named is None and naming is not None:
+        named = name_of(relation, naming(words), props_of)
     if named is None:
         return
     name, naming = named
