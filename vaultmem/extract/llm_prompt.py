@@ -47,13 +47,15 @@ card, account or ID numbers. An empty list is a valid answer.
   ..." for the user, else the person's name), in the language the user writes in, at most 40
   words, with none of the talk around it ("The user mentioned that ..." -> say it). Keep a
   value in the user's own words where the words are the value (每周两次, "medium heat"), not
-  their jokes, exaggerations or asides. Resolve relative dates ("yesterday", "next Friday", "last month")
+  their jokes, exaggerations or asides. Write a name as the user wrote it, untranslated: a
+  game, app, product, language, place or person the user names in English stays in English
+  in a Chinese statement (用户在玩 Elden Ring), and the other way round. Resolve relative dates ("yesterday", "next Friday", "last month")
   against the message's time, and write a date as people write it in that language
   ("October 9, 2026", 2026年10月9日), not as YYYY-MM-DD. A statement of a change states the
   value now ("The user lives in Portland."), not the change ("... moved from Austin to
   Portland") nor the value it replaces or turned down ("The user's blog stays on GitHub
-  Pages.", not "... decided not to move it to Netlify"): the old value lives in the memory it
-  updates. When the old value is not held, write it as its own item first, with valid_to, and
+  Pages.", not "... decided not to move it to Netlify"; no "no longer ...", "instead of ..."):
+  the old value lives in the memory it updates. When the old value is not held, write it as its own item first, with valid_to, and
   let the new item update it. When the user corrects something said before, write only the
   corrected statement.
 - title: names the fact in at most 60 characters, a complete phrase in the memory's language
