@@ -218,14 +218,17 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"]) -> dict:
                          + ([labels["notes"], *note_lines] if note_lines else []))
 
     ids: list[str] = []
-    floor = FLOOR_SHARE * max(block_score(h) for h in hits)
+    # (memories and excerpts against the best of them: the user's own notes have their heading
+    # and their share of the budget)
+    floor = FLOOR_SHARE * max((block_score(h) for h in hits if h.type != NOTE_TYPE), default=0.0)
     # The turns memories among the hits say: an excerpt of only those turns would show again,
     # raw, what a memory line shows dated and typed, and spend the budget twice.
     remembered = set().union(*(turns_of(vars(h)) for h in hits if h.type not in ("session", NOTE_TYPE)))
     has_memories = any(h.type != NOTE_TYPE for h in hits)
     for hit in sorted(hits, key=lambda h: -block_score(h)):   # stable: ties keep search's order
         is_snippet = hit.type == "session"
-        if block_score(hit) < floor or is_snippet and (said := turns_of(vars(hit))) and said <= remembered:
+        if hit.type != NOTE_TYPE and block_score(hit) < floor or \
+                is_snippet and (said := turns_of(vars(hit))) and said <= remembered:
             continue
         if hit.type == NOTE_TYPE:
             kind, more_lines, more_notes = "notes", lines, notes + [note_line(hit)]
