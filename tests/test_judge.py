@@ -165,6 +165,47 @@ def test_a_model_that_writes_a_door_code_costs_a_warning_never_a_memory(vault, t
     assert "4417" not in files and "4417" not in history
 
 
+def test_what_the_model_marks_secret_is_hidden_from_the_saved_session_too(vault, tmp_path):
+    """A security answer the patterns do not know ("the answer I used for my bank was Pemberton
+    Road"): the model marks it, and neither the session note, the vault, the run's report nor
+    git history holds it; the memory beside it is written. A memory holding a marked code is
+    refused; a name the model both marks and remembers stays a memory (a contradiction costs
+    the mark, with a warning that does not say what it was)."""
+    one = said(tmp_path, "s1", ["The answer I used for my bank was Pemberton Road, don't forget it.",
+                                "Grandma set the tv parental thing to 0852.", "My boyfriend Anand starts at Copper Kettle."],
+               FIRST, "a")
+    items = [item("The user's boyfriend Anand works at Copper Kettle.", "a-2", action="add"),
+             item("Grandma's TV parental lock is 0852.", "a-1", action="add")]
+    answer = {"memory_items": items, "secrets": ["Pemberton Road", "0852", "Anand", "not in any message"]}
+    with CannedLLM([(200, completion(json.dumps(answer)))]) as llm:
+        llm.configure(vault)
+        report = api.Memory(vault).extract([one], llm=True)
+    assert list(memory_notes(vault)) == ["The user's boyfriend Anand works at Copper Kettle."]
+    assert [d["action"] for d in report["decisions"] if "parental" in d["content"]] == ["rejected"]
+    assert sorted(w.split(": ", 1)[1] for w in report["warnings"]) == [
+        "secrets[2] left out: a memory of the same reply names it",
+        "secrets[3] left out: no message holds it as written"]
+    files = "".join(p.read_text(errors="replace") + p.name for p in vault.rglob("*") if p.is_file()
+                    and ".git" not in p.parts)
+    history = subprocess.run(["git", "-C", str(vault), "log", "-p", "--all"], capture_output=True, text=True).stdout
+    for secret in ("Pemberton", "0852"):
+        assert secret not in files and secret not in history and secret not in json.dumps(report)
+    session = next((vault / "Memory" / "Sessions").glob("*.md")).read_text()
+    assert session.count("[REDACTED:") == 2 and "Anand" in session
+
+
+def test_a_reply_without_secrets_marks_none():
+    from vaultmem.extract.llm_reply import parse_secrets
+
+    said_ = ["my locker is 4821", "I live in Porto"]
+    assert parse_secrets(json.dumps({"memory_items": []}), said_) == ([], [])
+    assert parse_secrets(json.dumps({"memory_items": [], "secrets": "4821"}), said_) == ([], [])
+    found, problems = parse_secrets(json.dumps({"secrets": ["4821", "porto", "", 7, "[REDACTED:pin]"]}), said_)
+    assert found == ["4821"] and problems == ["secrets[1] left out: no message holds it as written"]
+    found, problems = parse_secrets(json.dumps({"secrets": ["live"]}), said_)
+    assert found == [] and problems == ["secrets[0] left out: too plain to be a secret"]
+
+
 def test_nonsense_leaves_the_session_to_the_rules_and_the_next_run_asks_the_model(vault, tmp_path):
     one = said(tmp_path, "s1", ["I live in Porto and I play the cello."], FIRST, "a")
     nonsense = (200, completion("I'm sorry, I can't help with that."))

@@ -23,7 +23,7 @@ from datetime import datetime
 from vaultmem.errors import LLMError
 from vaultmem.extract.llm_endpoint import LLMSettings, chat
 from vaultmem.extract.llm_prompt import HEADER_TOKENS, SYSTEM_PROMPT, Budget, budget, clip, estimate_tokens, line
-from vaultmem.extract.llm_reply import HUB_KINDS, parse_memory_items
+from vaultmem.extract.llm_reply import HUB_KINDS, parse_memory_items, parse_secrets
 from vaultmem.extract.llm_slots import normalise_slot
 from vaultmem.policy.candidate import Candidate
 from vaultmem.text.pattern_words import HEALTH
@@ -86,6 +86,7 @@ class SessionOutcome:
     fell_back: bool = False        # some part was decided by the rules (any reason): ask again later
     usage: dict = field(default_factory=dict)  # calls, prompt_tokens, completion_tokens
     shown: list = field(default_factory=list)  # the held memories (`Held`) the model saw
+    secrets: list = field(default_factory=list)  # what the model marked secret, as the messages say it
 
 
 def extract_session(turns, session_time: datetime | None, settings, user_names=None, *, held=(),
@@ -109,8 +110,10 @@ def extract_session(turns, session_time: datetime | None, settings, user_names=N
     batches = list(_batches(_spoken(turns), shares))
     out, warnings = [], []
 
+    secrets: list[str] = []
+
     def ended(**flags) -> SessionOutcome:
-        return SessionOutcome(out, warnings, fell_back=True, usage=usage, shown=held, **flags)
+        return SessionOutcome(out, warnings, fell_back=True, usage=usage, shown=held, secrets=secrets, **flags)
 
     deadline = clock() + seconds if seconds > 0 else None
     fell_back = False
@@ -124,7 +127,7 @@ def extract_session(turns, session_time: datetime | None, settings, user_names=N
             return ended(timed_out=True)
         asked = settings if left is None or left >= settings.timeout else replace(settings, timeout=left)
         try:
-            cands, problems = _extract_batch(batch, session_time, asked, shares, held, len(out), usage)
+            cands, problems = _extract_batch(batch, session_time, asked, shares, held, len(out), usage, secrets)
         except ReplyError as exc:  # this part only: the next one may well validate
             todo = turns if len(batches) == 1 else batch
             out.extend(extract_offline(todo, session_time, user_names))
@@ -140,7 +143,7 @@ def extract_session(turns, session_time: datetime | None, settings, user_names=N
             return ended(endpoint_failed=True)
         out.extend(cands)
         warnings.extend(where + problem for problem in problems)
-    return SessionOutcome(out, warnings, fell_back=fell_back, usage=usage, shown=held)
+    return SessionOutcome(out, warnings, fell_back=fell_back, usage=usage, shown=held, secrets=secrets)
 
 
 def _timed_out(seconds: float, first, last) -> str:
@@ -170,10 +173,10 @@ def _fit_held(held: list, tokens: int) -> list:
 
 
 def _extract_batch(turns, session_time, settings: LLMSettings, shares: Budget, held: list, offset: int,
-                   usage: dict | None = None) -> tuple[list[Candidate], list[str]]:
+                   usage: dict | None = None, secrets: list | None = None) -> tuple[list[Candidate], list[str]]:
     """`(candidates, problems)` of one request; `ReplyError` when the reply is unusable twice.
     `offset`: how many candidates the session has before these (an item's "N2" is the
-    second of this reply)."""
+    second of this reply). What the reply marks secret is added to `secrets`."""
     from vaultmem.extract.llm_prompt import render_request
 
     ids = {t.id: t.text for t in turns}
@@ -193,6 +196,10 @@ def _extract_batch(turns, session_time, settings: LLMSettings, shares: Budget, h
             items, problems = parse_memory_items(reply, ids, keys)
         except ValueError as second:
             raise ReplyError(f"the model's output did not validate twice: {second}") from None
+    marked, unmarked = parse_secrets(reply, ids.values(), [item["content"] for item in items])
+    problems = problems + unmarked
+    if secrets is not None:
+        secrets.extend(s for s in marked if s not in secrets)
     speakers = {t.id: t.speaker for t in turns}
     out = []
     for item in items:

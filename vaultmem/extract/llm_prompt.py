@@ -24,7 +24,7 @@ You read one conversation (messages with their ids in brackets and their times) 
 memories already held that may bear on it (H1, H2, ...; all said before this conversation).
 Write what should be remembered from this conversation, and for each memory what it does to
 the held ones.
-Return one JSON object and nothing else: {"memory_items": [ITEM, ...]}
+Return one JSON object and nothing else: {"memory_items": [ITEM, ...], "secrets": [str, ...]}
 ITEM = {"content": str, "title": str, "alias": str|null,
         "type": "fact"|"preference"|"event"|"procedure",
         "importance": number 0-1, "source_messages": [message ids],
@@ -43,6 +43,10 @@ assistant (fix this, summarise that), venting, jokes and exaggerations, a passin
 complaint, trivia that will not matter next month, or what the assistant said unless the user
 took it up. Never write a secret, not even in part: passwords, keys, tokens, door or access codes,
 card, account or ID numbers. An empty list is a valid answer.
+- secrets: every secret the messages hold, copied exactly as written (a password, passcode or
+  PIN, a door, alarm, lock or access code, a key or token, a recovery, backup or verification
+  code, a security answer, a card, account, ID or policy number), so that the saved
+  conversation hides it too; [] when there is none. [REDACTED:...] is hidden already.
 - content: one true statement of one fact, self-contained, in the third person ("The user
   ..." for the user, else the person's name), in the language the user writes in, at most 40
   words, with none of the talk around it ("The user mentioned that ..." -> say it). Keep a

@@ -63,6 +63,49 @@ def parse_memory_items(text: str, known_ids, held_keys=()) -> tuple[list[dict], 
     return items, [f"memory_items[{i}] left out: {reason}" for i, reason in refused] + problems
 
 
+def parse_secrets(text: str, said, remembered=()) -> tuple[list[str], list[str]]:
+    """`(secrets, problems)`: the strings a reply's `"secrets"` list marks, each kept only when
+    the messages (`said`, their texts) hold it verbatim and it is shaped like a secret (a digit
+    or a symbol in it, or a name: a security answer is one). A name that one of the reply's own
+    memories (`remembered`, their statements) gives is a contradiction, and the memory stands
+    ("Anand" marked secret beside "The user's boyfriend is Anand."); a code it gives is still a
+    secret, and the memory holding it is refused. A reply without the list (a small model's)
+    marks none. The problems name the list's places, never what they hold."""
+    try:
+        data = json.loads(strip_fence(text))
+    except (TypeError, json.JSONDecodeError):
+        return [], []
+    listed = data.get("secrets") if isinstance(data, dict) else None
+    if not isinstance(listed, list):
+        return [], []
+    found, problems = [], []
+    for i, value in enumerate(listed):
+        value = value.strip() if isinstance(value, str) else ""
+        if not value or "[REDACTED" in value or value in found:
+            continue
+        if not any(value in turn for turn in said):
+            problems.append(f"secrets[{i}] left out: no message holds it as written")
+        elif not _secret_shaped(value):
+            problems.append(f"secrets[{i}] left out: too plain to be a secret")
+        elif not re.search(r"\d|[^\w\s]", value) and any(value in statement for statement in remembered):
+            problems.append(f"secrets[{i}] left out: a memory of the same reply names it")
+        else:
+            found.append(value)
+    return found, problems
+
+
+def _secret_shaped(value: str) -> bool:
+    """A digit or a symbol in it, a name (a security answer is one: "Whitcombe Lane", 小橘子),
+    or words too long to be a common one ("maple orbit crisp"); not a short plain word."""
+    if len(value) > 200:
+        return False
+    if re.search(r"\d|[^\w\s]", value):
+        return len(value) >= 3
+    if re.search(r"[\u4e00-\u9fff]", value):
+        return len(value) >= 2
+    return len(value) >= 8 or (len(value) >= 4 and value != value.lower())
+
+
 def _validate_item(item, i: int, known: set, problems: list[str]) -> dict:
     """One item, cleaned; `ValueError` when it cannot be kept. What was cleaned rather than
     refused (an importance out of range, a date that is not one, an unknown source id among

@@ -57,7 +57,7 @@ from vaultmem.extract.session_notes import (
     turn_link,
     write_session,
 )
-from vaultmem.extract.sessions import redact_session
+from vaultmem.extract.sessions import hide_marked, redact_session
 from vaultmem.memory.write import UNDATED, Merges, apply, load_pool, plan
 from vaultmem.policy.candidate import Candidate
 from vaultmem.policy.decide import decide
@@ -153,6 +153,7 @@ class _Run:
         self.seconds = float(getattr(vault.config, "llm_session_seconds", 0) or 0)
         self.merges = Merges()  # duplicates of the current step, written at its end
         self.shown: set = set()  # ids of the held memories the model saw for the current session
+        self.secrets: list = []  # what the model marked secret in the current session
 
     def step(self, sessions, ch) -> dict:
         """Decide and write `sessions` within `ch` (None: a dry run); returns what the
@@ -211,17 +212,24 @@ class _Run:
         if self.llm and old and decided_by_llm(old, redacted):
             report.resumed += 1
             return
+        if prepared:
+            found, done_by_llm = list(prepared[0]), False
+        else:
+            # The model reads the session before it is saved: what it marks secret, the
+            # patterns of `policy/redact.py` missed, and the saved session hides it too.
+            self.secrets = []
+            found, done_by_llm = self._candidates(redacted)
+            if self.secrets:
+                redacted, hidden = hide_marked(redacted, self.secrets)
+                report.redactions += hidden
+                _refuse_marked(found, self.secrets)
+            found += _turned_down(redacted, found)
         if old and ch is not None:  # its notes may move, and their links with them: merge first
             report.errors.extend(self.merges.flush(vault, ch))
         turns_at, written = write_session(vault, redacted, old, user, report.run, ch)
         if ch is not None and written:  # the same session again later in the run finds these
             parts = list(dict.fromkeys(rel for rel, _block in turns_at.values()))
             self.existing[(user, redacted.id)] = [vault.abs(rel) for rel in parts]
-        if prepared:
-            found, done_by_llm = list(prepared[0]), False
-        else:
-            found, done_by_llm = self._candidates(redacted)
-            found += _turned_down(redacted, found)
         order = {t.id: i for i, t in enumerate(redacted.turns)}
         found.sort(key=lambda c: min((order.get(m, len(order)) for m in c.source_messages),
                                      default=len(order)))  # stable: a turn's own order stays
@@ -333,6 +341,7 @@ class _Run:
         outcome = extract_session(session.turns, session.start, self.memory.llm_settings(), held=held,
                                   seconds=self.seconds)
         self.shown = {id(item.entry) for item in outcome.shown}
+        self.secrets = list(outcome.secrets)
         self.report.warnings.extend(f"session {session.id}: {w}" for w in outcome.warnings)
         self.report.model_session(session.id, outcome)
         def own(target):  # an "N2" target is that candidate itself
@@ -350,6 +359,25 @@ _ABOUT_A_SECRET = re.compile(
     r"密钥|秘钥|令牌|密码|口令|卡号|身份证|手机|电话|地址", re.IGNORECASE)
 _NOT_MEMORY = {"greeting": "greeting or filler", "filler": "greeting or filler",
                "request": "one-off request, not a standing instruction"}
+
+
+def _refuse_marked(candidates, secrets) -> None:
+    """A memory holding what the model marked secret (in its statement, title or alias) is
+    refused, whatever else it says, and the run's report shows it hidden."""
+    from vaultmem.extract.sessions import MARKED
+
+    ordered = sorted(secrets, key=len, reverse=True)
+    for cand in candidates:
+        holds = False
+        for field in ("content", "title", "alias"):
+            text = getattr(cand, field, None)
+            if isinstance(text, str) and any(secret in text for secret in ordered):
+                holds = True
+                for secret in ordered:
+                    text = text.replace(secret, MARKED)
+                setattr(cand, field, text)
+        if holds and not cand.rejected_reason:
+            cand.rejected_reason = "holds what the model marked a secret; it stays out of memory"
 
 
 def _turned_down(session: Session, candidates) -> list[Candidate]:

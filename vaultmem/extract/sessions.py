@@ -109,6 +109,24 @@ def redact_session(session: Session) -> tuple[Session, list[str]]:
     return replace(session, id=session_id, title=title, turns=turns), kinds
 
 
+MARKED = "[REDACTED:secret]"
+
+
+def hide_marked(session: Session, secrets) -> tuple[Session, int]:
+    """The session with every occurrence of `secrets` (strings the model marked secret) in
+    its turns' texts shown as `[REDACTED:secret]`, and how many were hidden."""
+    hidden = 0
+    ordered = sorted(set(secrets), key=len, reverse=True)   # "4471-KX-9" before "4471"
+    turns = []
+    for turn in session.turns:
+        text = turn.text or ""
+        for secret in ordered:
+            hidden += text.count(secret)
+            text = text.replace(secret, MARKED)
+        turns.append(replace(turn, text=text) if text != (turn.text or "") else turn)
+    return replace(session, turns=turns), hidden
+
+
 def render_session(session: Session, *, user: str = "default", run: str | None = None,
                    note_id: str | None = None) -> SessionNote:
     """Render a session as one session note, whatever its length (`render_session_parts`
