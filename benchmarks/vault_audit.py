@@ -84,23 +84,43 @@ def _lance_rows(table_dir: Path) -> str:
 
 def find_text(text: str, vault: Path, outputs: dict[str, str], stores: dict[str, str]) -> list[str]:
     """Every place `text` occurs (case-insensitively): a file's name or raw bytes anywhere
-    under the vault (`.git/` and `.vaultmem/` included), a decoded store, a command's output."""
-    needle = text.lower()
+    under the vault (`.git/` and `.vaultmem/` included), a decoded store, a command's output.
+    An occurrence inside a longer run of hex digits (a content hash, a git object id) is no
+    occurrence: "5821" turned up in a chunk's sha-256 as "…a465821fa6…", in one run of two."""
     raw = re.compile(re.escape(text.encode("utf-8")), re.IGNORECASE)
+    text_pattern = re.compile(re.escape(text), re.IGNORECASE)
     places = []
     for path in sorted(vault.rglob("*")):
         rel = path.relative_to(vault).as_posix()
-        if needle in path.name.lower():
+        if text.lower() in path.name.lower():
             places.append(f"file name {rel}")
         if path.is_file() and not path.is_symlink():
             try:
-                if raw.search(path.read_bytes()):
+                if _said(raw, path.read_bytes(), HEX_BYTES):
                     places.append(f"file {rel}")
             except OSError:
                 continue
-    places += [name for name, content in stores.items() if needle in content.lower()]
-    places += [f"output of `{command}`" for command, out in outputs.items() if needle in out.lower()]
+    places += [name for name, content in stores.items() if _said(text_pattern, content, HEX_CHARS)]
+    places += [f"output of `{command}`" for command, out in outputs.items() if _said(text_pattern, out, HEX_CHARS)]
     return places
+
+
+HEX_CHARS = frozenset("0123456789abcdefABCDEF")
+HEX_BYTES = frozenset(map(ord, HEX_CHARS))
+HASH_RUN = 32   # the shortest hex run taken for a hash (md5 32, git 40, sha-256 64)
+
+
+def _said(pattern, haystack, hex_digits) -> bool:
+    """Whether `pattern` occurs in `haystack` other than as part of a longer hex run."""
+    for m in pattern.finditer(haystack):
+        start, end = m.start(), m.end()
+        while start > 0 and haystack[start - 1] in hex_digits:
+            start -= 1
+        while end < len(haystack) and haystack[end] in hex_digits:
+            end += 1
+        if not (end - start >= HASH_RUN and end - start > m.end() - m.start()):
+            return True
+    return False
 
 
 # --- hygiene ---------------------------------------------------------------------------

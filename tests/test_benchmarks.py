@@ -99,6 +99,22 @@ def test_memquality_current_and_as_of_verdicts():
     assert as_of_verdict(hits[:2], ["Lisbon"], {}) == (False, "no memory hit among 2 hits")
 
 
+def test_a_secret_inside_a_content_hash_is_no_leak(tmp_path):
+    """"5821" inside a chunk's sha-256 ("…a465821fa6…") is a hash's digits, not the locker
+    code; the same digits said as a code, in a file or a store or an output, are a leak."""
+    from vault_audit import find_text
+
+    digest = "4f1bd7158422fc0cbb559c0f3f55d1ecb7add10d05a465821fa66e5c6237f958"
+    (tmp_path / "index.bin").write_bytes(b"\x00chunk " + digest.encode() + b"\x00")
+    assert find_text("5821", tmp_path, {"search": f"commit {digest}"}, {"lancedb table": repr([digest])}) == []
+    (tmp_path / "note.md").write_text("locker code 5821, don't tell", encoding="utf-8")
+    assert find_text("5821", tmp_path, {"search": "code is 5821"}, {"git log": "+ 5821"}) == [
+        "file note.md", "git log", "output of `search`"]
+    key = "a3f9c2d1e4b5a6f7089a1b2c3d4e5f6a7b8c9d0e"   # a hex secret is found whole
+    (tmp_path / "key.md").write_text(f"token {key}", encoding="utf-8")
+    assert find_text(key, tmp_path, {}, {}) == ["file key.md"]
+
+
 def test_memquality_hygiene_heuristics():
     from vault_audit import broken_fence_reason, content_words, junk_entity_reason
 
