@@ -340,10 +340,26 @@ def reader_reasons(note: VaultNote) -> dict[str, str]:
             out["long_titles"] = f"{len(note.stem)} characters"
     elif note.type == "entity":
         name = note.stem
-        if _FRAGMENT_HUB.search(name) or name.lower() in _COMMON_HUBS or len(name.split()) > 4 \
-                or (re.search(r"[\u4e00-\u9fff]", name) and len(name) > 8):
+        if fragment_hub(name):
             out["fragment_hubs"] = "a piece of a sentence or a common word, not a name"
     return out
+
+
+# The short words a title keeps in lower case ("The Priory of the Orange Tree").
+_TITLE_SMALL = frozenset("a an and at by for from in of on or the to with".split())
+
+
+def fragment_hub(name: str) -> bool:
+    """Whether an entity hub's name is a piece of a sentence or a common word, not a name. A
+    name in title case is a name however long, and after a lower-case "the" too ("The Priory
+    of the Orange Tree", "the Loop", "the Bronx"); "the bakery", "The best one" are not."""
+    words = name.split()
+    titled = len(words) > 1 and all(w[:1].isupper() or w in _TITLE_SMALL for w in words[1:]) \
+        and any(w[:1].isupper() for w in words[1:])
+    if titled and (words[0][:1].isupper() or words[0] == "the") and not re.search(r"[，,。]", name):
+        return False
+    return bool(_FRAGMENT_HUB.search(name) or name.lower() in _COMMON_HUBS or len(words) > 4
+                or (re.search(r"[\u4e00-\u9fff]", name) and len(name) > 8))
 
 
 READER_CHECKS = ("filler_openers", "bad_agreement", "requests", "correction_talk", "long_titles",

@@ -125,6 +125,12 @@ def test_memquality_hygiene_heuristics():
     assert [junk_entity_reason(n) is not None for n in ("QA", "SELECT", "REDACTED", "2026",
                                                         "Noor", "Kestrel Freight", "NASA")] == [
         True, True, True, True, False, False, False]
+    from vault_audit import fragment_hub
+
+    assert [fragment_hub(n) for n in ("The Priory of the Orange Tree", "the Loop", "The Silent Patient",
+                                      "Kestrel Freight", "the bakery", "The best one", "a coffee shop in",
+                                      "beach", "my Mom and Dad at the", "go to the Loop with my friends"
+                                      )] == [False, False, False, False, True, True, True, True, True, True]
     assert broken_fence_reason("text\n```python\nx = 1\n```\n") is None
     assert broken_fence_reason("text\n\\```python\nx = 1\n\\```") == "escaped fence \\```"
     assert broken_fence_reason("```python\nx = 1\n") == "odd number of ``` fences"
