@@ -92,7 +92,7 @@ def find_text(text: str, vault: Path, outputs: dict[str, str], stores: dict[str,
     places = []
     for path in sorted(vault.rglob("*")):
         rel = path.relative_to(vault).as_posix()
-        if text.lower() in path.name.lower():
+        if _said(text_pattern, path.name, HEX_CHARS) or _said(text_pattern, rel, HEX_CHARS):   # .git/objects/62/6bc3…
             places.append(f"file name {rel}")
         if path.is_file() and not path.is_symlink():
             try:

@@ -106,7 +106,10 @@ def test_a_secret_inside_a_content_hash_is_no_leak(tmp_path):
 
     digest = "4f1bd7158422fc0cbb559c0f3f55d1ecb7add10d05a465821fa66e5c6237f958"
     (tmp_path / "index.bin").write_bytes(b"\x00chunk " + digest.encode() + b"\x00")
+    (tmp_path / "62").mkdir()
+    (tmp_path / "62" / "6bc31599a9bc2fecd7816174e0af3251b6a549").write_bytes(b"x")   # a git object's name
     assert find_text("5821", tmp_path, {"search": f"commit {digest}"}, {"lancedb table": repr([digest])}) == []
+    assert find_text("3159", tmp_path, {}, {}) == []
     (tmp_path / "note.md").write_text("locker code 5821, don't tell", encoding="utf-8")
     assert find_text("5821", tmp_path, {"search": "code is 5821"}, {"git log": "+ 5821"}) == [
         "file note.md", "git log", "output of `search`"]
