@@ -184,10 +184,6 @@ def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None,
     for hit in competing:
         if hit is latest or day(hit) >= day(latest):
             continue
-        # Asked in words no frame reads, two memories whose notes fill different slots hold
-        # together ("the wedding budget is 30k" beside "married on June 19, 2027").
-        if asked is None and not _one_slot(slots, hit, latest):
-            continue
         own = named_values(_bare(hit.text))
         if own and not own <= named:
             hit.valid_to = day(latest)
@@ -261,13 +257,9 @@ def _answers(hits, question: str, best: float, asked=None, slots=None) -> list[t
         return []
     latest, latest_named = max((a for a in answers if id(a[0]) not in other),
                                key=lambda a: (told_day(a[0]), a[0].created or ""))
-    # Two memories whose notes say which slot each fills, and not the same one, are two facts
-    # that hold together ("Anand's birthday is in October" is no new employer for Anand):
-    # neither is the other's earlier value.
     earlier = []
     for hit, named in answers:
-        if hit is not latest and told_day(hit) < told_day(latest) and not named <= latest_named \
-                and _one_slot(slots, hit, latest):
+        if hit is not latest and told_day(hit) < told_day(latest) and not named <= latest_named:
             hit.valid_to = told_day(latest)
             earlier.append(hit)
     if not earlier:
@@ -285,12 +277,6 @@ _ASKS_OF_OTHER = re.compile(r"\buser's\s+(?:best\s+)?(?:boyfriend|girlfriend|hus
 
 # A question that asks who someone is, or their name: the user's slot of that relation.
 ASKS_WHO = re.compile(r"^\s*who(?:'s| is| was)\b|\bname\b|是谁|叫什么|名字|是哪位", re.I)
-
-
-def _one_slot(slots, hit, other) -> bool:
-    """Whether two memories may be values of one slot: unless both say theirs and they differ."""
-    mine, theirs = (slots or {}).get(id(hit)), (slots or {}).get(id(other))
-    return mine is None or theirs is None or mine[:2] == theirs[:2]
 
 
 def asks_of_someone_else(question: str) -> bool:
