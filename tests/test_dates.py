@@ -69,3 +69,27 @@ def test_labels_and_phrases_in_both_languages():
 
 def test_a_date_anchor_works_like_a_datetime():
     assert find_date("yesterday", date(2024, 3, 1)).date == date(2024, 2, 29)
+
+
+@pytest.mark.parametrize("text", ["The first cities were built about 7000 years ago.",
+                                  "that was 99999999999 days ago, give or take",
+                                  "in 9000 years the sun will still be here"])
+def test_a_shift_past_the_calendar_is_no_date(text):
+    """A LongMemEval session on history ("7000 years ago" from 2023) crashed the whole
+    extraction: a span of time past the calendar's range names no day a memory holds."""
+    assert find_date(text, date(2023, 5, 1)) is None
+
+
+def test_a_transcript_that_talks_of_prehistory_is_extracted(tmp_path, monkeypatch, embedder):
+    from tests.helpers.transcripts import write_jsonl
+    from vaultmem import api
+
+    monkeypatch.setenv("VAULTMEM_NOW", "2023-06-01T12:00:00")
+    monkeypatch.delenv("VAULTMEM_VAULT", raising=False)
+    monkeypatch.setattr("vaultmem.index.embed.Embedder", lambda *a, **k: embedder)
+    api.init(tmp_path / "vault")
+    transcript = write_jsonl(tmp_path / "history.jsonl", "history", [
+        ("user", "I teach history and my class is on Mesopotamia: the first cities rose about 7000 years ago."),
+        ("assistant", "Uruk is a good start.")], speaker="user")
+    report = api.Memory(tmp_path / "vault", embedder=embedder).extract([transcript])
+    assert report["errors"] == [] and report["session_notes"] == 1

@@ -139,7 +139,16 @@ def _last_saturday(base: date) -> date:
 
 
 def _shift(base: date, amount: int, unit: str):
-    """`amount` units from base (negative: back), with the precision the unit deserves."""
+    """`amount` units from base (negative: back), with the precision the unit deserves; None
+    past the calendar's range ("the pyramids were built 5000 years ago" from 2023, "999999999
+    days"): no day a memory holds."""
+    try:
+        return _shifted(base, amount, unit)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _shifted(base: date, amount: int, unit: str):
     unit = unit.rstrip("s")
     direction = 1 if amount > 0 else -1
     if unit in ("day", "天"):
