@@ -4,21 +4,10 @@ from datetime import date
 
 import pytest
 
-from vaultmem import api
+from tests.test_valid_to import mem  # noqa: F401 (the fixture: a fresh vault, the clock set)
 from vaultmem.memory.memories import write_memory
 from vaultmem.retrieve.hits import Hit
 from vaultmem.retrieve.relations import asked_relation, name_of
-
-NOW = "2026-12-10T09:00:00"
-
-
-@pytest.fixture
-def mem(tmp_path, monkeypatch, embedder):
-    monkeypatch.setenv("VAULTMEM_NOW", NOW)
-    monkeypatch.delenv("VAULTMEM_VAULT", raising=False)
-    monkeypatch.setattr("vaultmem.index.embed.Embedder", lambda *a, **k: embedder)
-    api.init(tmp_path / "vault")
-    return api.Memory(tmp_path / "vault", embedder=embedder)
 
 
 @pytest.mark.parametrize("question, asked", [

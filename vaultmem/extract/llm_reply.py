@@ -87,11 +87,15 @@ def parse_secrets(text: str, said, remembered=()) -> tuple[list[str], list[str]]
             problems.append(f"secrets[{i}] left out: no message holds it as written")
         elif not _secret_shaped(value):
             problems.append(f"secrets[{i}] left out: too plain to be a secret")
-        elif not re.search(r"\d|[^\w\s]", value) and any(value in statement for statement in remembered):
+        elif not _CODE_SHAPE.search(value) and any(value in statement for statement in remembered):
             problems.append(f"secrets[{i}] left out: a memory of the same reply names it")
         else:
             found.append(value)
     return found, problems
+
+
+# A digit or a symbol: a code, not a name.
+_CODE_SHAPE = re.compile(r"\d|[^\w\s]")
 
 
 def _secret_shaped(value: str) -> bool:
@@ -99,7 +103,7 @@ def _secret_shaped(value: str) -> bool:
     or words too long to be a common one ("maple orbit crisp"); not a short plain word."""
     if len(value) > 200:
         return False
-    if re.search(r"\d|[^\w\s]", value):
+    if _CODE_SHAPE.search(value):
         return len(value) >= 3
     if re.search(r"[\u4e00-\u9fff]", value):
         return len(value) >= 2
@@ -242,15 +246,15 @@ def _title(value, where: str, problems: list[str], field: str = "title") -> str:
     """The model's title (or its English alias) when it is one: a string of at most
     TITLE_LIMIT characters, one line."""
     instead = "the title is made from the content" if field == "title" else "left out"
+    limit = TITLE_LIMIT if field == "title" else ALIAS_LIMIT
     if value is None or value == "":
         return ""
     if not isinstance(value, str):
         problems.append(f"{where}.{field} is not a string; {instead}")
         return ""
     title = " ".join(value.split()).strip(" .。")
-    if len(title) > (TITLE_LIMIT if field == "title" else ALIAS_LIMIT):
-        problems.append(f"{where}.{field} is longer than {TITLE_LIMIT if field == 'title' else ALIAS_LIMIT} "
-                        f"characters; {instead}")
+    if len(title) > limit:
+        problems.append(f"{where}.{field} is longer than {limit} characters; {instead}")
         return ""
     return title
 

@@ -57,7 +57,7 @@ from vaultmem.extract.session_notes import (
     turn_link,
     write_session,
 )
-from vaultmem.extract.sessions import hide_marked, redact_session
+from vaultmem.extract.sessions import hide_in, hide_marked, redact_session
 from vaultmem.memory.write import UNDATED, Merges, apply, load_pool, plan
 from vaultmem.policy.candidate import Candidate
 from vaultmem.policy.decide import decide
@@ -364,18 +364,15 @@ _NOT_MEMORY = {"greeting": "greeting or filler", "filler": "greeting or filler",
 def _refuse_marked(candidates, secrets) -> None:
     """A memory holding what the model marked secret (in its statement, title or alias) is
     refused, whatever else it says, and the run's report shows it hidden."""
-    from vaultmem.extract.sessions import MARKED
-
-    ordered = sorted(secrets, key=len, reverse=True)
     for cand in candidates:
         holds = False
         for field in ("content", "title", "alias"):
             text = getattr(cand, field, None)
-            if isinstance(text, str) and any(secret in text for secret in ordered):
-                holds = True
-                for secret in ordered:
-                    text = text.replace(secret, MARKED)
-                setattr(cand, field, text)
+            if isinstance(text, str):
+                text, count = hide_in(text, secrets)
+                if count:
+                    holds = True
+                    setattr(cand, field, text)
         if holds and not cand.rejected_reason:
             cand.rejected_reason = "holds what the model marked a secret; it stays out of memory"
 

@@ -116,15 +116,22 @@ def hide_marked(session: Session, secrets) -> tuple[Session, int]:
     """The session with every occurrence of `secrets` (strings the model marked secret) in
     its turns' texts shown as `[REDACTED:secret]`, and how many were hidden."""
     hidden = 0
-    ordered = sorted(set(secrets), key=len, reverse=True)   # "4471-KX-9" before "4471"
     turns = []
     for turn in session.turns:
-        text = turn.text or ""
-        for secret in ordered:
-            hidden += text.count(secret)
-            text = text.replace(secret, MARKED)
-        turns.append(replace(turn, text=text) if text != (turn.text or "") else turn)
+        text, count = hide_in(turn.text or "", secrets)
+        hidden += count
+        turns.append(replace(turn, text=text) if count else turn)
     return replace(session, turns=turns), hidden
+
+
+def hide_in(text: str, secrets) -> tuple[str, int]:
+    """`text` with each of `secrets` shown as `[REDACTED:secret]`, the longest first ("4471-KX-9"
+    before "4471"), and how many were hidden."""
+    hidden = 0
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        hidden += text.count(secret)
+        text = text.replace(secret, MARKED)
+    return text, hidden
 
 
 def render_session(session: Session, *, user: str = "default", run: str | None = None,
