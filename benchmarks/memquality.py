@@ -233,16 +233,21 @@ def leads_with(block: str, expect: list[str], every: bool = False) -> bool:
 
 def current_verdict(block: str, expect: list[str], stale: list[str]) -> tuple[bool, str]:
     """SPEC §7 `current`: the first memory line naming any `expect` or `stale` string names an
-    `expect` one, and no memory line shown as current names a `stale` one."""
+    `expect` one, and no memory line shown as current names a `stale` one. The line that answers
+    is itself shown as current: "Anand works at Copper Kettle (until 2026-10-06)" tells an agent
+    the current value no longer holds (a stricter reading than SPEC's words, since issue 48's
+    fourth session: a read-time rule that labels every older answer "until" passed it)."""
     entries = memory_entries(block)
     mentioning = [e for e in entries if _holds(e, expect + stale)]
     stale_current = [e for e in entries if _holds(e, stale) and not NOT_CURRENT.search(e)]
     if not mentioning:
         return False, f"no memory line (of {len(entries)}) mentions {expect + stale}"
-    first_ok = bool(_holds(mentioning[0], expect))
+    first_ok = bool(_holds(mentioning[0], expect)) and not NOT_CURRENT.search(mentioning[0])
     if first_ok and not stale_current:
         return True, _short(mentioning[0])
-    problems = [] if first_ok else [f"first mention is stale: {_short(mentioning[0])}"]
+    problems = [] if first_ok else [
+        f"first mention is {'stale' if not _holds(mentioning[0], expect) else 'shown as no longer current'}: "
+        f"{_short(mentioning[0])}"]
     problems += [f"stale shown as current: {_short(e)}" for e in stale_current
                  if first_ok or e is not mentioning[0]]
     return False, "; ".join(problems)

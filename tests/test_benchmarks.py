@@ -89,6 +89,8 @@ def test_memquality_current_and_as_of_verdicts():
     assert verdict(lisbon, porto_until, excerpt)      # old value labelled, excerpts ignored
     assert not verdict(lisbon, porto)                  # old value shown as current
     assert not verdict(porto_until, lisbon)            # the old value comes first
+    lisbon_until = "- [fact · 2026-11-20 · until 2026-12-01 · score 0.8] The user lives in Lisbon."
+    assert not verdict(lisbon_until, porto_until)      # the current value shown as ended
     assert not verdict(excerpt)                        # no memory line names either
     hits = [{"type": "session", "path": "S.md", "text": "user: I live in Lisbon"},
             {"type": "entity", "path": "E.md", "text": "Lisbon"},
