@@ -195,3 +195,45 @@ def test_a_question_of_the_users_relation_is_asked_again_of_their_name(mem):
     block = mem.context("Where does the user's boyfriend work?", budget=300)["text"]
     lines = [line for line in block.splitlines() if line.startswith("- [")]
     assert "Copper Kettle" in lines[0] and "bookshop" not in lines[0]
+
+
+def test_memories_of_different_slots_are_not_each_others_earlier_values(mem):
+    """"When is the user's birthday?": a birthday picnic told later names a day the birthday
+    memory does not, but their notes fill different slots: the birthday is not shown as held
+    only until the picnic. Two memories of one slot still are."""
+    def note(text, attribute, value, day, type="fact"):
+        return mem.vault.rel(write_memory(mem.vault, text=text, type=type, user="default", importance=0.7,
+                                          valid_from=day, sources=[f"[[Sessions/{day} s1#^s1-1]]"],
+                                          extra={"subject": "user", "attribute": attribute, "value": value}))
+
+    birthday = note("The user's birthday is June 18.", "birthday", "June 18", date(2026, 5, 4))
+    note("The user held a 30th birthday picnic at Century Park on June 20, 2026.", "birthday_party",
+         "picnic at Century Park", date(2026, 6, 22), type="event")
+    mem.reindex()
+    question = "When is the user's birthday?"
+    hits = {h["path"]: h for h in mem.search(question)["hits"]}
+    assert birthday in hits and not hits[birthday]["valid_to"]
+    assert "until" not in mem.context(question, budget=300)["text"]
+    corrected = note("The user's birthday is June 19.", "birthday", "June 19", date(2026, 7, 1))
+    mem.reindex()
+    hits = {h["path"]: h for h in mem.search(question)["hits"]}
+    assert hits[birthday]["valid_to"] == "2026-07-01" and not hits[corrected]["valid_to"]
+
+
+def test_someone_elses_value_of_the_asked_slot_is_not_shown_under_the_users(mem):
+    """"Where does the user live?" leads with the user's home and does not show the best
+    friend's home at all (nor, as before, as the user's home "until" some day): it answers
+    another question. Asked of the friend, it is the answer."""
+    def note(text, subject, value, day):
+        return mem.vault.rel(write_memory(mem.vault, text=text, type="fact", user="default", importance=0.7,
+                                          valid_from=day, sources=[f"[[Sessions/{day} s1#^s1-1]]"],
+                                          extra={"subject": subject, "attribute": "home", "value": value}))
+
+    note("The user lives in Duluth, near Canal Park.", "user", "Duluth", date(2026, 1, 18))
+    note("The user's best friend Marisol lives in Santa Fe, where she moved for a museum job.",
+         "Marisol", "Santa Fe", date(2026, 2, 27))
+    mem.reindex()
+    block = mem.context("Where does the user live?", budget=300)["text"]
+    lines = [line for line in block.splitlines() if line.startswith("- [")]
+    assert "Duluth" in lines[0] and "Santa Fe" not in block, block
+    assert "Santa Fe" in mem.context("Where does Marisol live?", budget=300)["text"]

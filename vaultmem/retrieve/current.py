@@ -105,6 +105,8 @@ def mark_current(hits, question: str, props_of, as_of: str | None = None) -> lis
     # their slot, not the user's: the user's own employer or home must not lead it. Who
     # they are ("Who is the user's boss?") is the user's slot.
     theirs = asks_of_someone_else(question) and not ASKS_WHO.search(question)
+    # A question naming someone whose slots the hits hold ("Where does Marisol live?") asks of them.
+    theirs = theirs or any(subject != "user" and _names(question, subject) for subject, _ in groups)
     # On a past day only the slots speak: the memories that held then were told on other days
     # than the ones they held from, so "told last" says nothing of which one held then.
     if as_of is None and not theirs:
@@ -127,9 +129,35 @@ def mark_current(hits, question: str, props_of, as_of: str | None = None) -> lis
                 pairs.append((latest.path, [h.path for h in earlier]))
         if asked and _fills(attribute, asked) and subject == "user" and not theirs:
             latest.score = max(latest.score, best + LEAD_MARGIN)
+    if asked and not theirs:
+        _others_aside(groups, asked, best)
     _below(pairs, hits)
     hits.sort(key=lambda h: -h.score)
     return pairs
+
+
+# Someone else's value of the slot a question asks of the user scores at most this share of
+# the best hit: under the block's floor (`context.FLOOR_SHARE`), so it is not shown as an answer.
+OTHERS_SHARE = 0.25
+
+
+def _others_aside(groups: dict, asked: str, best: float) -> None:
+    """"Where does the user live?" is not answered by "The user's friend Marisol lives in Santa
+    Fe": where the user's own memory of the asked attribute is among the hits, a memory of that
+    attribute whose subject is someone else answers another question and scores under
+    OTHERS_SHARE of the best."""
+    family = asked.split(":", 1)[0]
+    if not any(subject == "user" and _of_family(attribute, family) for subject, attribute in groups):
+        return
+    for (subject, attribute), members in groups.items():
+        if subject != "user" and _of_family(attribute, family):
+            for hit in members:
+                hit.score = min(hit.score, OTHERS_SHARE * best)
+
+
+def _names(question: str, subject: str) -> bool:
+    """Whether `question` names `subject` (a slot's lower-cased subject), as a whole word."""
+    return len(subject) > 1 and re.search(rf"(?<![a-z]){re.escape(subject)}(?![a-z])", question.lower()) is not None
 
 
 def _fills(attribute: str, asked: str) -> bool:
@@ -183,6 +211,10 @@ def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None,
     earlier = []
     for hit in competing:
         if hit is latest or day(hit) >= day(latest):
+            continue
+        # Asked in words no frame reads, two memories whose notes fill different slots hold
+        # together ("the wedding budget is 30k" beside "married on June 19, 2027").
+        if asked is None and not _one_slot(slots, hit, latest):
             continue
         own = named_values(_bare(hit.text))
         if own and not own <= named:
@@ -257,9 +289,13 @@ def _answers(hits, question: str, best: float, asked=None, slots=None) -> list[t
         return []
     latest, latest_named = max((a for a in answers if id(a[0]) not in other),
                                key=lambda a: (told_day(a[0]), a[0].created or ""))
+    # Two memories whose notes say which slot each fills, and not the same one, are two facts
+    # that hold together ("Anand's birthday is in October" is no new employer for Anand):
+    # neither is the other's earlier value.
     earlier = []
     for hit, named in answers:
-        if hit is not latest and told_day(hit) < told_day(latest) and not named <= latest_named:
+        if hit is not latest and told_day(hit) < told_day(latest) and not named <= latest_named \
+                and _one_slot(slots, hit, latest):
             hit.valid_to = told_day(latest)
             earlier.append(hit)
     if not earlier:
@@ -277,6 +313,12 @@ _ASKS_OF_OTHER = re.compile(r"\buser's\s+(?:best\s+)?(?:boyfriend|girlfriend|hus
 
 # A question that asks who someone is, or their name: the user's slot of that relation.
 ASKS_WHO = re.compile(r"^\s*who(?:'s| is| was)\b|\bname\b|是谁|叫什么|名字|是哪位", re.I)
+
+
+def _one_slot(slots, hit, other) -> bool:
+    """Whether two memories may be values of one slot: unless both say theirs and they differ."""
+    mine, theirs = (slots or {}).get(id(hit)), (slots or {}).get(id(other))
+    return mine is None or theirs is None or mine[:2] == theirs[:2]
 
 
 def asks_of_someone_else(question: str) -> bool:
