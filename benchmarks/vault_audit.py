@@ -110,17 +110,31 @@ HEX_BYTES = frozenset(map(ord, HEX_CHARS))
 HASH_RUN = 32   # the shortest hex run taken for a hash (md5 32, git 40, sha-256 64)
 
 
+# The shortest run of decimal digits taken for a clock reading: git writes each commit's Unix
+# time (1796558214) in its log and object, and "5821" was found there once the wall clock
+# reached 11:56:50 (batch 2 tune, b2-a-022).
+CLOCK_RUN = 10
+
+
 def _said(pattern, haystack, hex_digits) -> bool:
-    """Whether `pattern` occurs in `haystack` other than as part of a longer hex run."""
+    """Whether `pattern` occurs in `haystack` other than as part of a longer hex run (a hash)
+    or a longer run of decimal digits of a clock reading's length."""
+    decimal = frozenset("0123456789") if isinstance(haystack, str) else frozenset(b"0123456789")
     for m in pattern.finditer(haystack):
-        start, end = m.start(), m.end()
-        while start > 0 and haystack[start - 1] in hex_digits:
-            start -= 1
-        while end < len(haystack) and haystack[end] in hex_digits:
-            end += 1
-        if not (end - start >= HASH_RUN and end - start > m.end() - m.start()):
-            return True
+        if _run(haystack, m, hex_digits) >= HASH_RUN or _run(haystack, m, decimal) >= CLOCK_RUN:
+            continue
+        return True
     return False
+
+
+def _run(haystack, m, digits) -> int:
+    """The length of the run of `digits` around match `m`, when it is longer than the match (else 0)."""
+    start, end = m.start(), m.end()
+    while start > 0 and haystack[start - 1] in digits:
+        start -= 1
+    while end < len(haystack) and haystack[end] in digits:
+        end += 1
+    return end - start if end - start > m.end() - m.start() else 0
 
 
 # --- hygiene ---------------------------------------------------------------------------

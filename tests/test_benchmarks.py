@@ -118,6 +118,12 @@ def test_a_secret_inside_a_content_hash_is_no_leak(tmp_path):
     key = "a3f9c2d1e4b5a6f7089a1b2c3d4e5f6a7b8c9d0e"   # a hex secret is found whole
     (tmp_path / "key.md").write_text(f"token {key}", encoding="utf-8")
     assert find_text(key, tmp_path, {}, {}) == ["file key.md"]
+    (tmp_path / "logs").write_text("0000 1f8b Seed <m@x> 1796558214 +0000\tcommit: vaultmem: extract",
+                                   encoding="utf-8")   # a commit's Unix time holds the digits
+    card = "4111111111111111"                          # a long number said whole is a leak
+    (tmp_path / "card.md").write_text(f"card {card}", encoding="utf-8")
+    assert find_text("5821", tmp_path, {}, {}) == ["file note.md"]
+    assert find_text(card, tmp_path, {}, {}) == ["file card.md"]
 
 
 def test_memquality_hygiene_heuristics():
