@@ -45,6 +45,7 @@ class Question:
     text: str
     category: int
     evidence: frozenset[str]
+    kind: str = ""   # LongMemEval's `question_type` (single-session-user, knowledge-update, ...)
 
 
 @dataclass
@@ -134,7 +135,7 @@ def load_conversations(path: Path, wanted: set[str] | None = None,
                 continue
             evidence = frozenset(e for e in normalise_evidence(qa.get("evidence", [])) if e in all_ids)
             if evidence and evidence <= kept:
-                questions.append(Question(qa["question"], qa["category"], evidence))
+                questions.append(Question(qa["question"], qa["category"], evidence, qa.get("question_type", "")))
         conversations.append(Conversation(sample["sample_id"], turns,
                                           questions[:max_questions] if max_questions else questions,
                                           len(numbers)))
@@ -142,11 +143,16 @@ def load_conversations(path: Path, wanted: set[str] | None = None,
 
 
 def write_transcript(conv: Conversation, path: Path) -> None:
-    """The conversation as SPEC §4 `jsonl`: one line per turn, session `<sample>-session_<N>`."""
+    """The conversation as SPEC §4 `jsonl`: one line per turn, session `<sample>-session_<N>`.
+    LoCoMo's speakers are two people, each a user; LongMemEval's are the user and the assistant,
+    and the assistant's turns are the assistant's (`role`), as an agent's own transcript says:
+    written as the user's, its long answers (recipes, lists, itineraries) became thousands of
+    memories of the person."""
     with path.open("w", encoding="utf-8") as out:
         for turn in conv.turns:
+            role = "assistant" if turn.speaker.strip().lower() == "assistant" else "user"
             line = {"session": f"{conv.sample_id}-session_{turn.dia_id[1:].split(':')[0]}",
-                    "id": turn.dia_id, "speaker": turn.speaker, "role": "user", "text": turn.text}
+                    "id": turn.dia_id, "speaker": turn.speaker, "role": role, "text": turn.text}
             if turn.time:
                 line["time"] = turn.time.isoformat(timespec="seconds")
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -309,13 +315,19 @@ def summarise(ranked: list[Ranked], questions: list[Question], ks: list[int], de
 
     pairs = list(zip(ranked, questions))
     result = {"overall": block(pairs)}
+    kinds = sorted({q.kind for q in questions if q.kind})
+    if kinds:   # LongMemEval: its question types say more than LoCoMo's categories
+        for kind in kinds:
+            result[kind] = block([(r, q) for r, q in pairs if q.kind == kind])
+        return result
     for category, name in CATEGORIES.items():
         result[f"{category} {name}"] = block([(r, q) for r, q in pairs if q.category == category])
     return result
 
 
 def print_table(summaries: dict[str, dict], ks: list[int]) -> None:
-    header = f"{'system':<9} {'category':<14} {'n':>4} " + " ".join(f"{'R@' + str(k):>6}" for k in ks)
+    width = max([14] + [len(name) for summary in summaries.values() for name in summary])
+    header = f"{'system':<9} {'category':<{width}} {'n':>4} " + " ".join(f"{'R@' + str(k):>6}" for k in ks)
     print(header + f" {'words/hit':>9} {'src/hit':>7}")
     for system, summary in summaries.items():
         for row_name, row in summary.items():
@@ -323,7 +335,7 @@ def print_table(summaries: dict[str, dict], ks: list[int]) -> None:
                              else f"{'-':>6}" for k in ks)
             words = f"{row['words_per_hit']:9.1f}" if row["words_per_hit"] is not None else f"{'-':>9}"
             sources = f"{row['sources_per_hit']:7.2f}" if row["sources_per_hit"] is not None else f"{'-':>7}"
-            print(f"{system:<9} {row_name:<14} {row['n']:>4} {cells} {words} {sources}")
+            print(f"{system:<9} {row_name:<{width}} {row['n']:>4} {cells} {words} {sources}")
         print()
 
 
@@ -436,6 +448,12 @@ def run(args, rerank_llm) -> dict:
         report = {"data": str(args.data), "conversations": [c.sample_id for c in conversations],
                   "figures": figures, "systems": summaries, "extract": extracts,
                   "seconds": scores.seconds,
+                  # each question: where its evidence turns are in vaultmem's hits (rank from 1; None past the depth)
+                  "questions": [{"question": q.text, "type": q.kind or CATEGORIES[q.category],
+                                 "evidence": sorted(q.evidence),
+                                 "ranks": {e: next((n + 1 for n, src in enumerate(r.sources) if e in src), None)
+                                           for e in sorted(q.evidence)}}
+                                for q, r in zip(scores.questions, scores.ranked["vaultmem"])],
                   "attribution": "LoCoMo: Maharana et al., arXiv 2402.17753, CC BY-NC 4.0"}
         args.json_out.parent.mkdir(parents=True, exist_ok=True)
         args.json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
