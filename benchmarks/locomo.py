@@ -351,6 +351,8 @@ def parse_args(argv=None):
     parser.add_argument("--max-questions", type=int, help="ask at most N questions per conversation")
     parser.add_argument("--model", help="the vaults' embedding model (default: vaultmem's default)")
     parser.add_argument("--keep-vaults", type=Path, help="build the vaults here and keep them")
+    parser.add_argument("--no-baselines", action="store_true",
+                        help="vaultmem alone: skip the raw-turn baselines (a quicker loop while tuning)")
     parser.add_argument("--rerank-llm", type=Path, metavar="TOML",
                         help="a file holding an [llm] table: every search runs the LLM rerank stage on it "
                              "(`search --rerank llm`), beside the first stage alone (stage1); `{case}` in "
@@ -402,11 +404,13 @@ def run(args, rerank_llm) -> dict:
             reranks += asked
             extracts[conv.sample_id] = {k: summary.get(k) for k in
                                         ("sessions", "created", "updated", "superseded", "rejected")}
-            run_baselines(conv, embedder, depth, scores)
+            if not args.no_baselines:
+                run_baselines(conv, embedder, depth, scores)
             scores.questions.extend(conv.questions)
         if reranks:
             print(f"reranking {len(reranks)} questions with the model", file=sys.stderr, flush=True)
             rerank_all(reranks, depth, scores, args.rerank_jobs)
+    systems = tuple(s for s in systems if scores.ranked[s])
     summaries = {system: summarise(scores.ranked[system], scores.questions, args.ks, 10)
                  for system in systems}
     print_table(summaries, args.ks)
@@ -432,9 +436,8 @@ def run(args, rerank_llm) -> dict:
                "sources_per_hit": overall["vaultmem"]["sources_per_hit"],
                "chars_per_hit": overall["vaultmem"]["chars_per_hit"],
                "model": embedder.name,
-               "baseline_hybrid_recall@10": overall["hybrid"]["recall@10"],
-               "baseline_bm25_recall@10": overall["bm25"]["recall@10"],
-               "baseline_dense_recall@10": overall["dense"]["recall@10"]}
+               **{f"baseline_{s}_recall@10": overall[s]["recall@10"] for s in ("hybrid", "bm25", "dense")
+                  if s in overall}}
     if rerank_llm:
         figures.update({f"first_stage_recall@{k}": overall[FIRST_STAGE][f"recall@{k}"] for k in args.ks})
         figures["reranked"] = len(scores.questions) - len(scores.rerank_failures)
