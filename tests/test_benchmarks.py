@@ -31,6 +31,22 @@ def test_session_dates_parse_to_naive_datetimes():
     assert parse_session_date("sometime") is None
 
 
+def test_a_longmemeval_transcript_keeps_the_assistants_turns_the_assistants(tmp_path):
+    """LoCoMo's two people are both users; LongMemEval's assistant is the assistant, whose long
+    answers the extractor must not take for the person's words."""
+    from locomo import Conversation, Turn, write_transcript
+
+    turns = [Turn("D1:1", "user", "I got boots from Zara.", None, ""),
+             Turn("D1:2", "assistant", "1 can black beans, drained and rinsed", None, ""),
+             Turn("D2:1", "Caroline", "I went to a support group.", None, "")]
+    path = tmp_path / "t.jsonl"
+    write_transcript(Conversation("x", turns, [], 2), path)
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert [(line["speaker"], line["role"]) for line in lines] == [
+        ("user", "user"), ("assistant", "assistant"), ("Caroline", "user")]
+    assert [line["session"] for line in lines] == ["x-session_1", "x-session_1", "x-session_2"]
+
+
 def test_rrf_rewards_agreement_between_retrievers():
     from baselines import rrf_rankings
 
