@@ -188,6 +188,34 @@ def test_chinese_session_chunks_hold_three_short_turns_within_the_word_budget():
     assert all(word_count(c.text) <= 61 for c in chunks)
 
 
+def test_a_long_message_to_an_assistant_is_also_found_by_its_sentences():
+    """Issue 51: the aside of a long message to an assistant ("By the way, ... my dermatologist,
+    Dr. Lee") is embedded on its own, shown alone and citing its turn; the assistant's long answer
+    lends the person's chunk only its opening. Between two people nothing changes."""
+    from vaultmem.index.chunking import LONG_NEIGHBOUR_WORDS
+
+    message = ("I'm having some issues with my nasal spray prescription. Can you help me use it more "
+               "effectively? By the way, I just got back from a follow-up appointment with my "
+               "dermatologist, Dr. Lee, and the mole on my back was benign.")
+    answer = "Sure! " + "Tilt your head forward and aim the nozzle away from the septum. " * 14
+    note, title = session_note([("D3:1", "user", message), ("D3:2", "assistant", answer)])
+    chunks = chunk_note(note, f"Memory/Sessions/{title}.md", content_hash="h")
+    alone = [c for c in chunks if c.window is None]
+    assert [c.text for c in alone] == [
+        "user: I'm having some issues with my nasal spray prescription.",
+        "user: Can you help me use it more effectively?",
+        "user: By the way, I just got back from a follow-up appointment with my dermatologist, "
+        "Dr. Lee, and the mole on my back was benign."]
+    assert all(c.source_messages == ["D3:1"] and c.search_text == c.text for c in alone)
+    assert all(c.sources == [f"[[{title}#^D3-1]]"] and c.type == "session" for c in alone)
+    [whole] = [c for c in chunks if c.window is not None and c.source_messages == ["D3:1"]]
+    borrowed = whole.search_text.split("\n")[-1]
+    # the speaker, the first LONG_NEIGHBOUR_WORDS words, "…"
+    assert borrowed.startswith("assistant: Sure!") and len(borrowed.split()) == LONG_NEIGHBOUR_WORDS + 2
+    note, title = session_note([("D3:1", "Caroline", message), ("D3:2", "Melanie", answer)])
+    assert all(c.window is not None for c in chunk_note(note, f"Memory/Sessions/{title}.md", content_hash="h"))
+
+
 def test_memory_chunk_carries_metadata_for_filters():
     note = parse_note("---\nid: 01M\ntype: preference\ncreated: 2026-11-29T10:30:00\n"
                       "updated: 2026-11-29T10:30:00\nstatus: active\nuser: alice\n"

@@ -39,8 +39,9 @@ TABLE = "chunks"
 # Bumped when a column's layout or meaning changes; `Indexer.sync` then rebuilds the index
 # (4: a session chunk's `valid_from` is the day its turns were said; 5: Chinese session
 # chunks hold three turns, and a Chinese character counts half a word in their budget;
-# 6: `held_from`, the day an event told ahead of its day was known, for `--as-of`).
-SCHEMA_VERSION = 6
+# 6: `held_from`, the day an event told ahead of its day was known, for `--as-of`; 7: a long
+# message to an assistant also has a chunk per sentence, and a long neighbour lends 20 words).
+SCHEMA_VERSION = 7
 # Rows added since the last FTS/compaction pass before `maintain()` folds them in;
 # below it LanceDB's flat scan of unindexed rows costs less than re-optimising.
 OPTIMIZE_AFTER_ROWS = 2000
