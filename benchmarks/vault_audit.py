@@ -108,6 +108,8 @@ def find_text(text: str, vault: Path, outputs: dict[str, str], stores: dict[str,
 HEX_CHARS = frozenset("0123456789abcdefABCDEF")
 HEX_BYTES = frozenset(map(ord, HEX_CHARS))
 HASH_RUN = 32   # the shortest hex run taken for a hash (md5 32, git 40, sha-256 64)
+DECIMAL_CHARS = frozenset("0123456789")
+DECIMAL_BYTES = frozenset(map(ord, DECIMAL_CHARS))
 
 
 # The shortest run of decimal digits taken for a clock reading: git writes each commit's Unix
@@ -119,7 +121,7 @@ CLOCK_RUN = 10
 def _said(pattern, haystack, hex_digits) -> bool:
     """Whether `pattern` occurs in `haystack` other than as part of a longer hex run (a hash)
     or a longer run of decimal digits of a clock reading's length."""
-    decimal = frozenset("0123456789") if isinstance(haystack, str) else frozenset(b"0123456789")
+    decimal = DECIMAL_CHARS if isinstance(haystack, str) else DECIMAL_BYTES
     for m in pattern.finditer(haystack):
         if _run(haystack, m, hex_digits) >= HASH_RUN or _run(haystack, m, decimal) >= CLOCK_RUN:
             continue

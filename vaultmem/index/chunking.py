@@ -303,6 +303,10 @@ def _session_chunks(note, meta, base, title) -> list[Chunk]:
         start, end = _word_range(turn.text, first_word, words)
         return n, (0 if first_word == 0 else prefix + start), prefix + end
 
+    def day_of(turn) -> str:
+        """The day a turn was said: its own time, else the session's `date` ('' when neither)."""
+        return turn.time[:10] if len(turn.time) > 5 else said_day
+
     def lent(neighbour):
         """How many of a neighbour turn's first words a chunk's embedded text borrows."""
         return LONG_NEIGHBOUR_WORDS if word_count(neighbour.text) > LONG_TURN_WORDS else NEIGHBOUR_WORDS
@@ -313,7 +317,7 @@ def _session_chunks(note, meta, base, title) -> list[Chunk]:
         # The day the turns were said: the turn's own time, else the session's `date`. A
         # session without either (a transcript without times) leaves it empty, so nobody
         # shows its import day as the day it was said.
-        day_said = first.time[:10] if len(first.time) > 5 else said_day
+        day_said = day_of(first)
         header = f"{title} ({when})" if when and when not in title else title
         embedded = [said(before, clip(before.text, lent(before)))] if before else []
         embedded += shown
@@ -361,14 +365,12 @@ def _session_chunks(note, meta, base, title) -> list[Chunk]:
     # Asides only where a person writes to an assistant (an agent's session): between two
     # people (LoCoMo) the chunk windows hold a long turn's point (LoCoMo dev R@10 83.0 -> 79.7
     # with asides; LongMemEval-S dev slice 80.6 -> 82.2, R@5 67.2 -> 76.1).
-    to_assistant = any((t.speaker or "").strip().lower() in ASSISTANT_SPEAKERS for t in turns)
-    for turn in turns if to_assistant else ():
+    for turn in turns if any(map(_by_assistant, turns)) else ():
         for sentence in asides(turn):
-            first = turn.time if len(turn.time) > 5 else said_day
             chunks.append(Chunk(chunk_id=f"{base['note_id']}#{len(chunks)}", text=said(turn, sentence),
                                 search_text=said(turn, sentence), keywords=title,
                                 source_messages=[message_id(turn)], sources=[f"[[{title}#^{turn.block_id}]]"],
-                                **dict(base, valid_from=first[:10] if first else "")))
+                                **dict(base, valid_from=day_of(turn))))
     return chunks
 
 
@@ -387,9 +389,13 @@ _ASIDE_END = re.compile(r"(?<=[。！？])\s*|(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?
 ASSISTANT_SPEAKERS = frozenset({"assistant", "ai", "claude", "codex", "model", "bot"})
 
 
+def _by_assistant(turn) -> bool:
+    return (turn.speaker or "").strip().lower() in ASSISTANT_SPEAKERS
+
+
 def asides(turn) -> list[str]:
     """The sentences of `turn` embedded on their own (see ASIDE_TURN_WORDS)."""
-    if (turn.speaker or "").strip().lower() in ASSISTANT_SPEAKERS or word_count(turn.text) < ASIDE_TURN_WORDS:
+    if _by_assistant(turn) or word_count(turn.text) < ASIDE_TURN_WORDS:
         return []
     sentences = [x.strip() for x in _ASIDE_END.split(turn.text) if x.strip()]
     if len(sentences) < 2:
