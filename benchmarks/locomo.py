@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -46,6 +48,10 @@ class Question:
     category: int
     evidence: frozenset[str]
     kind: str = ""   # LongMemEval's `question_type` (single-session-user, knowledge-update, ...)
+    # When it was asked (LongMemEval's `question_date`): vaultmem's "now" for its search, as a
+    # person asking that day would have it, so that "four weeks ago" means what it meant then.
+    # LoCoMo gives none; its questions are asked with the machine's clock.
+    asked: datetime | None = None
 
 
 @dataclass
@@ -85,6 +91,32 @@ def parse_session_date(text: str) -> datetime | None:
         except ValueError:
             continue
     return None
+
+
+def parse_question_date(text: str) -> datetime | None:
+    """LongMemEval's "2023/04/01 (Sat) 08:30" as a naive datetime (None when absent or unreadable)."""
+    match = re.fullmatch(r"\s*(\d{4})/(\d{2})/(\d{2})(?: \(\w+\))?(?: (\d{2}):(\d{2}))?\s*", text or "")
+    if not match:
+        return None
+    year, month, day, hour, minute = (int(g) if g else 0 for g in match.groups())
+    return datetime(year, month, day, hour, minute)
+
+
+@contextmanager
+def asked_on(when: datetime | None):
+    """vaultmem's clock (`VAULTMEM_NOW`) set to `when` inside the block, when there is one."""
+    if when is None:
+        yield
+        return
+    before = os.environ.get("VAULTMEM_NOW")
+    os.environ["VAULTMEM_NOW"] = when.isoformat(timespec="seconds")
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("VAULTMEM_NOW", None)
+        else:
+            os.environ["VAULTMEM_NOW"] = before
 
 
 def normalise_evidence(raw_ids) -> list[str]:
@@ -135,7 +167,8 @@ def load_conversations(path: Path, wanted: set[str] | None = None,
                 continue
             evidence = frozenset(e for e in normalise_evidence(qa.get("evidence", [])) if e in all_ids)
             if evidence and evidence <= kept:
-                questions.append(Question(qa["question"], qa["category"], evidence, qa.get("question_type", "")))
+                questions.append(Question(qa["question"], qa["category"], evidence, qa.get("question_type", ""),
+                                          parse_question_date(qa.get("question_date", ""))))
         conversations.append(Conversation(sample["sample_id"], turns,
                                           questions[:max_questions] if max_questions else questions,
                                           len(numbers)))
@@ -211,8 +244,9 @@ def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores
     for question in conv.questions:
         # With the rerank on, the first stage of `search --rerank llm` (its top 20, current
         # marked); the model's order is asked for afterwards, all questions at once.
-        result = memory.search(question.text, k=max(depth, RERANK_CANDIDATES) if rerank_llm else depth,
-                               rerank="")
+        with asked_on(question.asked):
+            result = memory.search(question.text, k=max(depth, RERANK_CANDIDATES) if rerank_llm else depth,
+                                   rerank="")
         if result.get("warning"):  # a fallback search would make the figures meaningless
             raise SystemExit(f"search fell back on {conv.sample_id}: {result['warning']}")
         hits = result["hits"]

@@ -76,6 +76,9 @@ def test_a_repeat_takes_its_place_by_its_lowered_score_so_order_follows_the_scor
 def test_greeting_and_filler_chunks_are_told_from_turns_that_say_something():
     assert is_filler("user: Hi there!\nassistant: Hello! How can I help?")
     assert is_filler("Caroline: Thanks, Mel!\nMelanie: Congrats!")
+    # A short answer that names something answers the question before it: no filler.
+    assert not is_filler("user: She moved to Chicago.") and not is_filler("user: Three.")
+    assert is_filler("user: OK, cool.")
     assert is_filler("user: 你好！\nassistant: 你好，有什么可以帮你？")
     assert not is_filler("user: Hi there!\nassistant: Hello! How can I help?\nuser: I adopted a cat called Miso.")
     assert not is_filler("Mel: That sounds great! What did you paint?")

@@ -19,7 +19,9 @@ score: hits come out in its order, highest first.
   help?"), times STALE_FACTOR for a memory nobody recalled nor updated for
   `[gc] stale_after_days`, and times REPEAT_FACTOR for a hit whose source turns are all
   shown by higher hits already (`parts["repeat"]`; see `ranking.best_per_note`). A question that
-  asks when adds WHEN_BONUS to the match of a chunk that says when (`parts["when"]`).
+  asks when adds WHEN_BONUS to the match of a chunk that says when (`parts["when"]`); one
+  that names a past time ("four weeks ago", "last weekend") adds DATE_BONUS to the match of a
+  chunk said then (`parts["date"]`), whose best chunks by vector are candidates as well.
 Hits under `min_score` (config `[search] min_score`) are dropped, so an unrelated question
 gets no hits rather than the least bad ones. When the index is missing or unusable, a plain
 keyword scan of the vault answers instead and `hits.warning` says so.
@@ -39,7 +41,10 @@ from vaultmem.retrieve.filters import Filters, check_scope, normalise_day, row_p
 from vaultmem.retrieve.hits import Hit, Hits
 from vaultmem.retrieve.keywords import keyword_coverage, term_patterns, terms
 from vaultmem.retrieve.ranking import (
+    ASKS_ASSISTANT,
     ASKS_WHEN,
+    ASSISTANT_FACTOR,
+    DATE_BONUS,
     FILLER_FACTOR,
     KEYWORD_WEIGHT,
     KEYWORD_WEIGHT_CJK,
@@ -49,7 +54,9 @@ from vaultmem.retrieve.ranking import (
     STALE_FACTOR,
     WHEN_BONUS,
     SnapshotRow,
+    asked_span,
     best_per_note,
+    by_assistant_alone,
     is_filler,
     says_when_cached,
     weight,
@@ -65,7 +72,7 @@ CANDIDATES = 60          # per retriever, before fusion
 LARGE_MAX_CANDIDATES = 4000
 # What scoring reads of each candidate (`_hybrid` unpacks them in this order).
 SCORING_COLUMNS = ("chunk_id", "note_id", "type", "text", "fts_text", "created", "updated", "valid_from",
-                   "importance")
+                   "importance", "source_messages")
 
 
 class Searcher:
@@ -136,7 +143,7 @@ class Searcher:
             mask = snap.cache[filters] = filters.mask(snap)
         return mask
 
-    def _from_snapshot(self, query, filters, qvec, limit):
+    def _from_snapshot(self, query, filters, qvec, limit, span=None):
         """(snapshot, candidate offsets, their cosines, chunk id -> BM25 score) from the table
         held in memory: the mask over every row, the exact (or projected) vector half."""
         import numpy as np
@@ -154,10 +161,30 @@ class Searcher:
             qvec = self._embedder_factory().encode_query(query)
         best, sims = snap.nearest_rows(qvec, mask, allowed, limit)
         bm25 = keyword_hits.result()
-        order = list(dict.fromkeys([int(i) for i in best] + snap.offsets_of(bm25)))
+        order = list(dict.fromkeys([int(i) for i in best] + self._said_within(snap, mask, span, qvec, limit)
+                                   + snap.offsets_of(bm25)))
         picked = np.array(order, dtype=np.intp)
         # Each candidate's cosine, from the snapshot's vectors where not computed already.
         return snap, order, (sims[picked] if sims is not None else snap.vectors[picked] @ qvec), bm25
+
+    @staticmethod
+    def _said_within(snap, mask, span, qvec, limit) -> list[int]:
+        """Offsets of the `limit` rows passing `mask` said within `span` (first day, last
+        day) nearest to `qvec`: a question naming a time looks among what was said then."""
+        import numpy as np
+
+        if span is None:
+            return []
+        days = snap.cache.get("said_day")
+        if days is None:
+            cols = snap.columns
+            days = snap.cache["said_day"] = np.array(
+                [str(v or u or c)[:10] for v, u, c in zip(cols["valid_from"], cols["updated"], cols["created"])],
+                dtype=object)
+        rows = np.flatnonzero(mask & (days >= span[0]) & (days <= span[1]))
+        if len(rows) > limit:
+            rows = rows[np.argpartition(-(snap.vectors[rows] @ qvec), limit - 1)[:limit]]
+        return [int(i) for i in rows]
 
     def _from_indexes(self, query, filters, qvec, limit):
         """The same from a table past `ANN_AFTER_ROWS`, not held in memory: the `limit`
@@ -258,7 +285,10 @@ class Searcher:
         if not query.strip():
             return Hits()
         limit = max(CANDIDATES, 3 * k)
-        found = (self._from_indexes if self.index.large else self._from_snapshot)(query, filters, qvec, limit)
+        today = clock.today()
+        span = asked_span(query, today)
+        found = self._from_indexes(query, filters, qvec, limit) if self.index.large \
+            else self._from_snapshot(query, filters, qvec, limit, span)
         if found is None:
             return Hits()
         snap, order, cosines, bm25 = found
@@ -270,7 +300,7 @@ class Searcher:
             keyword_weight = KEYWORD_WEIGHT_CJK_MULTILINGUAL \
                 if self.vault.config.model in MULTILINGUAL_MODELS else KEYWORD_WEIGHT_CJK
         asks_when = bool(ASKS_WHEN.search(query))
-        today = clock.today()
+        asks_assistant = bool(ASKS_ASSISTANT.search(query))
         access = self._last_access()
         stale_days = self.vault.config.gc_stale_after_days
         stale_before = (today - timedelta(days=stale_days)).isoformat() if stale_days > 0 else ""
@@ -280,8 +310,8 @@ class Searcher:
         candidates = zip(order, cosines.tolist(),
                          *(cols[name][picked].tolist() for name in SCORING_COLUMNS))
         scored = []
-        for offset, vector, chunk_id, note_id, kind, text, fts_text, created, updated, said, importance \
-                in candidates:
+        for offset, vector, chunk_id, note_id, kind, text, fts_text, created, updated, said, importance, \
+                messages in candidates:
             # Our own (stemmed) word overlap counts for every candidate: LanceDB's BM25 does not
             # stem, so "lives" there misses "live" in the question; its rank only weighs it.
             lexical = keyword_coverage(qterms, fts_text)
@@ -289,11 +319,14 @@ class Searcher:
             updated = updated or created
             said = said or updated
             when = WHEN_BONUS if asks_when and says_when_cached(text) else 0.0
-            score = (max(vector, 0.0) + keyword_weight * lexical + when) * weight(importance, said, today)
+            then = DATE_BONUS if span and span[0] <= said[:10] <= span[1] else 0.0
+            score = (max(vector, 0.0) + keyword_weight * lexical + when + then) * weight(importance, said, today)
             if kind == "session":
                 score *= SESSION_FACTOR
                 if is_filler(text):
                     score *= FILLER_FACTOR
+                elif not asks_assistant and by_assistant_alone(text, len(messages or ())):
+                    score *= ASSISTANT_FACTOR
             elif kind == NOTE_TYPE:
                 score *= NOTE_FACTOR
             else:  # sessions are records, not recalled memories
@@ -301,7 +334,7 @@ class Searcher:
                 if max(seen, updated)[:10] < stale_before:
                     score *= STALE_FACTOR
             if score >= threshold:
-                scored.append((score, vector, lexical, SnapshotRow(cols, offset, when)))
+                scored.append((score, vector, lexical, SnapshotRow(cols, offset, when, then)))
         return Hits(best_per_note(scored, k))
 
 
