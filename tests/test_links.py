@@ -237,3 +237,24 @@ def test_an_entity_that_is_an_alias_links_to_the_users_note(tmp_path, embedder):
     entities = parse_note((root / result["path"]).read_text(encoding="utf-8")).meta["entities"]
     assert list(entities) == ["[[Alice Chen|Alice]]"]
     assert not (root / "Memory/Entities/Alice.md").exists() and person.read_bytes() == before
+
+
+def test_offline_hubs_name_a_titled_person_whole_and_never_a_title_or_a_weekday(tmp_path, embedder):
+    """"Dr. Lee" is one hub, not "Dr" and "Lee"; "Thursdays" names no one; a capital that opens
+    a line of pasted text names nothing."""
+    from vaultmem.api import Memory, init
+
+    root = tmp_path / "vault"
+    init(root)
+    transcript = tmp_path / "chat.jsonl"
+    lines = [("m-1", "My dermatologist, Dr. Lee, removed a suspicious mole from my back and it was benign."),
+             ("m-2", "I go to pottery with Anna on Thursdays at the Clay Studio."),
+             ("m-3", "My manager sent me this note for the rota:\nIf you swap a shift, tell me first.\n"
+                     "Based on last month I moved to the early shift at Harbor Clinic.")]
+    transcript.write_text("".join(json.dumps({"session": "chat-1", "id": mid, "time": "2026-11-29T10:00:00",
+                                              "speaker": "Ada", "role": "user", "text": text}) + "\n"
+                                  for mid, text in lines))
+    Memory(root, embedder=embedder).extract([transcript])
+    hubs = sorted(p.stem for p in (root / "Memory/Entities").glob("*.md"))
+    assert "Dr. Lee" in hubs and "Anna" in hubs, hubs
+    assert not {"Dr", "Lee", "Thursdays", "If", "Based"} & set(hubs), hubs

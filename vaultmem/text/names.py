@@ -85,6 +85,11 @@ _NOT_NAMES = {"someone", "somebody", "nobody", "everyone", "everybody", "went", 
 # One compiled pattern per known tool (a pattern built per call flooded re's cache, which
 # then recompiled the policy's and the classifier's patterns: ~1 CPU-s per LoCoMo
 # conversation), tried only where the text holds the tool's name in any case.
+# A run of capitalised words, a title's full stop within it ("Dr. Lee", "St. Louis"): "Dr"
+# alone is no one's hub.
+_TITLES = ("Dr", "Mr", "Mrs", "Ms", "Prof", "St")
+_CAPITALISED = re.compile(r"(?<![\w'])((?:(?:" + "|".join(_TITLES) + r")\.\s+)?[A-Z][\w&+-]*(?:'[A-Z]\w*)?"
+                          r"(?:\s+(?:of\s+)?[A-Z][\w&+-]*)*)")
 _TOOL_PATTERNS = [(tool, tool.lower(), re.compile(rf"(?<![\w]){re.escape(tool)}(?![\w])", re.I))
                   for tool in KNOWN_TOOLS if len(tool) > 2]
 
@@ -98,13 +103,14 @@ def entities_of(group: list[dict], detection: Detection | None) -> list[str]:
         found.extend(e for e in detection.entities if e)
     for piece in group:
         text = piece["original"]
-        for m in re.finditer(r"(?<![\w'])([A-Z][\w&+-]*(?:'[A-Z]\w*)?(?:\s+(?:of\s+)?[A-Z][\w&+-]*)*)", text):
+        for m in _CAPITALISED.finditer(text):
             words = m.group(1).split()
             while words and words[0] in ENTITY_SKIP:
                 words = words[1:]
             while words and (words[-1] in ENTITY_SKIP or words[-1] in months_days()):
                 words = words[:-1]
-            at_start = not text[:m.start()].strip(" \"'(")
+            # the start of the text, or of a line of text pasted in (a form, a list, a letter)
+            at_start = not text[:m.start()].split("\n")[-1].strip(" \"'(-*•>#\t")
             if at_start and len(words) == 1 and not words[0].isupper() \
                     and not re.search(r"[\u4e00-\u9fff]", text):
                 continue  # a capital that only starts the sentence names nothing (in English)
@@ -140,6 +146,8 @@ def junk_entity(name: str) -> bool:
     capitals, unless a known tool), "SELECT", "DESC LIMIT" (code), "EpiPen-level"."""
     if re.fullmatch(r"[A-Z]{1,3}s?", name) and name not in KNOWN_TOOLS:
         return True
+    if name.rstrip(".") in _TITLES:
+        return True
     if all(w.lower() in _CODE_WORDS for w in name.split()):
         return True
     return bool(re.search(r"-(?:level|ish|like|style|esque|type|ish)$|redacted", name, re.I)
@@ -148,6 +156,8 @@ def junk_entity(name: str) -> bool:
 
 @cache
 def months_days() -> frozenset[str]:
-    """Month and weekday names: capitalised, but no one's name (asked once per word)."""
+    """Month and weekday names ("Thursdays" too): capitalised, but no one's name (asked once
+    per word)."""
     from vaultmem.text.dates import MONTHS, WEEKDAYS
-    return frozenset(MONTHS) | {d.capitalize() for d in WEEKDAYS}
+    days = {d.capitalize() for d in WEEKDAYS}
+    return frozenset(MONTHS) | days | {f"{d}s" for d in days}
