@@ -29,6 +29,17 @@ BRUSHES = """**user** · 2026-10-24 11:00
 I got a new set of paint brushes and a palette knife for the art class today. ^m-1
 """
 
+WORD_PROBLEMS = """**user** · 2026-10-10 08:00
+Elizabeth eats breakfast b times a week and Madison eats 3 fewer in total. Write an expression for the total number of breakfasts. ^m-1
+
+**user** · 2026-10-10 08:05
+The number of muffins she makes is based on how many classmates she has; how many in total if she has 24? ^m-2
+"""
+
+NETWORK = """**user** · 2026-10-12 19:00
+I'm reading studies on how gender shapes social networks. I come from a family with three sisters, so I've always had a strong female presence in my life, but my professional network is mostly men. ^m-1
+"""
+
 
 def session(root, name, day, body, ids):
     write_note(root, f"Memory/Sessions/{day} {name}.md",
@@ -44,6 +55,8 @@ def vault(tmp_path_factory, embedder):
     session(root, "camping", "2026-10-03", DOCTORS, ["m-1", "m-2"])
     session(root, "sculpture", "2026-10-03", TOOLS, ["m-1", "m-2", "m-3"])
     session(root, "brushes", "2026-10-24", BRUSHES, ["m-1"])
+    session(root, "homework", "2026-10-10", WORD_PROBLEMS, ["m-1", "m-2"])
+    session(root, "network", "2026-10-12", NETWORK, ["m-1"])
     mem = Memory(root, embedder=embedder)
     mem.reindex()
     return lambda question: search(mem.vault, question, k=10, embedder=embedder)
@@ -80,3 +93,18 @@ def test_a_time_ahead_or_today_alone_favours_no_day(vault, monkeypatch):
     monkeypatch.setenv("VAULTMEM_NOW", "2026-10-24T18:00:00")
     for question in ("Any ideas for brushes to buy next week?", "What should I paint tonight?"):
         assert not any(h.parts.get("date") for h in vault(question))
+
+
+def test_a_question_that_counts_is_embedded_without_its_counting_words(vault, monkeypatch):
+    from vaultmem.retrieve import search as search_module
+
+    question = "How many different doctors did I visit?"
+    stripped = vault(question)
+    monkeypatch.setattr(search_module, "embedded_query", lambda query: query)
+    whole = vault(question)   # embedded with "how many", the word problems come closer
+
+    def aside(hits):
+        return next(h for h in hits if "camping" in h.path and h.source_messages == ["m-1"])
+    assert stripped[0] is aside(stripped)
+    assert aside(stripped).parts["vector"] > aside(whole).parts["vector"] + 0.05
+    assert any("homework" in h.path for h in whole) and not any("homework" in h.path for h in stripped)

@@ -89,8 +89,10 @@ class Retrieval:
         from vaultmem.retrieve.context import CARE, PINNED_MAX, PINNED_TAG, build_context
         from vaultmem.text.script import is_chinese
 
+        from vaultmem.retrieve.ranking import embedded_query
+
         try:  # embedded once for both searches
-            vector = self.embedder.encode_query(question)
+            vector = self.embedder.encode_query(embedded_query(question))
         except VaultmemError:
             vector = None
         hits = self._search_hits(question, k=k, user=user, as_of=as_of, all=all, vector=vector,

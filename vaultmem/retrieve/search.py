@@ -22,6 +22,8 @@ score: hits come out in its order, highest first.
   asks when adds WHEN_BONUS to the match of a chunk that says when (`parts["when"]`); one
   that names a past time ("four weeks ago", "last weekend") adds DATE_BONUS to the match of a
   chunk said then (`parts["date"]`), whose best chunks by vector are candidates as well.
+  The query's vector is made without the words that only ask to count
+  (`ranking.embedded_query`: "how many", "the total number of").
 Hits under `min_score` (config `[search] min_score`) are dropped, so an unrelated question
 gets no hits rather than the least bad ones. When the index is missing or unusable, a plain
 keyword scan of the vault answers instead and `hits.warning` says so.
@@ -57,6 +59,7 @@ from vaultmem.retrieve.ranking import (
     asked_span,
     best_per_note,
     by_assistant_alone,
+    embedded_query,
     is_filler,
     says_when_cached,
     weight,
@@ -158,7 +161,7 @@ class Searcher:
         # BM25 runs in LanceDB's threads while the model embeds the query.
         keyword_hits = self._pool.submit(self._keyword_hits, query, snap, filters, mask, allowed, limit)
         if qvec is None:
-            qvec = self._embedder_factory().encode_query(query)
+            qvec = self._embedder_factory().encode_query(embedded_query(query))
         best, sims = snap.nearest_rows(qvec, mask, allowed, limit)
         bm25 = keyword_hits.result()
         order = list(dict.fromkeys([int(i) for i in best] + self._said_within(snap, mask, span, qvec, limit)
@@ -199,7 +202,7 @@ class Searcher:
         keyword = self._pool.submit(self._large_side, filters, limit, lambda wanted: self._ranked_rows(
             query, keyword_where, wanted))
         if qvec is None:
-            qvec = self._embedder_factory().encode_query(query)
+            qvec = self._embedder_factory().encode_query(embedded_query(query))
         near = self._large_side(filters, limit, lambda wanted: self.index.nearest(
             qvec, wanted, where, SNAPSHOT_COLUMNS))
         ranked = keyword.result()
