@@ -266,3 +266,21 @@ def test_plugin_api_harness_smoke():
     for name in ("status_http", "status_socket", "search_http", "search_socket", "review_http",
                  "related_note_http", "related_memory_http"):
         assert 0 < figures[name]["p50_ms"] <= figures[name]["p95_ms"], name
+
+
+def test_the_agent_session_corpus_loads_with_every_question_scorable():
+    """Issue 51's agent sessions (benchmarks/data/blind/agent51): each file loads as locomo.py
+    reads it, the assistant's turns are the assistant's, and every question keeps its evidence
+    and its day (a question whose evidence named no turn would silently leave the figure)."""
+    import json
+
+    from locomo import load_conversations
+
+    for name in ("dev.json", "heldout.json"):
+        path = ROOT / "benchmarks" / "data" / "blind" / "agent51" / name
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        conversations = load_conversations(path)
+        assert len(conversations) == 4
+        assert sum(len(c.questions) for c in conversations) == sum(len(s["qa"]) for s in raw) == 24
+        assert all(q.asked is not None and q.kind for c in conversations for q in c.questions)
+        assert all({t.speaker for t in c.turns} == {"user", "assistant"} for c in conversations)

@@ -66,10 +66,12 @@ DAY_SLACK = {"day": 1, "approx": 4}
 # doctors did I visit?": "the doctor will examine…" against "my dermatologist, Dr. Lee"). A
 # chunk of the assistant's turn alone ranks ASSISTANT_FACTOR lower unless the question asks
 # what the assistant said ("you recommended", "our previous chat", 你推荐的, 我们上次的对话).
-# LongMemEval-S dev slice R@5 / R@10 (kept vaults, asked on their day): 1.0 76.1 / 82.2,
-# 0.9 78.9 / 87.3, 0.8 80.0 / 87.3, 0.7 82.2 / 88.4, 0.6 85.6 / 88.4; batch 2 tune's current,
-# as_of and leads the same at 1.0 and 0.6. Not lower than 0.7: in an agent's session the
-# assistant's turns hold the work done, and "what was the fix?" asks for them unnamed.
+# LongMemEval-S dev slice R@5 / R@10 (kept vaults, asked on their day, every question): 1.0
+# 76.1 / 82.2, 0.9 78.9 / 87.3, 0.8 80.0 / 87.3, 0.7 81.1 / 87.3, 0.6 84.4 / 87.3; batch 2
+# tune's current, as_of and leads the same at 1.0 and 0.6. Applied to every question, it cost
+# agent sessions (benchmarks/data/blind/agent51 dev) 77.8 -> 70.5 R@5: there the assistant's
+# turns hold what was found ("Why did the export test never fail on my machine?"), hence
+# `favours_the_person` (84.0 / 96.9 there; LongMemEval-S dev 81.8 / 90.2).
 ASSISTANT_FACTOR = 0.7
 ASKS_ASSISTANT = re.compile(
     r"\byou (?:told|recommended|suggested|said|mentioned|gave|listed|provided|wrote|explained|described|"
@@ -80,6 +82,25 @@ ASKS_ASSISTANT = re.compile(
     r"\bwe (?:discussed|talked|decided|agreed|chatted|went over|fixed|changed|chose|settled)\b|"
     r"你(?:之前|上次|刚才)?(?:说|推荐|建议|提到|告诉|列出|给出|讲)|我们(?:之前|上次|刚才)的?(?:对话|聊天|讨论)|"
     r"我们(?:之前|上次)?(?:讨论|聊|决定|商量)", re.I)
+# The factor is for questions about the person's own life, in the first person singular ("How
+# many doctors did I visit?", 我去过哪些地方); one that asks why, or what caused or fixed
+# something, asks for what was found, and in an agent's session that is the assistant's turn
+# ("Why did the export test never fail on my machine?").
+_ABOUT_ME = re.compile(r"\b(?:I|I'm|I've|I'd|my|me|mine|myself)\b|我(?!们)", re.I)
+_ASKS_WHY = re.compile(r"\bwhy\b|\bhow come\b|\b(?:what|which) (?:\w+ )?(?:caused|fixed|broke|solved)\b|"
+                       r"\broot cause\b|\breason\b|为什么|为啥|原因|怎么修", re.I)
+
+
+def favours_the_person(query: str) -> bool:
+    """Whether the assistant's own turns rank ASSISTANT_FACTOR lower for `query`.
+
+    >>> favours_the_person("How many different doctors did I visit?")
+    True
+    >>> [favours_the_person(q) for q in ("Why did the upload test fail on my machine?",
+    ...     "What did you recommend for my trip?", "What caused the duplicated rows?")]
+    [False, False, False]
+    """
+    return bool(_ABOUT_ME.search(query)) and not _ASKS_WHY.search(query) and not ASKS_ASSISTANT.search(query)
 # A question that counts ("How many different doctors did I visit?", "What is the total number
 # of siblings I have?", 一共) is embedded without its counting words: they name no thing a
 # passage says, and they pulled its vector towards word problems and tables ("Madison eats 3

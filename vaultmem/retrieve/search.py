@@ -43,7 +43,6 @@ from vaultmem.retrieve.filters import Filters, check_scope, normalise_day, row_p
 from vaultmem.retrieve.hits import Hit, Hits
 from vaultmem.retrieve.keywords import keyword_coverage, term_patterns, terms
 from vaultmem.retrieve.ranking import (
-    ASKS_ASSISTANT,
     ASKS_WHEN,
     ASSISTANT_FACTOR,
     DATE_BONUS,
@@ -60,6 +59,7 @@ from vaultmem.retrieve.ranking import (
     best_per_note,
     by_assistant_alone,
     embedded_query,
+    favours_the_person,
     is_filler,
     says_when_cached,
     weight,
@@ -303,7 +303,7 @@ class Searcher:
             keyword_weight = KEYWORD_WEIGHT_CJK_MULTILINGUAL \
                 if self.vault.config.model in MULTILINGUAL_MODELS else KEYWORD_WEIGHT_CJK
         asks_when = bool(ASKS_WHEN.search(query))
-        asks_assistant = bool(ASKS_ASSISTANT.search(query))
+        about_the_person = favours_the_person(query)
         access = self._last_access()
         stale_days = self.vault.config.gc_stale_after_days
         stale_before = (today - timedelta(days=stale_days)).isoformat() if stale_days > 0 else ""
@@ -328,7 +328,7 @@ class Searcher:
                 score *= SESSION_FACTOR
                 if is_filler(text):
                     score *= FILLER_FACTOR
-                elif not asks_assistant and by_assistant_alone(text, len(messages or ())):
+                elif about_the_person and by_assistant_alone(text, len(messages or ())):
                     score *= ASSISTANT_FACTOR
             elif kind == NOTE_TYPE:
                 score *= NOTE_FACTOR
