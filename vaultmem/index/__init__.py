@@ -5,6 +5,7 @@ changed notes, the person's own notes, and the state kept beside them.
 from vaultmem.public import lazy_names
 
 _PUBLIC = {
+    "ASSISTANT_SPEAKERS": "chunking",
     "as_list": "chunking",
     "as_text": "chunking",
     "embedder_for": "embed",

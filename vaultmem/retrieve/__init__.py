@@ -10,6 +10,7 @@ _PUBLIC = {
     "PINNED_TAG": "context",
     "build_context": "context",
     "mark_current": "current",
+    "embedded_query": "ranking",
     "hop": "relations",
     "related": "related",
     "slot_of": "current",
