@@ -80,6 +80,8 @@ def make_title(content: str, limit: int = TITLE_LIMIT, whole_phrases: bool = Fal
     >>> make_title("Alice prefers heirloom tomatoes over hybrid ones because they taste of summer to her.",
     ...            whole_phrases=True)
     'Alice prefers heirloom tomatoes over hybrid ones'
+    >>> make_title("The user will follow up with Dr. Patel. They also want a humidifier for the bedroom.")
+    'The user will follow up with Dr. Patel'
     >>> make_title("2026-05-02，用户的书法班上了两个月了，老师说用户横画终于不抖了，现在周六上午雷打不动去练字。")
     '用户的书法班上了两个月了 (2026-05-02)'
     """
@@ -96,7 +98,8 @@ def make_title(content: str, limit: int = TITLE_LIMIT, whole_phrases: bool = Fal
     cjk = not text or script_share(text, among="all") >= 1 / 3  # Chinese fills the room twice as fast
     room = (limit // 2 if cjk else limit) - len(suffix)
     if len(text) > room:
-        first = re.split(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<=[.!?])\s+|[。！？；;]",
+        # (a title's full stop ends no sentence: the guards look behind the stop, "Dr.")
+        first = re.split(r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<=[.!?])\s+|[。！？；;]",
                          text, maxsplit=1)[0].rstrip(".!?。！？ ")
         text = first if len(first) >= room // 3 else text
     if len(text) > room:
