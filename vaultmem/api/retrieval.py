@@ -87,9 +87,8 @@ class Retrieval:
         """
         from vaultmem.errors import VaultmemError
         from vaultmem.retrieve.context import CARE, PINNED_MAX, PINNED_TAG, build_context
-        from vaultmem.text.script import is_chinese
-
         from vaultmem.retrieve.ranking import embedded_query
+        from vaultmem.text.script import is_chinese
 
         try:  # embedded once for both searches
             vector = self.embedder.encode_query(embedded_query(question))

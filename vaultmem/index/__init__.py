@@ -5,9 +5,9 @@ changed notes, the person's own notes, and the state kept beside them.
 from vaultmem.public import lazy_names
 
 _PUBLIC = {
-    "ASSISTANT_SPEAKERS": "chunking",
     "as_list": "chunking",
     "as_text": "chunking",
+    "is_assistant": "chunking",
     "embedder_for": "embed",
     "Indexer": "ingest",
     "chunks_of": "ingest",

@@ -389,8 +389,13 @@ _ASIDE_END = re.compile(r"(?<=[。！？])\s*|(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?
 ASSISTANT_SPEAKERS = frozenset({"assistant", "ai", "claude", "codex", "model", "bot"})
 
 
+def is_assistant(speaker: str | None) -> bool:
+    """Whether a turn's speaker is the assistant (`ASSISTANT_SPEAKERS`, any case)."""
+    return (speaker or "").strip().lower() in ASSISTANT_SPEAKERS
+
+
 def _by_assistant(turn) -> bool:
-    return (turn.speaker or "").strip().lower() in ASSISTANT_SPEAKERS
+    return is_assistant(turn.speaker)
 
 
 def asides(turn) -> list[str]:

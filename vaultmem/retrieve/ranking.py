@@ -101,6 +101,8 @@ def favours_the_person(query: str) -> bool:
     [False, False, False]
     """
     return bool(_ABOUT_ME.search(query)) and not _ASKS_WHY.search(query) and not ASKS_ASSISTANT.search(query)
+
+
 # A question that counts ("How many different doctors did I visit?", "What is the total number
 # of siblings I have?", 一共) is embedded without its counting words: they name no thing a
 # passage says, and they pulled its vector towards word problems and tables ("Madison eats 3
@@ -227,13 +229,11 @@ def embedded_query(query: str) -> str:
 
 
 def by_assistant_alone(text: str, turns: int) -> bool:
-    """A session chunk of one turn, the assistant's (`chunking.ASSISTANT_SPEAKERS`)."""
-    from vaultmem.index.chunking import ASSISTANT_SPEAKERS
+    """A session chunk of one turn, the assistant's (`chunking.is_assistant` of its speaker)."""
+    from vaultmem.index.chunking import is_assistant
 
-    if turns != 1:
-        return False
-    speaker = _SPEAKER.match(text)
-    return bool(speaker) and speaker.group(0)[:-2].strip().lower() in ASSISTANT_SPEAKERS
+    speaker = _SPEAKER.match(text) if turns == 1 else None
+    return bool(speaker) and is_assistant(speaker.group(0)[:-2])
 
 
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve twenty "
