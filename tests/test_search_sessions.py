@@ -36,6 +36,10 @@ Elizabeth eats breakfast b times a week and Madison eats 3 fewer in total. Write
 The number of muffins she makes is based on how many classmates she has; how many in total if she has 24? ^m-2
 """
 
+FAIR = """**user** · 2026-09-30 18:00
+I went to the open evening of the town's craft fair and looked at the pottery stalls. ^m-1
+"""
+
 NETWORK = """**user** · 2026-10-12 19:00
 I'm reading studies on how gender shapes social networks. I come from a family with three sisters, so I've always had a strong female presence in my life, but my professional network is mostly men. ^m-1
 """
@@ -57,6 +61,7 @@ def vault(tmp_path_factory, embedder):
     session(root, "brushes", "2026-10-24", BRUSHES, ["m-1"])
     session(root, "homework", "2026-10-10", WORD_PROBLEMS, ["m-1", "m-2"])
     session(root, "network", "2026-10-12", NETWORK, ["m-1"])
+    session(root, "fair", "2026-09-30", FAIR, ["m-1"])
     mem = Memory(root, embedder=embedder)
     mem.reindex()
     return lambda question: search(mem.vault, question, k=10, embedder=embedder)
@@ -83,11 +88,31 @@ def test_a_question_naming_a_time_finds_what_was_said_then(vault, monkeypatch):
     monkeypatch.setenv("VAULTMEM_NOW", "2026-10-31T10:00:00")
     hits = vault("I mentioned an investment for a competition four weeks ago? What did I buy?")
     dated = [h for h in hits if h.parts.get("date")]
-    assert dated and all(h.valid_from == "2026-10-03" for h in dated)
+    assert dated and all(h.valid_from in ("2026-10-03", "2026-09-30") for h in dated)
     tools = next(n for n, h in enumerate(hits) if "sculpture" in h.path and "m-3" in h.source_messages)
     assert all(n > tools for n, h in enumerate(hits) if "brushes" in h.path)
     # Asked without a time, nothing is favoured for its day.
     assert not any(h.parts.get("date") for h in vault("What did I buy for my art?"))
+
+
+def test_a_named_day_favours_what_was_said_on_it_over_what_was_said_days_off(vault, monkeypatch):
+    monkeypatch.setenv("VAULTMEM_NOW", "2026-10-31T10:00:00")
+    hits = vault("I mentioned an investment for a competition four weeks ago? What did I buy?")
+    on_the_day = [h for h in hits if h.valid_from == "2026-10-03"]
+    days_off = next(h for h in hits if "fair" in h.path)   # said three days before that day
+    assert on_the_day and all(h.parts["date"] == pytest.approx(0.2) for h in on_the_day)
+    assert 0 < days_off.parts["date"] < 0.1
+    # Its vector is closer than any said on the day; the distance from the day ranks it last.
+    assert days_off.parts["vector"] > max(h.parts["vector"] for h in on_the_day)
+    assert all(hits.index(h) < hits.index(days_off) for h in on_the_day)
+
+
+def test_a_doctor_written_short_is_a_doctor(vault):
+    hits = vault("Which doctors did I visit?")
+    aside = next(h for h in hits if "camping" in h.path and h.source_messages == ["m-1"])
+    assert aside.parts["keyword"] > 0       # "my dermatologist, Dr. Lee" shares "doctor"
+    assert any(h.parts["keyword"] > 0 for h in vault("What did Doctor Lee look at?")
+               if "camping" in h.path and h.source_messages == ["m-1"])
 
 
 def test_a_time_ahead_or_today_alone_favours_no_day(vault, monkeypatch):

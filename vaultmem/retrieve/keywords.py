@@ -17,6 +17,14 @@ also am just more most no not only other over own same some such very s t don sh
 user user's""".split())
 
 
+# Words people write short: a question about "doctors" meets "my dermatologist, Dr. Lee",
+# and one about "Dr. Lee" meets "the doctor". (LongMemEval-S dev slice, "How many different
+# doctors did I visit?": 2 of its 5 turns in the top 10 -> 3; the slice's multi-session
+# R@10 71.3 -> 75.3.)
+WRITTEN_SHORT = {"doctor": "dr", "professor": "prof"}
+_LONG_OF = {short: word for word, short in WRITTEN_SHORT.items()}
+
+
 def terms(text: str) -> set[str]:
     """Content words of `text`, crudely stemmed; CJK runs become bigrams."""
     found = set()
@@ -47,11 +55,21 @@ def keyword_coverage(patterns, text: str) -> float:
 
 def term_patterns(query_terms: set[str]) -> tuple:
     """One regex per term, matching the words `stem` maps onto it (liv: live, lives, lived,
-    living; city: city, cities) without cutting every word of a chunk into terms."""
+    living; city: city, cities) without cutting every word of a chunk into terms; a word
+    people write short matches its short form too (`WRITTEN_SHORT`).
+
+    >>> patterns = term_patterns(terms("Which doctors did I visit?"))
+    >>> keyword_coverage(patterns, "My dermatologist, Dr. Lee, looked at it"), keyword_coverage(patterns, "I visited the drive-in")
+    (0.5, 0.5)
+    """
     found = []
     for term in sorted(query_terms):
         if _CJK.match(term):
             found.append(re.compile(re.escape(term)))
+            continue
+        word = _LONG_OF.get(term, term)
+        if word in WRITTEN_SHORT:
+            found.append(re.compile(rf"(?<![a-z0-9])(?:{word}s?|{WRITTEN_SHORT[word]})(?![a-z0-9])"))
             continue
         base = term[:-1] if term.endswith("y") else term
         tails = "y|ies|ied|e|es|ed|ing|s" if term.endswith("y") else "e|es|ed|ing|s|ies"

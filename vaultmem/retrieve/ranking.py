@@ -9,6 +9,7 @@ import heapq
 import re
 from datetime import date, timedelta
 from functools import lru_cache
+from typing import NamedTuple
 
 from vaultmem.retrieve.hits import Hit
 
@@ -60,7 +61,21 @@ ASKS_WHEN = re.compile(r"\bwhen\b|\bwhat (?:date|day|year|month|time of year)\b|
 DATE_BONUS = 0.2
 # How far around the named day a span reaches, by how precisely it was named: "three days
 # ago" is a day either side, "four weeks ago" (approx) four days, a weekend its Friday to Monday.
+# Within a span around a named day the bonus falls with the distance from that day
+# (`date_bonus`): "four weeks ago" is most likely that day, less likely three days off, and the
+# turn said on it ("sculpting tools ... today") no longer ties with the span's other chatter.
+# LongMemEval-S dev slice R@10 (kept vaults, asked on their day): flat 90.2, graded 93.6
+# (temporal 70 -> 90); agent51 dev and LoCoMo dev unchanged.
 DAY_SLACK = {"day": 1, "approx": 4}
+
+
+class Span(NamedTuple):
+    """The days a question names (ISO, first and last) and, when it named one day with some
+    slack ("four weeks ago"), that day and the slack; `day` is "" for a weekend, week or month."""
+    first: str
+    last: str
+    day: str = ""
+    slack: int = 0
 # In a person's session with an assistant, the assistant's answers (recipes, lists, how-tos)
 # share the question's words more than the person's own aside that answers it ("How many
 # doctors did I visit?": "the doctor will examine…" against "my dermatologist, Dr. Lee"). A
@@ -177,16 +192,18 @@ def is_filler(text: str) -> bool:
     return True
 
 
-def asked_span(query: str, today: date) -> tuple[str, str] | None:
+def asked_span(query: str, today: date) -> Span | None:
     """(first day, last day) of the time `query` names, as ISO days, when it names one in the
     past: a day, a few days or weeks ago, a weekend, a week or a month. None for a year (too
     wide to tell passages apart), for a time ahead, and for today alone ("any documentary
     recommendations for tonight?" asks for something new, not for what was said today).
 
     >>> asked_span("What did I buy four weeks ago?", date(2023, 4, 1))
-    ('2023-02-28', '2023-03-08')
+    Span(first='2023-02-28', last='2023-03-08', day='2023-03-04', slack=4)
     >>> asked_span("我上周六去了哪里？", date(2023, 5, 31))
-    ('2023-05-26', '2023-05-28')
+    Span(first='2023-05-26', last='2023-05-28', day='2023-05-27', slack=1)
+    >>> asked_span("Where did I go last weekend?", date(2023, 5, 31))
+    Span(first='2023-05-26', last='2023-05-29', day='', slack=0)
     >>> asked_span("Any plans for tonight?", date(2023, 5, 31)) is None
     True
     """
@@ -195,12 +212,12 @@ def asked_span(query: str, today: date) -> tuple[str, str] | None:
     match = find_date(query, today, prefer="past")
     if match is None or match.granularity == "year":
         return None
-    day = match.date
+    day, named, slack = match.date, "", 0
     if match.granularity in DAY_SLACK:
         if match.granularity == "day" and day == today:
             return None
-        slack = timedelta(days=DAY_SLACK[match.granularity])
-        first, last = day - slack, day + slack
+        named, slack = day.isoformat(), DAY_SLACK[match.granularity]
+        first, last = day - timedelta(days=slack), day + timedelta(days=slack)
     elif match.granularity == "weekend":
         first, last = day - timedelta(days=1), day + timedelta(days=2)
     elif match.granularity == "week":
@@ -211,7 +228,23 @@ def asked_span(query: str, today: date) -> tuple[str, str] | None:
         last = date(day.year + day.month // 12, day.month % 12 + 1, 1) - timedelta(days=1)
     if first > today:
         return None
-    return first.isoformat(), min(last, today).isoformat()
+    return Span(first.isoformat(), min(last, today).isoformat(), named, slack)
+
+
+def date_bonus(span: Span | None, said: str) -> float:
+    """What a chunk said on ISO day `said` adds to its match for a question naming `span`:
+    DATE_BONUS across a weekend, week or month; around a named day, less the further off.
+
+    >>> span = Span("2023-02-28", "2023-03-08", "2023-03-04", 4)
+    >>> [round(date_bonus(span, day), 2) for day in ("2023-03-04", "2023-03-01", "2023-03-08", "2023-03-09")]
+    [0.2, 0.08, 0.04, 0.0]
+    """
+    if span is None or not span.first <= said[:10] <= span.last:
+        return 0.0
+    if not span.day:
+        return DATE_BONUS
+    off = abs((date.fromisoformat(said[:10]) - date.fromisoformat(span.day)).days)
+    return DATE_BONUS * (1 - off / (span.slack + 1))
 
 
 def embedded_query(query: str) -> str:

@@ -21,7 +21,8 @@ score: hits come out in its order, highest first.
   shown by higher hits already (`parts["repeat"]`; see `ranking.best_per_note`). A question that
   asks when adds WHEN_BONUS to the match of a chunk that says when (`parts["when"]`); one
   that names a past time ("four weeks ago", "last weekend") adds DATE_BONUS to the match of a
-  chunk said then (`parts["date"]`), whose best chunks by vector are candidates as well.
+  chunk said then, less the further from a day it names (`parts["date"]`,
+  `ranking.date_bonus`), and its best chunks by vector are candidates as well.
   The query's vector is made without the words that only ask to count
   (`ranking.embedded_query`: "how many", "the total number of").
 Hits under `min_score` (config `[search] min_score`) are dropped, so an unrelated question
@@ -45,7 +46,6 @@ from vaultmem.retrieve.keywords import keyword_coverage, term_patterns, terms
 from vaultmem.retrieve.ranking import (
     ASKS_WHEN,
     ASSISTANT_FACTOR,
-    DATE_BONUS,
     FILLER_FACTOR,
     KEYWORD_WEIGHT,
     KEYWORD_WEIGHT_CJK,
@@ -58,6 +58,7 @@ from vaultmem.retrieve.ranking import (
     asked_span,
     best_per_note,
     by_assistant_alone,
+    date_bonus,
     embedded_query,
     favours_the_person,
     is_filler,
@@ -184,7 +185,7 @@ class Searcher:
             days = snap.cache["said_day"] = np.array(
                 [str(v or u or c)[:10] for v, u, c in zip(cols["valid_from"], cols["updated"], cols["created"])],
                 dtype=object)
-        rows = np.flatnonzero(mask & (days >= span[0]) & (days <= span[1]))
+        rows = np.flatnonzero(mask & (days >= span.first) & (days <= span.last))
         if len(rows) > limit:
             rows = rows[np.argpartition(-(snap.vectors[rows] @ qvec), limit - 1)[:limit]]
         return [int(i) for i in rows]
@@ -322,7 +323,7 @@ class Searcher:
             updated = updated or created
             said = said or updated
             when = WHEN_BONUS if asks_when and says_when_cached(text) else 0.0
-            then = DATE_BONUS if span and span[0] <= said[:10] <= span[1] else 0.0
+            then = date_bonus(span, said)
             score = (max(vector, 0.0) + keyword_weight * lexical + when + then) * weight(importance, said, today)
             if kind == "session":
                 score *= SESSION_FACTOR
