@@ -236,14 +236,17 @@ def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores
     started = time.perf_counter()
     reranks = []
     if rerank_llm:
+        from vaultmem import clock
         from vaultmem.extract.llm_endpoint import LLMSettings, chat
         from vaultmem.retrieve.rerank import RERANK_CANDIDATES
 
         settings = LLMSettings.coerce(memory.llm_settings())
         ask = lambda messages, max_tokens: chat(settings, messages, max_tokens=max_tokens)  # noqa: E731
+        ask.context_tokens = settings.context_tokens
     for question in conv.questions:
-        # With the rerank on, the first stage of `search --rerank llm` (its top 20, current
-        # marked); the model's order is asked for afterwards, all questions at once.
+        # With the rerank on, the first stage of `search --rerank llm` (its top 50, current
+        # marked); the model's order is asked for afterwards, all questions at once, each with
+        # the day the product would say it is asked on.
         with asked_on(question.asked):
             result = memory.search(question.text, k=max(depth, RERANK_CANDIDATES) if rerank_llm else depth,
                                    rerank="")
@@ -252,7 +255,9 @@ def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores
         hits = result["hits"]
         scores.ranked[FIRST_STAGE if rerank_llm else "vaultmem"].append(ranked_hits(hits[:depth]))
         if rerank_llm:
-            reranks.append((question.text, hits, ask))
+            with asked_on(question.asked):
+                today = clock.today().isoformat()
+            reranks.append((question.text, hits, ask, today))
     scores.add_seconds("query", time.perf_counter() - started)
     return summary, reranks
 
@@ -262,12 +267,16 @@ def ranked_hits(hits: list[dict]) -> Ranked:
                   [word_count(h.get("text", "")) for h in hits], [len(h.get("text", "")) for h in hits])
 
 
-@dataclass
 class _Shown:
-    """A first-stage hit as the rerank stage reads it (its text; `parts` gets its place)."""
-    text: str
-    hit: dict
-    parts: dict | None = None
+    """A first-stage hit as the rerank stage reads it (its text, day, type, path and sources;
+    `parts` gets its place)."""
+
+    def __init__(self, hit: dict):
+        self.hit, self.parts = hit, None
+        self.text = hit.get("text", "")
+        for name in ("valid_from", "created", "type", "path"):
+            setattr(self, name, hit.get(name) or "")
+        self.sources = hit.get("sources") or []
 
 
 def rerank_all(reranks: list, depth: int, scores: Scores, jobs: int) -> None:
@@ -280,8 +289,9 @@ def rerank_all(reranks: list, depth: int, scores: Scores, jobs: int) -> None:
     from vaultmem.retrieve.rerank import llm_rerank
 
     def one(item):
-        question, hits, ask = item
-        reordered = llm_rerank(question, Hits([_Shown(h.get("text", ""), h) for h in hits]), ask)
+        question, hits, ask, today = item
+        reordered = llm_rerank(question, Hits([_Shown(h) for h in hits]), ask,
+                               context_tokens=ask.context_tokens, today=today)
         return reordered.warning, [shown.hit for shown in reordered[:depth]]
 
     started = time.perf_counter()

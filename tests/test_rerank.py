@@ -5,15 +5,19 @@ order and says so. The vault, index, model and search are the real ones."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from click.testing import CliRunner
 
 from tests.helpers.llm_endpoint import LoopbackLLM, completion
+from tests.helpers.transcripts import write_jsonl
+from tests.test_llm_command import CLAUDE, standins, use_command  # noqa: F401 (a fixture)
 from vaultmem import api
 from vaultmem.cli import cli
 from vaultmem.errors import ConfigError
-from vaultmem.retrieve.rerank import RERANK_CANDIDATES, parse_ranking
+from vaultmem.retrieve.hits import Hit
+from vaultmem.retrieve.rerank import RERANK_CANDIDATES, candidates, parse_ranking, rerank_messages
 
 FACTS = ["The user drinks oolong tea every morning.",
          "The user plays the cello in a community orchestra.",
@@ -148,3 +152,99 @@ def test_the_cli_takes_rerank_and_refuses_an_unknown_stage(vault, embedder, monk
     set_search(vault, 'rerank = "gpt"')
     with pytest.raises(ConfigError, match=r'config.toml.*"" \(off\) or "llm"'):
         api.Memory(vault, embedder=embedder).search(QUESTION)
+
+
+# Issue 49: the model sees up to 50 hits, each with the day it was said and its session.
+
+def test_each_passage_is_shown_with_its_day_and_session(tmp_path, vault, embedder, monkeypatch):
+    monkeypatch.setenv("VAULTMEM_NOW", "2026-11-30T12:00:00")
+    transcript = write_jsonl(tmp_path / "music.jsonl", "music", [
+        ("user", "I started playing the cello again last month, in a community orchestra."),
+        ("assistant", "Lovely! What are you rehearsing?"),
+        ("user", "Dvorak's ninth, we perform it in the spring.")], speaker="user")
+    memory = api.Memory(vault, embedder=embedder)
+    assert not memory.extract([transcript], format="jsonl").get("errors")
+    with Ranker(first="cello") as llm:
+        llm.configure(vault)
+        ranked = api.Memory(vault, embedder=embedder).search(QUESTION, k=8, rerank="llm")
+    assert not ranked.get("warning")
+    prompt = llm.requests[0]["body"]["messages"][-1]["content"]
+    assert "Asked on: 2026-11-30" in prompt
+    lines = [line for line in prompt.splitlines() if line.startswith("[")]
+    excerpt = next(line for line in lines if "· excerpt)" in line)
+    assert re.match(r'\[\d+\] \(\d{4}-\d{2}-\d{2} · session "[^"]*music[^"]*" · excerpt\) ', excerpt), excerpt
+    extracted = [line for line in lines if "memory (" in line and "music" in line]
+    assert extracted, lines      # a memory names the session it came from
+    added = next(line for line in lines if "Porto" in line)
+    assert re.match(r"\[\d+\] \(\d{4}-\d{2}-\d{2} · memory \(fact\)\) ", added), added   # said by hand: no session
+
+
+def hit(n: int, text: str) -> Hit:
+    return Hit(id=f"m{n}", path=f"Memory/Facts/m{n}.md", type="fact", title=text[:20], text=text, score=1.0,
+               status="active", created="2026-11-01T10:00:00", updated="", source_messages=[],
+               valid_from="2026-11-01")
+
+
+def test_up_to_fifty_are_shown_as_many_as_the_window_holds():
+    english = [hit(n, f"The user mentioned detail number {n} about their week, " * 6) for n in range(60)]
+    chinese = [hit(n, f"用户提到了这周的第{n}件事，" * 12) for n in range(60)]
+    assert candidates(english) == RERANK_CANDIDATES == 50
+    small = candidates(english, context_tokens=4096)
+    assert 10 <= small < 50
+    assert 2 <= candidates(chinese, context_tokens=4096) < small
+    assert candidates(english[:1]) == 1 and candidates([], 4096) == 0
+    messages = rerank_messages("What happened this week?", english[:candidates(english, 4096)])
+    assert sum(len(m["content"]) for m in messages) // 4 < 4096 - 400
+
+
+def test_context_follows_the_models_order(vault, embedder):
+    memory = api.Memory(vault, embedder=embedder)
+    plain = memory.context(QUESTION, budget=400, rerank="")
+    assert "Civic" not in plain["text"].splitlines()[1]
+    with Ranker(first="Civic", second="Porto") as llm:
+        llm.configure(vault)
+        ranked = api.Memory(vault, embedder=embedder).context(QUESTION, budget=400, rerank="llm")
+    assert len(llm.requests) == 1 and not ranked.get("warning")
+    lines = ranked["text"].splitlines()
+    assert "Civic" in lines[1] and "Porto" in lines[2]
+    set_search(vault, 'rerank = "llm"')          # the config turns it on for context as for search
+    with Ranker(first="peanuts") as llm:
+        llm.configure(vault)
+        done = CliRunner().invoke(cli, ["--vault", str(vault), "context", QUESTION, "--budget", "400"],
+                                  env={"VAULTMEM_NO_DAEMON": "1"})
+        assert done.exit_code == 0, done.output
+        assert "peanuts" in done.output.splitlines()[1] and len(llm.requests) == 1
+
+
+class SlowRanker(Ranker):
+    """Answers after the `[llm] timeout` has passed."""
+
+    @property
+    def settings(self) -> dict:
+        return dict(super().settings, timeout=1)
+
+    def answer(self, body):
+        time.sleep(2)
+        return super().answer(body)
+
+
+def test_a_model_past_its_timeout_keeps_the_first_stage_and_says_why(vault, embedder):
+    memory = api.Memory(vault, embedder=embedder)
+    plain = texts(memory.search(QUESTION, k=4))
+    with SlowRanker(first="Civic") as llm:
+        llm.configure(vault)
+        result = api.Memory(vault, embedder=embedder).search(QUESTION, k=4, rerank="llm")
+    assert texts(result) == plain
+    assert "LLM rerank failed" in result["warning"] and "timed out" in result["warning"]
+
+
+def test_a_model_cli_reranks_too(standins, vault, embedder, monkeypatch):
+    memory = api.Memory(vault, embedder=embedder)
+    plain = texts(memory.search(QUESTION, k=5))
+    use_command(vault, CLAUDE, enabled=False)
+    monkeypatch.setenv("STANDIN_REPLY", '{"ranking": [3, 1]}')
+    result = api.Memory(vault, embedder=embedder).search(QUESTION, k=5, rerank="llm")
+    assert not result.get("warning"), result.get("warning")
+    assert texts(result)[:2] == [plain[2], plain[0]]
+    (call,) = [c for c in standins.calls() if c["name"] == "claude"]
+    assert f"Question: {QUESTION}" in call["stdin"] and "· memory (fact))" in call["stdin"]

@@ -246,7 +246,8 @@ def _register_tools(server, backend: Backend) -> None:
         with _tool_errors():
             return backend.ask("context", dict(question=question, budget=budget,
                                                user=backend.scoped(user), as_of=as_of,
-                                               all=include_inactive, scope=scope))
+                                               all=include_inactive, scope=scope,
+                                               rerank=backend.memory().vault.config.search_rerank or None))
 
     @server.tool()
     def forget(note: NoteRef,

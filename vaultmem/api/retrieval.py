@@ -49,18 +49,12 @@ class Retrieval:
         'Cutting back on coffee'
         """
         rerank = self._rerank_stage(rerank)
+        wanted = self._wanted(k, rerank)
+        hits = self._search_hits(query, wanted, type, tag, user, since, as_of, all, scope=scope)
+        self._hop(hits, query, wanted, type, tag, user, since, as_of, all, scope)
+        self._mark_current(hits, query, as_of)   # (it sorts by score: before the model's order)
         if rerank:
-            from vaultmem.retrieve.rerank import RERANK_CANDIDATES, llm_rerank
-
-            wanted = max(k, RERANK_CANDIDATES)
-            hits = self._search_hits(query, wanted, type, tag, user, since, as_of, all, scope=scope)
-            self._hop(hits, query, wanted, type, tag, user, since, as_of, all, scope)
-            self._mark_current(hits, query, as_of)   # (it sorts by score: before the model's order)
-            hits = self._first(llm_rerank(query, hits, self._llm_chat()), k)
-        else:
-            hits = self._search_hits(query, k, type, tag, user, since, as_of, all, scope=scope)
-            self._hop(hits, query, k, type, tag, user, since, as_of, all, scope)
-            self._mark_current(hits, query, as_of)
+            hits = self._first(self._llm_reranked(query, hits), k)
         result = {"query": query, "hits": [h.to_dict() for h in hits]}
         if hits.warning:
             result["warning"] = hits.warning
@@ -75,13 +69,15 @@ class Retrieval:
         return related(self.vault, self.searcher, path, k, user or self.user, self._readers(user))
 
     def context(self, question: str, budget: int = 800, user: str | None = None,
-                k: int = 20, as_of=None, all: bool = False, scope: str = "all") -> dict:
+                k: int = 20, as_of=None, all: bool = False, scope: str = "all",
+                rerank: str | None = None) -> dict:
         """A prompt-ready block within `budget` tokens: `{"question", "budget", "text",
         "tokens", "memories", "snippets", "notes", "pinned", "ids"}` (+ `"warning"` after a
         fallback). `as_of` (YYYY-MM-DD) and `all` choose the memories as `search` does; a
         line for one that is no longer current says until when it held and what superseded
         it. `scope` as for `search`: passages of the user's own notes follow the memories
-        under their own heading.
+        under their own heading. `rerank` as for `search`: with "llm" the block follows the
+        model's order.
 
         >>> print(Memory(vault).context("what does the user drink?", budget=200)["text"])  # doctest: +SKIP
         """
@@ -94,10 +90,14 @@ class Retrieval:
             vector = self.embedder.encode_query(embedded_query(question))
         except VaultmemError:
             vector = None
-        hits = self._search_hits(question, k=k, user=user, as_of=as_of, all=all, vector=vector,
+        rerank = self._rerank_stage(rerank)
+        wanted = self._wanted(k, rerank)
+        hits = self._search_hits(question, k=wanted, user=user, as_of=as_of, all=all, vector=vector,
                                  scope=scope)
-        self._hop(hits, question, k, None, None, user, None, as_of, all, scope)
+        self._hop(hits, question, wanted, None, None, user, None, as_of, all, scope)
         self._mark_current(hits, question, as_of)
+        if rerank:
+            hits = self._first(self._llm_reranked(question, hits), k)
         pinned = [] if hits.warning or scope == "notes" else self.searcher.search(
             question, k=PINNED_MAX, tag=PINNED_TAG, user=user or self.user, as_of=as_of, all=all,
             min_score=0.0, vector=vector, scope="memories")
@@ -117,6 +117,26 @@ class Retrieval:
             result["warning"] = hits.warning
         self._advise_on_language(result, question)
         return result
+
+    @staticmethod
+    def _wanted(k: int, rerank: str) -> int:
+        """How many hits the first stage finds: `k`, or all the rerank stage may show."""
+        if not rerank:
+            return k
+        from vaultmem.retrieve.rerank import RERANK_CANDIDATES
+
+        return max(k, RERANK_CANDIDATES)
+
+    def _llm_reranked(self, question: str, hits):
+        """`hits` in the order the `[llm]` model gives (`retrieve/rerank.py`), shown as many as
+        its `context_tokens` hold, with the day the question is asked."""
+        from vaultmem import clock
+        from vaultmem.extract.llm_endpoint import LLMSettings
+        from vaultmem.retrieve.rerank import llm_rerank
+
+        settings = LLMSettings.coerce(self.llm_settings())
+        return llm_rerank(question, hits, self._llm_chat(), context_tokens=settings.context_tokens,
+                          today=clock.today().isoformat())
 
     def _rerank_stage(self, asked: str | None) -> str:
         """The second stage a search runs: `asked`, else `[search] rerank`."""

@@ -8,6 +8,10 @@ from vaultmem.store.layout import NOTE_TYPES
 SCOPE = click.Choice(["memories", "notes", "all", "both"])
 SCOPE_HELP = ("memories (memory and session notes), notes (your own notes, read-only) "
               "or all (default; both is the same).")
+RERANK = click.Choice(["llm", "none"])
+RERANK_HELP = ("llm: the [llm] model reorders the first 50 hits, each shown with its day and "
+               "session (one request; slow on a small local model); none: the first stage's "
+               "order. Default: [search] rerank.")
 
 
 @cli.command()
@@ -21,9 +25,7 @@ SCOPE_HELP = ("memories (memory and session notes), notes (your own notes, read-
 @click.option("--as-of", "as_of", help="What was valid on this date (YYYY-MM-DD).")
 @click.option("--all", "all_", is_flag=True, help="Include superseded and archived memories.")
 @click.option("--scope", type=SCOPE, default="all", show_default=True, help=SCOPE_HELP)
-@click.option("--rerank", type=click.Choice(["llm", "none"]),
-              help="llm: the [llm] endpoint reorders the top 20 hits (one request; slow on a small "
-                   "local model); none: the first stage's order. Default: [search] rerank.")
+@click.option("--rerank", type=RERANK, help=RERANK_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print {query, hits} as JSON.")
 @pass_ctx
 def search(ctx, query, k, note_type, tag, user, since, as_of, all_, scope, rerank, as_json):
@@ -64,13 +66,16 @@ def _configured_rerank(ctx):
 @click.option("--as-of", "as_of", help="What was valid on this date (YYYY-MM-DD).")
 @click.option("--all", "all_", is_flag=True, help="Include superseded and archived memories.")
 @click.option("--scope", type=SCOPE, default="all", show_default=True, help=SCOPE_HELP)
+@click.option("--rerank", type=RERANK, help=RERANK_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the block and its counts as JSON.")
 @pass_ctx
-def context(ctx, question, budget, user, as_of, all_, scope, as_json):
-    """A prompt-ready block of the memories relevant to QUESTION, in score order, each line
+def context(ctx, question, budget, user, as_of, all_, scope, rerank, as_json):
+    """A prompt-ready block of the memories relevant to QUESTION, in score order (or the
+    model's, with the rerank on), each line
     dated by when it was said; a line that is no longer current says so. Passages of your
     own notes follow under their own heading."""
     args = dict(question=question, budget=budget, user=user, as_of=as_of, all=all_, scope=scope)
+    args["rerank"] = "" if rerank == "none" else rerank or _configured_rerank(ctx)
     result = ask(ctx, "context", args)
     if as_json:
         emit_json(result)

@@ -45,10 +45,10 @@ _DEFAULT = object()
 def _timeout_for(op: str, timeout, args: dict | None = None):
     # Operations flagged `long` (an LLM extraction, a full reindex) may rightly run for
     # minutes: by default the client waits for them, since once sent they cannot be redone
-    # in-process. So does a search that asks the LLM to rerank: the endpoint's own
+    # in-process. So does a search (or context) that asks the LLM to rerank: the endpoint's own
     # `[llm] timeout` bounds it, and a small local model takes 20-60 s.
     if timeout is _DEFAULT:
-        if op in OPS and OPS[op].long or op == "search" and (args or {}).get("rerank") == "llm":
+        if op in OPS and OPS[op].long or op in ("search", "context") and (args or {}).get("rerank") == "llm":
             return None
         return DEFAULT_TIMEOUT
     return timeout

@@ -99,7 +99,7 @@ OPS: dict[str, Op] = {op.name: op for op in (
                   _opt("since"), _opt("as_of"), _flag("all"), _str("scope", "all"), _opt("rerank")),
        result=("query", "hits"), read_only=True),
     Op("context", (_str("question"), Arg("budget", (int,), 800), _USER, Arg("k", (int,), 20),
-                   _opt("as_of"), _flag("all"), _str("scope", "all")),
+                   _opt("as_of"), _flag("all"), _str("scope", "all"), _opt("rerank")),
        result=("question", "budget", "text", "tokens", "memories", "snippets", "notes", "pinned",
                "ids"),
        read_only=True),

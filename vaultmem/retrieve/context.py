@@ -203,6 +203,18 @@ def _pinned(pinned, shown: set, budget: int, count_tokens, labels=LABELS["en"]) 
     return lines, ids
 
 
+def _reranked(hit) -> int | None:
+    """The place the LLM rerank gave `hit` (`retrieve/rerank.py`), None when it gave none."""
+    return (hit.parts or {}).get("rerank")
+
+
+def _place(hit) -> tuple:
+    """The block's order: the places the LLM rerank gave, when it ran, then by block score
+    (stable: ties keep search's order). A hit the model ranked is kept under the floor."""
+    place = _reranked(hit)
+    return (0, place) if place else (1, -block_score(hit))
+
+
 def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"]) -> dict:
     if not hits:
         text = labels["none"] if count_tokens(labels["none"]) <= budget else ""
@@ -225,9 +237,9 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"]) -> dict:
     # raw, what a memory line shows dated and typed, and spend the budget twice.
     remembered = set().union(*(turns_of(vars(h)) for h in hits if h.type not in ("session", NOTE_TYPE)))
     has_memories = any(h.type != NOTE_TYPE for h in hits)
-    for hit in sorted(hits, key=lambda h: -block_score(h)):   # stable: ties keep search's order
+    for hit in sorted(hits, key=_place):
         is_snippet = hit.type == "session"
-        if hit.type != NOTE_TYPE and block_score(hit) < floor or \
+        if hit.type != NOTE_TYPE and block_score(hit) < floor and not _reranked(hit) or \
                 is_snippet and (said := turns_of(vars(hit))) and said <= remembered:
             continue
         if hit.type == NOTE_TYPE:

@@ -9,36 +9,88 @@ endpoint turns it on with `[search] rerank = "llm"` or `search --rerank llm`.
     >>> parse_ranking('{"ranking": [3, 1, 3, 9]}', count=4)
     [2, 0]
 
-The model's order comes first, then the hits it left out in the first stage's order. A hit's
-`score` stays the first stage's and `parts["rerank"]` holds the place the model gave it, so
-with the stage on the order, not the score, is the ranking. When the endpoint fails or answers
-with no usable ranking, the first stage's order stands and the result's `warning` says why.
+The model sees up to the first 50 hits (issue 49: with 20, evidence the first stage ranked
+21st to 50th was never shown), as many as `[llm] context_tokens` holds, each with the day it
+was said and the session it comes from, so that a "when" question can be ranked. The model's
+order comes first, then the hits it left out in the first stage's order. A hit's `score`
+stays the first stage's and `parts["rerank"]` holds the place the model gave it, so with the
+stage on the order, not the score, is the ranking. When the endpoint fails or answers with no
+usable ranking, the first stage's order stands and the result's `warning` says why.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import PurePosixPath
 
 from vaultmem.retrieve.hits import Hits
+from vaultmem.text.script import is_chinese
 
-RERANK_CANDIDATES = 20   # the first stage's hits the model sees
-PASSAGE_CHARS = 300      # each shown up to this long (a prompt of 20 stays within ~2,000 tokens)
-REPLY_TOKENS = 120
+RERANK_CANDIDATES = 50   # the first stage's hits the model sees, at most
+PASSAGE_CHARS = 300      # each shown up to this long
+REPLY_TOKENS = 400       # room for 50 numbers in the ranking
+PROMPT_TOKENS = 200      # the instructions and the question, as counted by `_tokens`
 SYSTEM = ("You rank passages from a person's memory by how well they help answer a question. "
+          "Each passage is dated by the day it was said and names the conversation it comes from; "
+          "a question about when something happened, or about a time, is answered by the passages "
+          "from then. "
           'Reply with JSON only: {"ranking": [passage numbers, most helpful first]}. '
           "Include every passage that helps; leave out the ones that do not.")
 
 
-def rerank_messages(question: str, hits) -> list[dict]:
-    """The chat request: the question and the hits' texts, numbered from 1."""
+def passage_label(hit) -> str:
+    """`2023-07-03 · session "2023-07-03 conv-26-session_5" · excerpt`: the day said, the
+    conversation (a session excerpt's own note, a memory's first source) and what kind of
+    passage it is."""
+    day = (getattr(hit, "valid_from", "") or getattr(hit, "created", "") or "")[:10]
+    kind = getattr(hit, "type", "") or ""
+    path = getattr(hit, "path", "") or ""
+    session = ""
+    if kind == "session":
+        session = PurePosixPath(path).stem
+    else:
+        for link in getattr(hit, "sources", None) or ():
+            target = link.strip("[]").split("#", 1)[0].split("|", 1)[0]
+            if target:
+                session = PurePosixPath(target).name
+                break
+    shown = {"session": "excerpt", "note": "the person's note"}.get(kind, f"memory ({kind})" if kind else "")
+    return " · ".join(x for x in (day, f'session "{session}"' if session else "", shown) if x)
+
+
+def _tokens(text: str) -> int:
+    """A conservative count: a CJK character is a token, other text four characters a token."""
+    return len(text) if is_chinese(text) else len(text) // 4 + 1
+
+
+def rerank_messages(question: str, hits, today: str | None = None) -> list[dict]:
+    """The chat request: the question (and the day it is asked, when known) and the hits'
+    texts, numbered from 1, each after its label."""
     lines = []
     for n, hit in enumerate(hits, 1):
-        text = " ".join(hit.text.split())
-        if len(text) > PASSAGE_CHARS:
-            text = text[:PASSAGE_CHARS] + "…"
-        lines.append(f"[{n}] {text}")
-    user = f"Question: {question}\n\nPassages:\n" + "\n".join(lines) + "\n\nJSON:"
+        lines.append(f"[{n}] ({passage_label(hit)}) {_shown_text(hit)}")
+    asked = f"Asked on: {today}\n" if today else ""
+    user = f"Question: {question}\n{asked}\nPassages:\n" + "\n".join(lines) + "\n\nJSON:"
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+
+def _shown_text(hit) -> str:
+    text = " ".join(hit.text.split())
+    return text[:PASSAGE_CHARS] + "…" if len(text) > PASSAGE_CHARS else text
+
+
+def candidates(hits, context_tokens: int = 32000) -> int:
+    """How many of the first hits one request shows: up to RERANK_CANDIDATES, as many as fit
+    a `context_tokens` window beside the instructions and the reply (a 4,096-token local
+    server sees about 20 English passages, fewer Chinese ones; never under 2 while there are)."""
+    room = max(int(context_tokens or 0), 2048) - REPLY_TOKENS - PROMPT_TOKENS
+    shown = 0
+    for hit in hits[:RERANK_CANDIDATES]:
+        room -= _tokens(f"[{shown + 1}] ({passage_label(hit)}) {_shown_text(hit)}")
+        if room < 0 and shown >= 2:
+            break
+        shown += 1
+    return shown
 
 
 def parse_ranking(reply: str, count: int) -> list[int]:
@@ -66,17 +118,19 @@ def parse_ranking(reply: str, count: int) -> list[int]:
     return positions
 
 
-def llm_rerank(question: str, hits: Hits, chat) -> Hits:
+def llm_rerank(question: str, hits: Hits, chat, context_tokens: int = 32000,
+               today: str | None = None) -> Hits:
     """`hits` reordered by the model; `chat(messages, max_tokens)` returns its reply text (it
-    raises `LLMError` when the endpoint fails). The first RERANK_CANDIDATES are shown; the
+    raises `LLMError` when the endpoint fails). The first `candidates(...)` are shown; the
     rest keep their places after them."""
     from vaultmem.errors import LLMError
 
-    shown = list(hits[:RERANK_CANDIDATES])
+    count = candidates(hits, context_tokens)
+    shown = list(hits[:count])
     if len(shown) < 2:
         return hits
     try:
-        order = parse_ranking(chat(rerank_messages(question, shown), REPLY_TOKENS), len(shown))
+        order = parse_ranking(chat(rerank_messages(question, shown, today), REPLY_TOKENS), len(shown))
     except (LLMError, ValueError) as exc:
         kept = Hits(hits)
         kept.warning = "; ".join(x for x in (hits.warning, f"the LLM rerank failed ({exc}); "
@@ -86,6 +140,6 @@ def llm_rerank(question: str, hits: Hits, chat) -> Hits:
         shown[position].parts = dict(shown[position].parts or {}, rerank=place)
     ranked = set(order)
     result = Hits([shown[p] for p in order] + [h for p, h in enumerate(shown) if p not in ranked]
-                  + list(hits[RERANK_CANDIDATES:]))
+                  + list(hits[count:]))
     result.warning = hits.warning
     return result
