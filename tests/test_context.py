@@ -317,3 +317,60 @@ def test_plan_dinner_shows_the_allergy_from_a_real_vault(tmp_path, embedder, mon
     assert PINNED_HEADER in text and "severe peanut allergy" in text.split(PINNED_HEADER)[1]
     # a note a person tagged #health at 0.8 stays ranked like any other
     assert "Cutting back on coffee" not in text.split(PINNED_HEADER)[1]
+
+
+def test_tokens_are_counted_past_the_models_window(embedder):
+    """The embedding tokenizer stops at the model's 256 tokens; a budget counted with it let a
+    block of any length through once it passed 256 (issue 49)."""
+    assert embedder.count_tokens("word " * 1000) >= 1000
+
+
+@pytest.mark.parametrize("budget", [300, 600, 1500])
+def test_a_large_budget_is_kept_too(embedder, budget):
+    hits = [hit(n, text=" ".join(f"tea{n}w{i}" for i in range(60))) for n in range(40)]
+    block = build_context(hits, budget=budget, count_tokens=embedder.count_tokens)
+    assert block["tokens"] == embedder.count_tokens(block["text"]) <= budget
+    assert block["tokens"] > budget * 0.8     # and filled, not cut at the model's window
+
+
+LIST = " ".join(f"Bottle {i}: spirit{i} for the bar." for i in range(1, 60))   # ~420 words
+
+
+def long_turn_hit():
+    """An excerpt of the first words of a long assistant turn, as search shows it."""
+    return hit(7, type="session", text="assistant: " + " ".join(LIST.split()[:40]), score=1.2,
+               valid_from="2026-09-25", sources=["[[2026-09-25 chat#^m-7]]"])
+
+
+def test_what_the_budget_leaves_widens_an_excerpt_to_its_whole_turn(embedder):
+    turns = lambda h: [("assistant", LIST)] if h.id == "01H7" else None  # noqa: E731
+    memory = hit(8, type="fact", text="The user is stocking a home cocktail bar.", score=0.5)
+    narrow = build_context([long_turn_hit(), memory], budget=2000, count_tokens=embedder.count_tokens)
+    assert "spirit40" not in narrow["text"]
+    wide = build_context([long_turn_hit(), memory], budget=2000, count_tokens=embedder.count_tokens, turns=turns)
+    assert "spirit40" in wide["text"] and wide["tokens"] <= 2000
+    assert (wide["memories"], wide["snippets"]) == (narrow["memories"], narrow["snippets"]) == (1, 1)
+    tight = build_context([long_turn_hit(), memory], budget=450, count_tokens=embedder.count_tokens, turns=turns)
+    assert tight["tokens"] <= 450 and "stocking a home cocktail bar" in tight["text"]
+    assert tight["text"].count("spirit") > narrow["text"].count("spirit")   # the smaller window fits
+    gone = build_context([long_turn_hit()], budget=2000, count_tokens=embedder.count_tokens,
+                         turns=lambda h: (_ for _ in ()).throw(OSError("note gone")))
+    assert gone["text"] == build_context([long_turn_hit()], budget=2000, count_tokens=embedder.count_tokens)["text"]
+
+
+def test_context_widens_a_long_turn_from_its_session_note(tmp_path, embedder, monkeypatch):
+    from tests.helpers.transcripts import write_jsonl
+    from vaultmem import api
+
+    monkeypatch.setenv("VAULTMEM_NOW", "2026-11-30T12:00:00")
+    root = tmp_path / "vault"
+    api.init(root)
+    transcript = write_jsonl(tmp_path / "bar.jsonl", "bar", [
+        ("user", "Which bottles should I buy for my home cocktail bar?"),
+        ("assistant", "Here is a list for a home cocktail bar. " + LIST)], speaker="user")
+    memory = Memory(root, embedder=embedder)
+    assert not memory.extract([transcript], format="jsonl").get("errors")
+    question = "Which bottles did you list for my home cocktail bar?"
+    small, large = memory.context(question, budget=150), memory.context(question, budget=1500)
+    assert small["tokens"] <= 150 < large["tokens"] <= 1500
+    assert "spirit50" in large["text"] and "spirit50" not in small["text"]

@@ -112,7 +112,7 @@ class Retrieval:
         result = {"question": question, "budget": budget,
                   **build_context(hits, budget=budget, count_tokens=count, pinned=pinned,
                                   care=bool(CARE.search(question)),
-                                  lang="zh" if is_chinese(question) else "en")}
+                                  lang="zh" if is_chinese(question) else "en", turns=self._turns_reader())}
         if hits.warning:
             result["warning"] = hits.warning
         self._advise_on_language(result, question)
@@ -215,6 +215,25 @@ class Retrieval:
 
         if hits.warning is None:
             mark_current(hits, question, lambda rel: read_head(self.vault.abs(rel)), as_of=str(as_of)[:10] if as_of else None)
+
+    def _turns_reader(self):
+        """`turns(hit)` -> [(speaker, text)] of the turns a session excerpt cites, read from its
+        session note (each note once a call); None for other hits or an unreadable note."""
+        from vaultmem.memory.review import link_target
+        from vaultmem.store.note import read_note
+        from vaultmem.store.session_note import parse_session_turns
+
+        read: dict[str, dict] = {}
+
+        def turns(hit):
+            if hit.type != "session" or not hit.sources:
+                return None
+            if hit.path not in read:
+                read[hit.path] = {t.block_id: t for t in parse_session_turns(read_note(self.vault.abs(hit.path)).body)}
+            by_block = read[hit.path]
+            cited = [by_block.get(link_target(link)[1]) for link in hit.sources]
+            return [(t.speaker, t.text) for t in cited if t is not None] or None
+        return turns
 
     def _superseded_by(self, rel: str) -> list[str]:
         """The `superseded_by` links of the note at `rel`, as written ([] when unreadable):

@@ -288,6 +288,11 @@ class OnnxSentenceModel:
         self.tokenizer = Tokenizer.from_file(str(Path(folder) / "tokenizer.json"))
         self.tokenizer.enable_truncation(self.max_tokens)
         self.tokenizer.no_padding()
+        # Counting needs every token: the embedding tokenizer stops at max_tokens, and a context
+        # block's budget counted with it never saw more than 256 tokens (issue 49).
+        self._counter = Tokenizer.from_file(str(Path(folder) / "tokenizer.json"))
+        self._counter.no_truncation()
+        self._counter.no_padding()
         options = ort.SessionOptions()
         options.intra_op_num_threads = max(1, int(threads))
         options.inter_op_num_threads = 1
@@ -359,7 +364,8 @@ class OnnxSentenceModel:
         return self._run([self.tokenizer.encode(text)])[0]
 
     def count_tokens(self, text: str) -> int:
-        return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
+        """The tokens of `text`, all of them (not cut at the model's window)."""
+        return len(self._counter.encode(text, add_special_tokens=False).ids)
 
 
 def _batched(encodings, batch_size: int):

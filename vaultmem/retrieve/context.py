@@ -23,6 +23,13 @@ fit the remaining budget is skipped and a shorter one after it may still fit, so
 never exceeds the budget. With no hit above the search threshold the block says so instead
 of padding with weak hits.
 
+What the chosen lines leave of the budget widens their excerpts, best first (`_widen`): a
+search hit shows the part of a long turn that matched, 40 words of it, and the answer to "what
+was the fifth bottle on the list you gave me?" lies further on in the same turn. Given the
+turns (`turns(hit)`, read from the session note), an excerpt is shown again with up to
+WIDE_WORDS of each of its turns from a little before the part that matched, or, where that
+does not fit, with up to WIDER_WORDS; no line is added or dropped by it.
+
 Each line is dated by when it was said (`said_on`), not when vaultmem wrote it down; a
 memory that is no longer current (shown by `--as-of` or `--all`) says until when it held
 and what superseded it.
@@ -77,6 +84,11 @@ NOTE_WORDS = 80
 # The user's own notes take at most 1/NOTES_SHARE of the budget while memories compete for
 # it: a vault of long notes must not crowd out what the agent remembers about the person.
 NOTES_SHARE = 2
+# Widening an excerpt (`_widen`): each turn shown with up to this many words, from this many
+# before the part that matched; else with the smaller window, where the larger does not fit.
+WIDE_WORDS = 400
+WIDER_WORDS = 150
+WIDE_BEFORE = 30
 
 
 def said_on(hit, unknown: str = UNKNOWN_DATE) -> str:
@@ -110,13 +122,16 @@ def memory_line(hit, unknown: str = UNKNOWN_DATE) -> str:
     return line
 
 
-def snippet_line(hit, unknown: str = UNKNOWN_DATE, score: float | None = None) -> str:
+def snippet_line(hit, unknown: str = UNKNOWN_DATE, score: float | None = None,
+                 text: str | None = None) -> str:
+    """An excerpt's line; `text`, when given, is shown in place of the hit's (already cut)."""
     where = hit.sources[0] if hit.sources else f"[[{hit.title}]]"
     # A snippet of several turns keeps one turn per line, indented to stay in its bullet, each
     # cut to EXCERPT_WORDS: a long answer would spend the budget the other lines need, and
-    # the link leads to the whole turn.
+    # the link leads to the whole turn. What the budget leaves widens it (`_widen`).
+    body = text.splitlines() if text is not None else [_clip(line) for line in hit.text.splitlines()]
     return (f"- [{said_on(hit, unknown)} · {where} · score {hit.score if score is None else score:.2f}] "
-            + "\n  ".join(_clip(line) for line in hit.text.splitlines()))
+            + "\n  ".join(body))
 
 
 def note_line(hit) -> str:
@@ -154,13 +169,55 @@ def mostly_redacted(text: str) -> bool:
     return bool(words) and sum("[REDACTED:" in w for w in words) * 3 >= len(words)
 
 
+def _widen(lines, notes, excerpts, budget, count_tokens, render, turns, labels) -> list[str]:
+    """`lines` with their excerpts widened, best first, while the block stays within `budget`."""
+    lines = list(lines)
+    for index, hit in excerpts:
+        try:
+            whole = turns(hit)
+        except Exception:   # a session note gone or unreadable: the excerpt stays as it is
+            whole = None
+        if not whole:
+            continue
+        for words in (WIDE_WORDS, WIDER_WORDS):
+            wider = snippet_line(hit, labels["unknown"], block_score(hit),
+                                 text="\n".join(_window(speaker, said, hit.text, words) for speaker, said in whole))
+            if len(wider) <= len(lines[index]):
+                break
+            trial = lines[:index] + [wider] + lines[index + 1:]
+            if count_tokens(render(trial, notes)) <= budget:
+                lines = trial
+                break
+    return lines
+
+
+def _window(speaker: str, said: str, matched: str, words: int) -> str:
+    """`speaker: ...` with up to `words` words of the turn `said`, from WIDE_BEFORE words before
+    where the part that matched (`matched`, the hit's text) begins in it."""
+    turn = said.split()
+    start = 0
+    for line in matched.splitlines():
+        probe = line.split(":", 1)[1].split() if ":" in line else line.split()
+        probe = [w for w in probe if w != "…"][:6]
+        if len(probe) >= 3:
+            for i in range(len(turn) - len(probe) + 1):
+                if turn[i:i + len(probe)] == probe:
+                    start = max(0, i - WIDE_BEFORE)
+                    break
+            if start:
+                break
+    shown = turn[start:start + words]
+    return (f"{speaker}: " + ("… " if start else "") + " ".join(shown)
+            + (" …" if start + words < len(turn) else ""))
+
+
 def _clip(line: str) -> str:
     words = line.split(" ")
     return line if len(words) <= EXCERPT_WORDS else " ".join(words[:EXCERPT_WORDS]) + " …"
 
 
 def build_context(hits, budget: int, count_tokens, pinned=(), care: bool = False,
-                  lang: str = "en") -> dict:
+                  lang: str = "en", turns=None) -> dict:
     """Render `hits` (search.Hit) into a block of at most `budget` tokens, in score order,
     and `pinned` hits (health) under their own heading after them: in up to a third of the
     budget kept for them when `care` (the question is about food, medicine, …), else in
@@ -172,12 +229,14 @@ def build_context(hits, budget: int, count_tokens, pinned=(), care: bool = False
     while there are memories to show.
     Returns `{"text", "tokens", "memories", "snippets", "notes", "pinned", "ids"}`; `ids`
     are the note ids shown. `lang` ("en" or "zh", the question's language) picks the headings.
+    `turns(hit)` -> [(speaker, text), ...], the whole turns an excerpt cites (None when
+    unknown), lets what the budget leaves widen the excerpts shown.
     """
     labels = LABELS.get(lang, LABELS["en"])
     pin_lines, pinned_ids = _pinned(pinned, {h.id for h in hits}, budget // PINNED_SHARE, count_tokens,
                                     labels) if care else ([], [])
     block = _ranked(hits, budget - (count_tokens("\n".join(pin_lines)) + 1 if pin_lines else 0),
-                    count_tokens, labels)
+                    count_tokens, labels, turns)
     if not care:
         room = budget - (block["tokens"] + 1 if block["text"] and block["text"] != labels["none"] else 0)
         pin_lines, pinned_ids = _pinned(pinned, {h.id for h in hits}, room, count_tokens, labels)
@@ -215,7 +274,7 @@ def _place(hit) -> tuple:
     return (0, place) if place else (1, -block_score(hit))
 
 
-def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"]) -> dict:
+def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"], turns=None) -> dict:
     if not hits:
         text = labels["none"] if count_tokens(labels["none"]) <= budget else ""
         return {"text": text, "tokens": count_tokens(text) if text else 0,
@@ -224,6 +283,7 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"]) -> dict:
     lines: list[str] = []
     notes: list[str] = []
     shown = {"memories": 0, "snippets": 0, "notes": 0}
+    excerpts: list[tuple[int, object]] = []   # (line index, hit) of each excerpt shown
 
     def render(memory_lines, note_lines):
         return "\n".join(([labels["header"], *memory_lines] if memory_lines else [])
@@ -252,9 +312,13 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"]) -> dict:
             kind, more_lines, more_notes = "snippets" if is_snippet else "memories", lines + [entry], notes
         if count_tokens(render(more_lines, more_notes)) > budget:
             continue
+        if kind == "snippets":
+            excerpts.append((len(lines), hit))
         lines, notes = more_lines, more_notes
         shown[kind] += 1
         ids.append(hit.id)
+    if turns is not None:
+        lines = _widen(lines, notes, excerpts, budget, count_tokens, render, turns, labels)
     text = render(lines, notes)
     return {"text": text, "tokens": count_tokens(text) if text else 0,
             "memories": shown["memories"], "snippets": shown["snippets"], "notes": shown["notes"],
