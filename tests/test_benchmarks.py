@@ -284,3 +284,54 @@ def test_the_agent_session_corpus_loads_with_every_question_scorable():
         assert sum(len(c.questions) for c in conversations) == sum(len(s["qa"]) for s in raw) == 24
         assert all(q.asked is not None and q.kind for c in conversations for q in c.questions)
         assert all({t.speaker for t in c.turns} == {"user", "assistant"} for c in conversations)
+
+
+def test_answer_judges_read_as_the_published_scripts_read_them():
+    from answers import LME_JUDGE, judge_messages, judged_correct
+
+    assert judged_correct("multi-session", "Yes.") and not judged_correct("temporal-reasoning", "No")
+    assert judged_correct("", 'The answer names the same date. {"label": "CORRECT"}')
+    assert not judged_correct("", '{"label": "WRONG"}') and not judged_correct("", "I cannot tell")
+    assert judged_correct("", "It refers to the same month, so: CORRECT")
+    temporal = judge_messages("temporal-reasoning", "How many days?", "18 days", "19 days")[0]["content"]
+    assert "off-by-one" in temporal and temporal.endswith("Answer yes or no only.") and "18 days" in temporal
+    assert "Rubric: likes jazz" in judge_messages("single-session-preference", "Q?", "likes jazz", "R")[0]["content"]
+    assert judge_messages("multi-session", "Q?", "3", "R")[0]["content"] == LME_JUDGE["default"].format("Q?", "3", "R")
+    locomo = judge_messages("", "When did Jon go to Paris?", "28 January 2023", "Late January")[0]["content"]
+    assert "Gold answer: 28 January 2023" in locomo and '"label"' in locomo
+
+
+def test_answers_harness_smoke_readers_never_see_the_gold_and_judges_come_after(tmp_path):
+    """answers.py against a stand-in endpoint the test serves on loopback (`--llm`): the reader
+    gets the context block and the question, the judge only question, gold and reply, and no
+    judge is asked before every reader has answered."""
+    from tests.helpers.llm_endpoint import LoopbackLLM, completion
+
+    class Model(LoopbackLLM):
+        def answer(self, body):
+            prompt = body["messages"][-1]["content"]
+            if prompt.startswith("Memory:"):
+                return 200, completion(prompt.split("\n")[2][:200])   # the block's first line
+            return 200, completion('{"label": "CORRECT"}' if "Gold answer:" in prompt else "no")
+
+    with Model() as model:
+        host, port = model.server.server_address
+        table = tmp_path / "llm.toml"
+        table.write_text(f'[llm]\nbase_url = "http://{host}:{port}/t/{{case}}/v1"\nmodel = "m"\n'
+                         f'api_key_env = ""\ntimeout = 30\n', encoding="utf-8")
+        figures, stdout = run_harness(BENCH / "answers.py", LOCOMO_DEV, "--conversations", "conv-30",
+                                      "--max-sessions", "2", "--max-questions", "3", "--llm", table,
+                                      "--budget", "300", "--json", tmp_path / "answers.json")
+    assert figures["questions"] == 3 and figures["accuracy"] == 100.0
+    assert 0 < figures["context_tokens_mean"] <= 300
+    tags = [r["path"].split("/")[2] for r in model.requests]
+    assert tags == ["conv-30"] * 3 + ["conv-30-judge"] * 3
+    readers, judges = model.requests[:3], model.requests[3:]
+    rows = json.loads((tmp_path / "answers.json").read_text())["rows"]
+    for request in readers:
+        text = json.dumps(request["body"])
+        assert "Gold answer" not in text and "Memory:" in text
+    for request, row in zip(judges, rows):
+        text = request["body"]["messages"][0]["content"]
+        assert f"Gold answer: {row['gold']}" in text and "Memory:" not in text
+    assert "answer accuracy 100.0 % of 3" in stdout
