@@ -181,6 +181,23 @@ def build_vault(conv: Conversation, embedder, workdir: Path, model: str | None) 
     return vault
 
 
+def context_by_cli(vault: Path, question, budget: int) -> dict:
+    """`vaultmem context QUESTION --budget B --rerank llm --json` as a person runs it, on the
+    day the question was asked."""
+    import os
+    import subprocess
+
+    env = dict(os.environ, VAULTMEM_NO_DAEMON="1")
+    if question.asked:
+        env["VAULTMEM_NOW"] = question.asked.isoformat(timespec="seconds")
+    done = subprocess.run([sys.executable, "-m", "vaultmem", "--vault", str(vault), "context", question.text,
+                           "--budget", str(budget), "--rerank", "llm", "--json"],
+                          capture_output=True, text=True, env=env)
+    if done.returncode:
+        raise SystemExit(f"context failed on {vault.name}: {done.stderr.strip()[-500:]}")
+    return json.loads(done.stdout)
+
+
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data", type=Path, help="a LoCoMo-format file (LoCoMo, LongMemEval-S dev slice)")
@@ -233,22 +250,32 @@ def run(args, table: str) -> dict:
     with tempfile.TemporaryDirectory(prefix="vaultmem-answers-") as tmp:
         workdir = args.keep_vaults or Path(tmp)
         workdir.mkdir(parents=True, exist_ok=True)
+        asks = []
         for conv in conversations:
             vault = args.vaults / conv.sample_id if args.vaults else build_vault(conv, embedder, workdir, args.model)
             put_llm_table(vault, table, conv.sample_id)
             memory = Memory(vault, embedder=embedder)
-            for n, question in enumerate(conv.questions):
+            for question in conv.questions:
                 with asked_on(question.asked):
                     from vaultmem import clock
 
                     asked = clock.today().isoformat()
-                    block = memory.context(question.text, budget=args.budget,
-                                           rerank="llm" if args.rerank == "llm" else "")
+                    block = None if args.rerank == "llm" else memory.context(question.text, budget=args.budget,
+                                                                              rerank="")
                 answers = gold[(conv.sample_id, question.text)]
                 rows.append({"conversation": conv.sample_id, "question": question.text, "kind": question.kind,
                              "category": question.category, "gold": str(answers[0]) if answers else "",
-                             "asked": asked, "context_tokens": block["tokens"],
-                             "warning": block.get("warning"), "_block": block["text"], "_conv": conv})
+                             "asked": asked, "_block": block, "_conv": conv})
+                asks.append((vault, question))
+        if args.rerank == "llm":
+            # The model reranks each first stage: all questions at once, each `vaultmem context
+            # --rerank llm` a process of its own on its own day, so that waves fill.
+            with ThreadPoolExecutor(max(1, min(args.jobs, 8))) as pool:
+                for row, block in zip(rows, pool.map(lambda a: context_by_cli(*a, args.budget), asks)):
+                    row["_block"] = block
+        for row in rows:
+            row.update(context_tokens=row["_block"]["tokens"], warning=row["_block"].get("warning"))
+            row["_block"] = row["_block"]["text"]
     print(f"{len(rows)} questions, context built in {time.perf_counter() - started:.1f} s", file=sys.stderr,
           flush=True)
     whole = set(range(0, len(rows), max(1, len(rows) // args.whole))[:args.whole]) if args.whole else set()
@@ -265,7 +292,7 @@ def run(args, table: str) -> dict:
         row["reply"] = ask(row["conversation"], reader_messages(row["_block"], row["question"], row["asked"]),
                            READER_TOKENS)
         if i in whole:
-            row["whole_reply"] = ask(f"{row['conversation']}-whole",
+            row["whole_reply"] = ask(row["conversation"],   # its conversation's tag: never in a reader's wave beside it
                                      whole_messages(row["_conv"], row["question"], row["asked"]), READER_TOKENS)
 
     def judge(i):

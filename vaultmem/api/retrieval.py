@@ -218,8 +218,9 @@ class Retrieval:
 
     def _turns_reader(self):
         """`turns(hit)` -> [(speaker, text)] of the turns a session excerpt cites, read from its
-        session note (each note once a call); None for other hits or an unreadable note."""
-        from vaultmem.memory.review import link_target
+        session note (each note once a call); None for other hits. A note gone or unreadable
+        raises, and the block keeps that excerpt as search gave it (`context._widen`)."""
+        from vaultmem.store.links import parse_link
         from vaultmem.store.note import read_note
         from vaultmem.store.session_note import parse_session_turns
 
@@ -231,7 +232,7 @@ class Retrieval:
             if hit.path not in read:
                 read[hit.path] = {t.block_id: t for t in parse_session_turns(read_note(self.vault.abs(hit.path)).body)}
             by_block = read[hit.path]
-            cited = [by_block.get(link_target(link)[1]) for link in hit.sources]
+            cited = [by_block.get(parse_link(link).anchor.removeprefix("^")) for link in hit.sources]
             return [(t.speaker, t.text) for t in cited if t is not None] or None
         return turns
 
