@@ -319,13 +319,12 @@ def test_answers_harness_smoke_readers_never_see_the_gold_and_judges_come_after(
         table = tmp_path / "llm.toml"
         table.write_text(f'[llm]\nbase_url = "http://{host}:{port}/t/{{case}}/v1"\nmodel = "m"\n'
                          f'api_key_env = ""\ntimeout = 30\n', encoding="utf-8")
-        figures, stdout = run_harness(BENCH / "answers.py", LOCOMO_DEV, "--conversations", "conv-30",
-                                      "--max-sessions", "2", "--max-questions", "3", "--llm", table,
-                                      "--budget", "300", "--json", tmp_path / "answers.json")
+        figures, stdout = run_harness(BENCH / "answers.py", ROOT / "tests" / "data" / "answers" / "tiny-locomo.json",
+                                      "--llm", table, "--budget", "300", "--json", tmp_path / "answers.json")
     assert figures["questions"] == 3 and figures["accuracy"] == 100.0
     assert 0 < figures["context_tokens_mean"] <= 300
     tags = [r["path"].split("/")[2] for r in model.requests]
-    assert tags == ["conv-30"] * 3 + ["conv-30-judge"] * 3
+    assert tags == ["tiny-1"] * 3 + ["tiny-1-judge"] * 3
     readers, judges = model.requests[:3], model.requests[3:]
     rows = json.loads((tmp_path / "answers.json").read_text())["rows"]
     for request in readers:
