@@ -374,3 +374,13 @@ def test_context_widens_a_long_turn_from_its_session_note(tmp_path, embedder, mo
     small, large = memory.context(question, budget=150), memory.context(question, budget=1500)
     assert small["tokens"] <= 150 < large["tokens"] <= 1500
     assert "spirit50" in large["text"] and "spirit50" not in small["text"]
+
+
+def test_a_widened_excerpt_starts_a_little_before_the_part_that_matched():
+    from vaultmem.retrieve.context import WIDE_BEFORE, _window
+
+    turn = " ".join(f"w{i}" for i in range(1000))
+    assert _window("assistant", turn, "assistant: w500 w501 w502 w503", 100).startswith(
+        f"assistant: … w{500 - WIDE_BEFORE} ")
+    assert _window("assistant", turn, "assistant: w10 w11 w12", 100).startswith("assistant: w0 ")
+    assert _window("assistant", turn, "assistant: nowhere to be found", 50).endswith("w49 …")

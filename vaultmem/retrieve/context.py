@@ -195,20 +195,25 @@ def _window(speaker: str, said: str, matched: str, words: int) -> str:
     """`speaker: ...` with up to `words` words of the turn `said`, from WIDE_BEFORE words before
     where the part that matched (`matched`, the hit's text) begins in it."""
     turn = said.split()
-    start = 0
-    for line in matched.splitlines():
-        probe = line.split(":", 1)[1].split() if ":" in line else line.split()
-        probe = [w for w in probe if w != "…"][:6]
-        if len(probe) >= 3:
-            for i in range(len(turn) - len(probe) + 1):
-                if turn[i:i + len(probe)] == probe:
-                    start = max(0, i - WIDE_BEFORE)
-                    break
-            if start:
-                break
+    start = _found_at(turn, matched)
+    start = max(0, start - WIDE_BEFORE) if start is not None else 0
     shown = turn[start:start + words]
     return (f"{speaker}: " + ("… " if start else "") + " ".join(shown)
             + (" …" if start + words < len(turn) else ""))
+
+
+def _found_at(turn: list[str], matched: str) -> int | None:
+    """The word of `turn` where a line of `matched` (its first six words after the speaker)
+    begins, or None when none of its lines is found there."""
+    for line in matched.splitlines():
+        probe = line.split(":", 1)[1].split() if ":" in line else line.split()
+        probe = [w for w in probe if w != "…"][:6]
+        if len(probe) < 3:
+            continue
+        for i in range(len(turn) - len(probe) + 1):
+            if turn[i:i + len(probe)] == probe:
+                return i
+    return None
 
 
 def _clip(line: str) -> str:
