@@ -238,6 +238,7 @@ def main(argv=None) -> int:
 
 
 def run(args, table: str) -> dict:
+    from vaultmem import clock
     from vaultmem.api import Memory
     from vaultmem.extract.llm_endpoint import LLMSettings, chat
     from vaultmem.index.embed import Embedder
@@ -257,8 +258,6 @@ def run(args, table: str) -> dict:
             memory = Memory(vault, embedder=embedder)
             for question in conv.questions:
                 with asked_on(question.asked):
-                    from vaultmem import clock
-
                     asked = clock.today().isoformat()
                     block = None if args.rerank == "llm" else memory.context(question.text, budget=args.budget,
                                                                               rerank="")

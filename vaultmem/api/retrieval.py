@@ -131,12 +131,12 @@ class Retrieval:
         """`hits` in the order the `[llm]` model gives (`retrieve/rerank.py`), shown as many as
         its `context_tokens` hold, with the day the question is asked."""
         from vaultmem import clock
-        from vaultmem.extract.llm_endpoint import LLMSettings
+        from vaultmem.extract.llm_endpoint import LLMSettings, chat
         from vaultmem.retrieve.rerank import llm_rerank
 
         settings = LLMSettings.coerce(self.llm_settings())
-        return llm_rerank(question, hits, self._llm_chat(), context_tokens=settings.context_tokens,
-                          today=clock.today().isoformat())
+        return llm_rerank(question, hits, lambda messages, max_tokens: chat(settings, messages, max_tokens=max_tokens),
+                          context_tokens=settings.context_tokens, today=clock.today().isoformat())
 
     def _rerank_stage(self, asked: str | None) -> str:
         """The second stage a search runs: `asked`, else `[search] rerank`."""
@@ -147,13 +147,6 @@ class Retrieval:
         if stage not in RERANKS:
             raise ConfigError(f"unknown rerank stage {stage!r}: use \"llm\", or \"\" for none")
         return stage
-
-    def _llm_chat(self):
-        """`chat(messages, max_tokens)` on the `[llm]` endpoint, as the rerank stage calls it."""
-        from vaultmem.extract.llm_endpoint import LLMSettings, chat
-
-        settings = LLMSettings.coerce(self.llm_settings())
-        return lambda messages, max_tokens: chat(settings, messages, max_tokens=max_tokens)
 
     @staticmethod
     def _first(hits, k: int):

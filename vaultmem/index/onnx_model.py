@@ -288,11 +288,6 @@ class OnnxSentenceModel:
         self.tokenizer = Tokenizer.from_file(str(Path(folder) / "tokenizer.json"))
         self.tokenizer.enable_truncation(self.max_tokens)
         self.tokenizer.no_padding()
-        # Counting needs every token: the embedding tokenizer stops at max_tokens, and a context
-        # block's budget counted with it never saw more than 256 tokens (issue 49).
-        self._counter = Tokenizer.from_file(str(Path(folder) / "tokenizer.json"))
-        self._counter.no_truncation()
-        self._counter.no_padding()
         options = ort.SessionOptions()
         options.intra_op_num_threads = max(1, int(threads))
         options.inter_op_num_threads = 1
@@ -364,8 +359,11 @@ class OnnxSentenceModel:
         return self._run([self.tokenizer.encode(text)])[0]
 
     def count_tokens(self, text: str) -> int:
-        """The tokens of `text`, all of them (not cut at the model's window)."""
-        return len(self._counter.encode(text, add_special_tokens=False).ids)
+        """The tokens of `text`, all of them: the tokenizer cuts at max_tokens for embedding, and
+        what it cut off is in `overflowing` (a context block's budget counted without it never
+        saw more than 256 tokens, issue 49)."""
+        encoding = self.tokenizer.encode(text, add_special_tokens=False)
+        return len(encoding.ids) + sum(len(part.ids) for part in encoding.overflowing)
 
 
 def _batched(encodings, batch_size: int):

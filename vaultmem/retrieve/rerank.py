@@ -66,17 +66,17 @@ def _tokens(text: str) -> int:
 def rerank_messages(question: str, hits, today: str | None = None) -> list[dict]:
     """The chat request: the question (and the day it is asked, when known) and the hits'
     texts, numbered from 1, each after its label."""
-    lines = []
-    for n, hit in enumerate(hits, 1):
-        lines.append(f"[{n}] ({passage_label(hit)}) {_shown_text(hit)}")
+    lines = [_passage_line(n, hit) for n, hit in enumerate(hits, 1)]
     asked = f"Asked on: {today}\n" if today else ""
     user = f"Question: {question}\n{asked}\nPassages:\n" + "\n".join(lines) + "\n\nJSON:"
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
-def _shown_text(hit) -> str:
+def _passage_line(n: int, hit) -> str:
+    """`[n] (label) text`, the text cut at PASSAGE_CHARS."""
     text = " ".join(hit.text.split())
-    return text[:PASSAGE_CHARS] + "…" if len(text) > PASSAGE_CHARS else text
+    text = text[:PASSAGE_CHARS] + "…" if len(text) > PASSAGE_CHARS else text
+    return f"[{n}] ({passage_label(hit)}) {text}"
 
 
 def candidates(hits, context_tokens: int = 32000) -> int:
@@ -86,7 +86,7 @@ def candidates(hits, context_tokens: int = 32000) -> int:
     room = max(int(context_tokens or 0), 2048) - REPLY_TOKENS - PROMPT_TOKENS
     shown = 0
     for hit in hits[:RERANK_CANDIDATES]:
-        room -= _tokens(f"[{shown + 1}] ({passage_label(hit)}) {_shown_text(hit)}")
+        room -= _tokens(_passage_line(shown + 1, hit))
         if room < 0 and shown >= 2:
             break
         shown += 1
