@@ -21,8 +21,8 @@ def memory(tmp_path_factory, embedder):
 
 
 def hit(n, type="preference", text="The user drinks tea without milk.", score=0.8, **extra):
-    fields = {"path": f"Memory/x{n}.md", "source_messages": [f"m-{n}"], **extra}
-    return Hit(id=f"01H{n}", type=type, title=f"x{n}", text=text, score=score, status="active",
+    fields = {"path": f"Memory/x{n}.md", "source_messages": [f"m-{n}"], "title": f"x{n}", **extra}
+    return Hit(id=f"01H{n}", type=type, text=text, score=score, status="active",
                created="2026-11-20T19:45:00", updated="2026-11-20T19:45:00", **fields)
 
 
@@ -384,3 +384,74 @@ def test_a_widened_excerpt_starts_a_little_before_the_part_that_matched():
         f"assistant: … w{500 - WIDE_BEFORE} ")
     assert _window("assistant", turn, "assistant: w10 w11 w12", 100).startswith("assistant: w0 ")
     assert _window("assistant", turn, "assistant: nowhere to be found", 50).endswith("w49 …")
+
+
+# ---- every line earns its place (issue 50) -------------------------------------------------
+
+def pair(n, first, second, score, session="Memory/Sessions/2026-12-01 ci.md"):
+    """A sliding-window excerpt of turns m-n and m-(n+1) of one session, as search gives it."""
+    return hit(n, type="session", text=f"{first}\n{second}", score=score, valid_from="2026-12-01", path=session,
+               source_messages=[f"m-{n}", f"m-{n + 1}"],
+               sources=[f"[[2026-12-01 ci#^m-{n}]]", f"[[2026-12-01 ci#^m-{n + 1}]]"])
+
+
+TURNS = ["user: I'm Priya, from now on always run ruff before you commit.",
+         "assistant: Got it, Priya. I'll run ruff before every commit.",
+         "user: Also, we moved the CI from Jenkins to GitHub Actions last week.",
+         "assistant: I see ci.yml under .github/workflows."]
+
+
+def test_a_hub_that_says_nothing_gets_no_line_but_one_the_person_wrote_in_does(embedder):
+    hub = hit(1, type="entity", title="Acme", text="Acme Hub note: memories that mention Acme link here (see backlinks).",
+              score=0.9)
+    written = hit(2, type="entity", title="Harbor", score=0.85,
+                  text="Harbor Hub note: memories that mention Harbor link here (see backlinks).\n"
+                       "Harbor is the billing team's staging cluster, owned by Dana.")
+    fact = hit(3, type="fact", text="The user maintains the billing service at Acme.", score=0.8)
+    block = build_context([hub, written, fact], budget=400, count_tokens=embedder.count_tokens)
+    assert "Acme Hub note" not in block["text"] and "staging cluster" in block["text"]
+    assert "01H1" not in block["ids"] and block["memories"] == 2
+
+
+def test_an_excerpt_leaves_out_the_turns_a_shown_memory_cites_and_overlapping_ones_merge(embedder):
+    procedure = hit(9, type="procedure", text="The user's standing instruction: always run ruff before you commit.",
+                    score=0.9, source_messages=["m-0"], sources=["[[Sessions/2026-12-01 ci#^m-0]]"])
+    windows = [pair(0, TURNS[0], TURNS[1], 1.2), pair(1, TURNS[1], TURNS[2], 1.1), pair(2, TURNS[2], TURNS[3], 1.0)]
+    block = build_context([procedure, *windows], budget=600, count_tokens=embedder.count_tokens)
+    lines = block["text"].splitlines()
+    assert block["snippets"] == 1 and block["memories"] == 1
+    assert lines[2:] == ["- [2026-12-01 · [[2026-12-01 ci#^m-1]] · score 0.60] " + TURNS[1],
+                         "  " + TURNS[2], "  " + TURNS[3]]        # once each, in the order said
+    assert "I'm Priya" not in block["text"].split("\n", 2)[2]    # the memory says that turn
+    # found the other way round (the later window first), the turns keep the order they were said
+    backwards = build_context([procedure, *reversed(windows)], budget=600, count_tokens=embedder.count_tokens)
+    assert backwards["text"].splitlines()[2:] == ["- [2026-12-01 · [[2026-12-01 ci#^m-1]] · score 0.60] " + TURNS[1],
+                                                  "  " + TURNS[2], "  " + TURNS[3]]
+    # windows of another session with the same message ids are not the same turns
+    other = pair(1, "user: In the other chat, we use CircleCI.", "assistant: Noted.", 1.05,
+                 session="Memory/Sessions/2026-11-02 other.md")
+    both = build_context([procedure, *windows, other], budget=600, count_tokens=embedder.count_tokens)
+    assert both["snippets"] == 2 and "CircleCI" in both["text"]
+
+
+def test_a_memory_left_out_for_room_does_not_hide_the_turn_it_cites(embedder):
+    """The turns a memory cites leave an excerpt only when that memory is shown."""
+    window = pair(2, TURNS[2], TURNS[3], 1.6)
+    ci = hit(8, type="event", text="The user moved the CI from Jenkins to GitHub Actions. " + "Detail " * 200,
+             score=0.7, source_messages=["m-2"], sources=["[[Sessions/2026-12-01 ci#^m-2]]"])
+    budget = embedder.count_tokens("\n".join([HEADER, window.text])) + 40
+    block = build_context([window, ci], budget=budget, count_tokens=embedder.count_tokens)
+    assert block["memories"] == 0 and "GitHub Actions last week" in block["text"]
+
+
+def test_a_merged_excerpt_widens_each_of_its_turns_once(embedder):
+    whole = {f"m-{i}": tuple(t.split(": ", 1)) for i, t in enumerate(TURNS)}
+    whole["m-2"] = ("user", TURNS[2].split(": ", 1)[1] + " " + " ".join(f"step{i}" for i in range(80)))
+
+    def turns(h):
+        return [whole[m] for m in h.source_messages]
+
+    windows = [pair(1, TURNS[1], TURNS[2], 1.1), pair(2, TURNS[2], TURNS[3], 1.0)]
+    block = build_context(windows, budget=1000, count_tokens=embedder.count_tokens, turns=turns)
+    text = block["text"]
+    assert block["snippets"] == 1 and "step79" in text and text.count("GitHub Actions") == 1

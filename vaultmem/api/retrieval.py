@@ -210,8 +210,8 @@ class Retrieval:
             mark_current(hits, question, lambda rel: read_head(self.vault.abs(rel)), as_of=str(as_of)[:10] if as_of else None)
 
     def _turns_reader(self):
-        """`turns(hit)` -> [(speaker, text)] of the turns a session excerpt cites, read from its
-        session note (each note once a call); None for other hits. A note gone or unreadable
+        """`turns(hit)` -> [(speaker, text) or None] beside the links a session excerpt cites,
+        read from its session note (each note once a call); None for other hits. A note gone or unreadable
         raises, and the block keeps that excerpt as search gave it (`context._widen`)."""
         from vaultmem.store.links import parse_link
         from vaultmem.store.note import read_note
@@ -226,7 +226,7 @@ class Retrieval:
                 read[hit.path] = {t.block_id: t for t in parse_session_turns(read_note(self.vault.abs(hit.path)).body)}
             by_block = read[hit.path]
             cited = [by_block.get(parse_link(link).anchor.removeprefix("^")) for link in hit.sources]
-            return [(t.speaker, t.text) for t in cited if t is not None] or None
+            return [(t.speaker, t.text) if t is not None else None for t in cited] if any(cited) else None
         return turns
 
     def _superseded_by(self, rel: str) -> list[str]:

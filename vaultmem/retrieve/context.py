@@ -10,8 +10,11 @@
 One list in score order: memories (`[type · date · score]`) and conversation excerpts
 (`[date · link · score]`) compete for the budget by score alone, so an excerpt that holds
 the answer is never pushed out by a weak memory; a line far below the best one
-(`FLOOR_SHARE`) answers another question and is left out. An excerpt of turns that memories in the
-list were drawn from is left out: the memory line says it, dated and typed.
+(`FLOOR_SHARE`) answers another question and is left out. Every line earns its place (issue
+50): an entity hub that says nothing but its name gets no line (`hub_only`); an excerpt leaves
+out the turns a memory shown cites (the memory line says them, dated and typed), and is left
+out when nothing else is left; excerpts of one session that share a turn (search's sliding
+windows of two turns) become one line, each turn once, in the order they were said (`Excerpt`).
 
 What must not be missed follows under its own heading: the person's health (an allergy, a
 condition, a medication: memories tagged `health` of importance 0.9 or more), the most
@@ -73,6 +76,8 @@ EXCERPT_LEAD = 0.5
 # An excerpt whose user turns are mostly `[REDACTED:…]` shows little but the word it matched on.
 REDACTED_LEAD = 0.5
 EXCERPT_WORDS = 40
+# The body of an entity hub vaultmem writes (`memory/write.py`), after its title.
+HUB_ONLY = re.compile(r"(?P<name>.+?) Hub note: memories that mention (?P=name) link here \(see backlinks\)\.?")
 # A line scoring under this share of the block's best answers some other question: "The user
 # was not promoted to Staff Engineer" (0.30) under "What is the user's job title?" led by
 # "The user is a Senior Software Engineer" (0.97). Blind tune half (batch 2, model path):
@@ -170,18 +175,17 @@ def mostly_redacted(text: str) -> bool:
 
 
 def _widen(lines, notes, excerpts, budget, count_tokens, render, turns, labels) -> list[str]:
-    """`lines` with their excerpts widened, best first, while the block stays within `budget`."""
+    """`lines` with their excerpts widened, best first, while the block stays within `budget`:
+    each turn an excerpt shows, from its whole text (`turns`), around the part that matched."""
     lines = list(lines)
-    for index, hit in excerpts:
-        try:
-            whole = turns(hit)
-        except Exception:   # a session note gone or unreadable: the excerpt stays as it is
-            whole = None
+    for index, excerpt in excerpts:
+        whole = excerpt.whole_turns(turns)
         if not whole:
             continue
         for words in (WIDE_WORDS, WIDER_WORDS):
-            wider = snippet_line(hit, labels["unknown"], block_score(hit),
-                                 text="\n".join(_window(speaker, said, hit.text, words) for speaker, said in whole))
+            wider = excerpt.line(labels["unknown"], text="\n".join(
+                _window(speaker, said, excerpt.text(), words) if said is not None else shown
+                for speaker, said, shown in whole))
             if len(wider) <= len(lines[index]):
                 break
             trial = lines[:index] + [wider] + lines[index + 1:]
@@ -279,52 +283,208 @@ def _place(hit) -> tuple:
     return (0, place) if place else (1, -block_score(hit))
 
 
+def hub_only(hit) -> bool:
+    """An entity hub that says nothing but that it is one (the body vaultmem writes, no word of
+    the person's in it): a line for it spends the budget on a name."""
+    return hit.type == "entity" and bool(HUB_ONLY.fullmatch(" ".join(hit.text.split()).lstrip("# ")))
+
+
+class Excerpt:
+    """One excerpt line: what one or more search hits of one session note show, as pieces
+    `(turn, line)`, each once. `turn` is (session note, message id), as memories cite turns
+    (`ranking.turns_of`), or None where a hit's lines are not one a turn."""
+
+    def __init__(self, hits, pieces):
+        self.hits, self.pieces = list(hits), list(pieces)
+
+    @staticmethod
+    def pieces_of(hit) -> list[tuple]:
+        lines = hit.text.splitlines() or [hit.text]
+        messages = [str(m) for m in hit.source_messages or ()]
+        session = hit.path.rsplit("/", 1)[-1].removesuffix(".md")
+        keys = [(session, m) for m in messages] if len(messages) == len(lines) else [None] * len(lines)
+        return list(zip(keys, lines))
+
+    def covers(self, pieces) -> bool:
+        """Whether `pieces` share a turn or a line with this excerpt's."""
+        keys = {k for k, _ in self.pieces if k}
+        said = {line for _, line in self.pieces}
+        return any(k in keys if k else line in said for k, line in pieces)
+
+    def merged(self, hit, pieces) -> "Excerpt | None":
+        """This excerpt with `pieces` of `hit` placed beside the turns they share (None when
+        they add nothing): sliding windows of one conversation become one run of turns."""
+        out = list(self.pieces)
+        before, at = [], None
+        for key, line in pieces:
+            same = next((i for i, (k, said) in enumerate(out) if said == line and k == key), None)
+            if same is None and key:
+                same = next((i for i in range(len(out) - 1, -1, -1) if out[i][0] == key), None)
+                if same is not None:
+                    out.insert(same + 1, (key, line))
+                    same += 1
+            if same is not None:
+                if before:   # what came before the first shared turn goes before it
+                    out[same:same] = before
+                    same += len(before)
+                    before = []
+                at = same
+            elif at is None:
+                before.append((key, line))
+            else:
+                at += 1
+                out.insert(at, (key, line))
+        out = before + out if before else out
+        return None if out == self.pieces else Excerpt(self.hits + [hit], out)
+
+    def score(self) -> float:
+        return max(block_score(h) for h in self.hits)
+
+    def text(self) -> str:
+        return "\n".join(line for _, line in self.pieces)
+
+    def link(self) -> str:
+        first = self.hits[0]
+        for hit in self.hits:
+            messages = [str(m) for m in hit.source_messages or ()]
+            if self.pieces[0][0] and len(messages) == len(hit.sources or ()) and self.pieces[0][0][1] in messages:
+                return hit.sources[messages.index(self.pieces[0][0][1])]
+        return first.sources[0] if first.sources else f"[[{first.title}]]"
+
+    def line(self, unknown: str = UNKNOWN_DATE, text: str | None = None) -> str:
+        body = text.splitlines() if text is not None else [_clip(line) for _, line in self.pieces]
+        return f"- [{said_on(self.hits[0], unknown)} · {self.link()} · score {self.score():.2f}] " + "\n  ".join(body)
+
+    def whole_turns(self, turns) -> list[tuple] | None:
+        """[(speaker, whole text, line shown)] for each turn shown, read with `turns(hit)` (a
+        list beside `hit.sources`); a turn it cannot read is (None, None, line as shown). None
+        when no turn could be read."""
+        whole: dict = {}
+        spans: dict = {}
+        for hit in self.hits:
+            try:
+                read = turns(hit)
+            except Exception:   # a session note gone or unreadable: the excerpt stays as it is
+                read = None
+            if not read:
+                continue
+            messages = [str(m) for m in hit.source_messages or ()]
+            session = hit.path.rsplit("/", 1)[-1].removesuffix(".md")
+            if len(read) == len(messages):
+                whole.update({(session, m): t for m, t in zip(messages, read) if t})
+            spans[id(hit)] = [t for t in read if t]
+        out, done = [], set()
+        for key, line in self.pieces:
+            if key and key in whole:
+                if key not in done:
+                    out.append((*whole[key], line))
+                    done.add(key)
+                continue
+            owner = next((h for h in self.hits if (key, line) in Excerpt.pieces_of(h)), None)
+            if key is None and owner is not None and id(owner) in spans:
+                if id(owner) not in done:   # lines that are not one a turn: the hit's turns whole
+                    out.extend((*t, line) for t in spans[id(owner)])
+                    done.add(id(owner))
+                continue
+            out.append((None, None, _clip(line)))
+        return out if any(said is not None for _, said, _ in out) else None
+
+
+def _excerpt(hit, cited: set, excerpts: list) -> tuple | None:
+    """Where `hit`, a session excerpt, goes: (None, Excerpt) as a line of its own, (index in
+    `excerpts`, merged Excerpt) into one it overlaps, or None when every turn it shows is
+    cited by a memory shown (`cited`) or already in the excerpt it overlaps."""
+    pieces = Excerpt.pieces_of(hit)
+    if all(k is None for k, _ in pieces):
+        said = turns_of(vars(hit))
+        if said and said <= cited:
+            return None
+    else:
+        pieces = [(k, line) for k, line in pieces if k not in cited]
+        if not pieces:
+            return None
+    for index, shown in enumerate(excerpts):
+        if shown.hits[0].path == hit.path and shown.covers(pieces):
+            merged = shown.merged(hit, pieces)
+            return None if merged is None else (index, merged)
+    return None, Excerpt([hit], pieces)
+
+
 def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"], turns=None) -> dict:
+    """The ranked lines. Excerpts leave out the turns the memories shown cite: chosen once with
+    the turns the memories above the floor cite, again with those of the memories that were
+    shown, until the two agree (a memory left out for room no longer hides its turns)."""
     if not hits:
         text = labels["none"] if count_tokens(labels["none"]) <= budget else ""
         return {"text": text, "tokens": count_tokens(text) if text else 0,
                 "memories": 0, "snippets": 0, "notes": 0, "ids": []}
+    floor = FLOOR_SHARE * max((block_score(h) for h in hits if h.type != NOTE_TYPE), default=0.0)
+    cited = set().union(*(turns_of(vars(h)) for h in hits if h.type not in ("session", NOTE_TYPE)
+                          and (block_score(h) >= floor or _reranked(h))))
+    for _ in range(4):
+        chosen = _fill(hits, budget, count_tokens, labels, cited, floor)
+        if chosen["cited"] == cited:
+            break
+        cited = chosen["cited"]
+    lines, notes, render = chosen["lines"], chosen["notes"], chosen["render"]
+    if turns is not None:
+        lines = _widen(lines, notes, chosen["excerpts"], budget, count_tokens, render, turns, labels)
+    text = render(lines, notes)
+    shown = chosen["shown"]
+    return {"text": text, "tokens": count_tokens(text) if text else 0,
+            "memories": shown["memories"], "snippets": shown["snippets"], "notes": shown["notes"],
+            "ids": list(dict.fromkeys(chosen["ids"]))}
 
+
+def _fill(hits, budget: int, count_tokens, labels, cited: set, floor: float) -> dict:
+    """One greedy pass over `hits` in the block's order; "cited": the turns the memories shown cite."""
     lines: list[str] = []
     notes: list[str] = []
     shown = {"memories": 0, "snippets": 0, "notes": 0}
-    excerpts: list[tuple[int, object]] = []   # (line index, hit) of each excerpt shown
+    excerpts: list[Excerpt] = []
+    where: list[int] = []          # the line index of each excerpt
+    said: set = set()
 
     def render(memory_lines, note_lines):
         return "\n".join(([labels["header"], *memory_lines] if memory_lines else [])
                          + ([labels["notes"], *note_lines] if note_lines else []))
 
     ids: list[str] = []
-    # (memories and excerpts against the best of them: the user's own notes have their heading
-    # and their share of the budget)
-    floor = FLOOR_SHARE * max((block_score(h) for h in hits if h.type != NOTE_TYPE), default=0.0)
-    # The turns memories among the hits say: an excerpt of only those turns would show again,
-    # raw, what a memory line shows dated and typed, and spend the budget twice.
-    remembered = set().union(*(turns_of(vars(h)) for h in hits if h.type not in ("session", NOTE_TYPE)))
     has_memories = any(h.type != NOTE_TYPE for h in hits)
     for hit in sorted(hits, key=_place):
-        is_snippet = hit.type == "session"
-        if hit.type != NOTE_TYPE and block_score(hit) < floor and not _reranked(hit) or \
-                is_snippet and (said := turns_of(vars(hit))) and said <= remembered:
+        if hit.type != NOTE_TYPE and block_score(hit) < floor and not _reranked(hit) or hub_only(hit):
             continue
         if hit.type == NOTE_TYPE:
-            kind, more_lines, more_notes = "notes", lines, notes + [note_line(hit)]
-            if has_memories and count_tokens(render([], more_notes)) > budget // NOTES_SHARE:
+            more_notes = notes + [note_line(hit)]
+            if has_memories and count_tokens(render([], more_notes)) > budget // NOTES_SHARE or \
+                    count_tokens(render(lines, more_notes)) > budget:
                 continue
+            notes = more_notes
+            shown["notes"] += 1
+        elif hit.type == "session":
+            placed = _excerpt(hit, cited, excerpts)
+            if placed is None:
+                continue
+            index, excerpt = placed
+            entry = excerpt.line(labels["unknown"])
+            trial = lines + [entry] if index is None else \
+                lines[:where[index]] + [entry] + lines[where[index] + 1:]
+            if count_tokens(render(trial, notes)) > budget:
+                continue
+            if index is None:
+                excerpts.append(excerpt)
+                where.append(len(lines))
+                shown["snippets"] += 1
+            else:
+                excerpts[index] = excerpt
+            lines = trial
         else:
-            entry = snippet_line(hit, labels["unknown"], block_score(hit)) if is_snippet \
-                else memory_line(hit, labels["unknown"])
-            kind, more_lines, more_notes = "snippets" if is_snippet else "memories", lines + [entry], notes
-        if count_tokens(render(more_lines, more_notes)) > budget:
-            continue
-        if kind == "snippets":
-            excerpts.append((len(lines), hit))
-        lines, notes = more_lines, more_notes
-        shown[kind] += 1
+            trial = lines + [memory_line(hit, labels["unknown"])]
+            if count_tokens(render(trial, notes)) > budget:
+                continue
+            lines = trial
+            shown["memories"] += 1
+            said |= turns_of(vars(hit))
         ids.append(hit.id)
-    if turns is not None:
-        lines = _widen(lines, notes, excerpts, budget, count_tokens, render, turns, labels)
-    text = render(lines, notes)
-    return {"text": text, "tokens": count_tokens(text) if text else 0,
-            "memories": shown["memories"], "snippets": shown["snippets"], "notes": shown["notes"],
-            "ids": list(dict.fromkeys(ids))}
+    return {"lines": lines, "notes": notes, "shown": shown, "ids": ids, "cited": said,
+            "excerpts": list(zip(where, excerpts)), "render": render}
