@@ -19,6 +19,7 @@ from vaultmem import api
 from vaultmem.cli import cli
 from vaultmem.errors import TranscriptError
 from vaultmem.extract.importers import FORMATS, load_transcript, sniff_format
+from vaultmem.store import read_head
 
 DATA = Path(__file__).parent / "data" / "agents"
 CLAUDE_CODE = DATA / "7f3c2a1e-5b4d-4c8e-9a6f-1d2e3f4a5b6c.jsonl"
@@ -87,6 +88,7 @@ def test_claude_code_keeps_only_what_the_person_and_assistant_said():
         ("assistant", "Congratulations to Ines! The upload test passes now."),
     ]
     assert session.turns[0].id == "d1000000-0000-4000-8000-000000000001"  # the line's uuid, verbatim
+    assert session.cwd == "/home/ana/code/tidepool"                     # where it ran: its project
     assert session.turns[0].time == local("2026-11-28T09:15:20")
     text = all_texts([session])
     assert not MARKER.search(text)
@@ -132,6 +134,7 @@ def test_codex_rollout_keeps_the_conversation_and_drops_injected_context():
     assert session.id == "0199a8f2-3c4d-7e5f-8a9b-0c1d2e3f4a5b"  # session_meta's id
     assert session.title == "My name is Ana and I am allergic to shellfish."  # no title given: the opening
     assert session.start == local("2026-11-29T14:02:10")
+    assert session.cwd == "/home/ana/code/harbor"                       # session_meta's cwd
     assert [(t.id, t.role) for t in session.turns] == [("m-1", "user"), ("m-2", "assistant"),
                                                       ("m-3", "user"), ("m-4", "assistant")]
     assert session.turns[0].text.startswith("My name is Ana and I am allergic to shellfish.")
@@ -223,6 +226,9 @@ def test_extract_agent_logs_into_sessions_and_memories_without_machinery(tmp_pat
         assert not MARKER.search(text)  # no tool output, prompt or thinking in the episode either
         blocks = re.findall(r"\^(\S+)$", text, re.M)
         assert blocks and all(re.fullmatch(r"[A-Za-z0-9-]+", b) for b in blocks)
+    heads = {p.name: read_head(p) for p in (root / "Memory" / "Sessions").glob("*.md")}
+    assert heads["2026-11-28 Fixing the flaky upload test.md"]["project"] == "tidepool"
+    assert {h.get("project") for h in heads.values()} == {"tidepool", "harbor", None}   # a chat has none
 
 
 def test_a_batch_with_a_bad_file_imports_the_good_ones_and_fails(tmp_path, embedder, monkeypatch):

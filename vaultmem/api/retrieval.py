@@ -38,20 +38,24 @@ class Retrieval:
 
     def search(self, query: str, k: int = 10, type: str | None = None, tag: str | None = None,
                user: str | None = None, since=None, as_of=None, all: bool = False,
-               scope: str = "all", rerank: str | None = None) -> dict:
+               scope: str = "all", rerank: str | None = None, project: str | None = None) -> dict:
         """Ranked hits: `{"query", "hits": [HIT, ...]}` plus `"warning"` after a fallback.
         `scope`: "memories" (memory and session notes), "notes" (the user's own notes, read
         only; hits of type `note`) or "all". `rerank`: "llm" has the `[llm]` endpoint reorder
         the top hits (`retrieve/rerank.py`), "" keeps the first stage's order; None: as
-        `[search] rerank` says.
+        `[search] rerank` says. `project` (a folder or a project's name): what was said only in
+        other projects' agent sessions is left out, but for facts and preferences about the
+        person (`retrieve/projects.py`).
 
         >>> Memory(vault).search("what is the user giving up?")["hits"][0]["title"]  # doctest: +SKIP
         'Cutting back on coffee'
         """
         rerank = self._rerank_stage(rerank)
         wanted = self._wanted(k, rerank)
-        hits = self._search_hits(query, wanted, type, tag, user, since, as_of, all, scope=scope)
-        self._hop(hits, query, wanted, type, tag, user, since, as_of, all, scope)
+        asked = self._wanted_in_project(wanted, project)
+        hits = self._search_hits(query, asked, type, tag, user, since, as_of, all, scope=scope)
+        self._hop(hits, query, asked, type, tag, user, since, as_of, all, scope)
+        hits = self._in_project(hits, project, wanted)
         self._mark_current(hits, query, as_of)   # (it sorts by score: before the model's order)
         if rerank:
             hits = self._first(self._llm_reranked(query, hits), k)
@@ -68,20 +72,26 @@ class Retrieval:
 
         return related(self.vault, self.searcher, path, k, user or self.user, self._readers(user))
 
-    def context(self, question: str, budget: int = 800, user: str | None = None,
+    def context(self, question: str = "", budget: int = 800, user: str | None = None,
                 k: int = 20, as_of=None, all: bool = False, scope: str = "all",
-                rerank: str | None = None) -> dict:
+                rerank: str | None = None, project: str | None = None, startup: bool = False) -> dict:
         """A prompt-ready block within `budget` tokens: `{"question", "budget", "text",
         "tokens", "memories", "snippets", "notes", "pinned", "ids"}` (+ `"warning"` after a
         fallback). `as_of` (YYYY-MM-DD) and `all` choose the memories as `search` does; a
         line for one that is no longer current says until when it held and what superseded
         it. `scope` as for `search`: passages of the user's own notes follow the memories
         under their own heading. `rerank` as for `search`: with "llm" the block follows the
-        model's order.
+        model's order. `project` as for `search`. `startup`: no question, the start-up brief
+        (`startup`).
 
         >>> print(Memory(vault).context("what does the user drink?", budget=200)["text"])  # doctest: +SKIP
         """
+        if startup:
+            return self.startup(budget=budget, user=user, project=project)
         from vaultmem.errors import VaultmemError
+
+        if not (question or "").strip():
+            raise VaultmemError("context needs a question (or `--startup` for the start-up brief)")
         from vaultmem.retrieve.context import CARE, PINNED_MAX, PINNED_TAG, build_context
         from vaultmem.retrieve.ranking import embedded_query
         from vaultmem.text.script import is_chinese
@@ -92,23 +102,22 @@ class Retrieval:
             vector = None
         rerank = self._rerank_stage(rerank)
         wanted = self._wanted(k, rerank)
-        hits = self._search_hits(question, k=wanted, user=user, as_of=as_of, all=all, vector=vector,
+        asked = self._wanted_in_project(wanted, project)
+        hits = self._search_hits(question, k=asked, user=user, as_of=as_of, all=all, vector=vector,
                                  scope=scope)
-        self._hop(hits, question, wanted, None, None, user, None, as_of, all, scope)
+        self._hop(hits, question, asked, None, None, user, None, as_of, all, scope)
+        hits = self._in_project(hits, project, wanted)
         self._mark_current(hits, question, as_of)
         if rerank:
             hits = self._first(self._llm_reranked(question, hits), k)
         pinned = [] if hits.warning or scope == "notes" else self.searcher.search(
             question, k=PINNED_MAX, tag=PINNED_TAG, user=user or self.user, as_of=as_of, all=all,
             min_score=0.0, vector=vector, scope="memories")
+        pinned = [h for h in pinned if self._in_project_keep(project)(h)]
         for hit in [*hits, *pinned]:
             if hit.status == "superseded":   # only --as-of / --all show these: a few reads
                 hit.superseded_by = self._superseded_by(hit.path)
-        try:
-            count = self.embedder.count_tokens
-        except VaultmemError:  # no model: a conservative estimate keeps the budget honest
-            def count(text):
-                return 2 * len(text.split()) + len(text) // 4
+        count = self._token_counter()
         result = {"question": question, "budget": budget,
                   **build_context(hits, budget=budget, count_tokens=count, pinned=pinned,
                                   care=bool(CARE.search(question)),
@@ -117,6 +126,87 @@ class Retrieval:
             result["warning"] = hits.warning
         self._advise_on_language(result, question)
         return result
+
+    def startup(self, budget: int = 600, user: str | None = None, project: str | None = None) -> dict:
+        """The start-up brief (`retrieve/brief.py`): standing instructions and preferences, facts
+        about the person, then recent work on `project`, each dated, within `budget` tokens;
+        `{"question": "", "budget", "text", "tokens", "memories", "snippets", "notes", "pinned",
+        "ids", "sections", "project"}`.
+
+        >>> print(Memory(vault).startup(project="~/code/acme-billing")["text"])  # doctest: +SKIP
+        """
+        from vaultmem import clock
+        from vaultmem.retrieve.brief import startup_brief
+        from vaultmem.text.script import is_chinese
+
+        today = clock.today().isoformat()
+        rows = [r for r in self._brief_rows(user or self.user) if not r["valid_to"] or r["valid_to"][:10] >= today]
+        lang = "zh" if rows and sum(is_chinese(r["text"]) for r in rows) * 2 > len(rows) else "en"
+        brief = startup_brief(rows, self._in_project_keep(project), budget, self._token_counter(),
+                              project=self._project_label(project), lang=lang, today=today)
+        return {"question": "", "budget": budget, **brief, "project": project or None}
+
+    def _brief_rows(self, user: str) -> list[dict]:
+        """The user's active memories the brief reads, from the index (else from the notes)."""
+        from vaultmem.errors import VaultmemError
+        from vaultmem.retrieve.brief import BRIEF_TYPES
+
+        columns = ["note_id", "path", "type", "text", "importance", "created", "valid_from", "valid_to", "sources"]
+        try:
+            from vaultmem.index.table import sql_in, sql_str
+
+            return self.indexer.index.rows(f"{sql_in('type', BRIEF_TYPES)} AND status = 'active' "
+                                           f"AND user = {sql_str(user)}", columns)
+        except (VaultmemError, OSError, ValueError):
+            pass
+        from vaultmem.store import as_list, read_note, statement_of
+
+        rows = []
+        for path in self.vault.iter_notes():
+            try:
+                note = read_note(path)
+            except (VaultmemError, OSError, ValueError):
+                continue
+            if note.get("type") in BRIEF_TYPES and note.get("status") == "active" and note.get("user", "default") == user:
+                rows.append({"note_id": str(note.get("id")), "path": self.vault.rel(path), "type": note.get("type"),
+                             "text": statement_of(note.body), "importance": float(note.get("importance") or 0.5),
+                             "created": str(note.get("created") or ""), "valid_from": str(note.get("valid_from") or ""),
+                             "valid_to": str(note.get("valid_to") or ""),
+                             "sources": [str(x) for x in as_list(note.get("sources"))]})
+        return rows
+
+    def _token_counter(self):
+        from vaultmem.errors import VaultmemError
+
+        try:
+            return self.embedder.count_tokens
+        except VaultmemError:  # no model: a conservative estimate keeps the budget honest
+            return lambda text: 2 * len(text.split()) + len(text) // 4
+
+    @staticmethod
+    def _project_label(project: str | None) -> str | None:
+        from vaultmem.store import project_name
+
+        return project_name(project) if project and project.strip() else None
+
+    def _in_project_keep(self, project: str | None):
+        from vaultmem.retrieve.projects import in_project
+
+        return in_project(self.vault, project)
+
+    @staticmethod
+    def _wanted_in_project(wanted: int, project: str | None) -> int:
+        """Hits to find when those of other projects will be left out: four times as many."""
+        return max(wanted * 4, 40) if project and project.strip() else wanted
+
+    def _in_project(self, hits, project: str | None, wanted: int):
+        """`hits` without what belongs only to other projects, at most `wanted` of them."""
+        if not project or not project.strip():
+            return hits
+        keep = self._in_project_keep(project)
+        kept = [h for h in hits if keep(h)][:wanted]
+        hits[:] = kept
+        return hits
 
     @staticmethod
     def _wanted(k: int, rerank: str) -> int:

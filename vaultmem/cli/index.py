@@ -8,6 +8,8 @@ from vaultmem.store.layout import NOTE_TYPES
 SCOPE = click.Choice(["memories", "notes", "all", "both"])
 SCOPE_HELP = ("memories (memory and session notes), notes (your own notes, read-only) "
               "or all (default; both is the same).")
+PROJECT_HELP = ("A project's folder or name: leave out what was said only in other projects' agent "
+                "sessions (facts and preferences about you stay).")
 RERANK = click.Choice(["llm", "none"])
 RERANK_HELP = ("llm: the [llm] model reorders the first 50 hits, each shown with its day and "
                "session (one request; slow on a small local model); none: the first stage's "
@@ -26,12 +28,13 @@ RERANK_HELP = ("llm: the [llm] model reorders the first 50 hits, each shown with
 @click.option("--all", "all_", is_flag=True, help="Include superseded and archived memories.")
 @click.option("--scope", type=SCOPE, default="all", show_default=True, help=SCOPE_HELP)
 @click.option("--rerank", type=RERANK, help=RERANK_HELP)
+@click.option("--project", help=PROJECT_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print {query, hits} as JSON.")
 @pass_ctx
-def search(ctx, query, k, note_type, tag, user, since, as_of, all_, scope, rerank, as_json):
+def search(ctx, query, k, note_type, tag, user, since, as_of, all_, scope, rerank, project, as_json):
     """Ranked memories, session turns and passages of your own notes for QUERY."""
     args = dict(query=query, k=k, type=note_type, tag=tag, user=user, since=since, as_of=as_of, all=all_,
-                scope=scope)
+                scope=scope, project=project)
     args["rerank"] = "" if rerank == "none" else rerank or _configured_rerank(ctx)
     result = ask(ctx, "search", args)
     if as_json:
@@ -60,7 +63,10 @@ def _configured_rerank(ctx):
 
 
 @cli.command()
-@click.argument("question")
+@click.argument("question", required=False, default="")
+@click.option("--startup", is_flag=True, help="The start-up brief, no QUESTION: standing instructions "
+              "and preferences, facts about you, then recent work (on --project), each dated.")
+@click.option("--project", help=PROJECT_HELP)
 @click.option("--budget", type=click.IntRange(1), default=800, show_default=True, help="Token budget.")
 @click.option("--user", help="Namespace to use (default: the config's user).")
 @click.option("--as-of", "as_of", help="What was valid on this date (YYYY-MM-DD).")
@@ -69,12 +75,18 @@ def _configured_rerank(ctx):
 @click.option("--rerank", type=RERANK, help=RERANK_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the block and its counts as JSON.")
 @pass_ctx
-def context(ctx, question, budget, user, as_of, all_, scope, rerank, as_json):
+def context(ctx, question, startup, project, budget, user, as_of, all_, scope, rerank, as_json):
     """A prompt-ready block of the memories relevant to QUESTION, in score order (or the
     model's, with the rerank on), each line
     dated by when it was said; a line that is no longer current says so. Passages of your
-    own notes follow under their own heading."""
-    args = dict(question=question, budget=budget, user=user, as_of=as_of, all=all_, scope=scope)
+    own notes follow under their own heading. With --startup, what an agent reads before
+    the first prompt of a session (see docs/agents.md)."""
+    if not startup and not question.strip():
+        raise click.UsageError("give a QUESTION, or --startup for the start-up brief")
+    if startup and question.strip():
+        raise click.UsageError("--startup takes no QUESTION (it is the brief before any question)")
+    args = dict(question=question, budget=budget, user=user, as_of=as_of, all=all_, scope=scope,
+                project=project, startup=startup)
     args["rerank"] = "" if rerank == "none" else rerank or _configured_rerank(ctx)
     result = ask(ctx, "context", args)
     if as_json:

@@ -28,7 +28,9 @@ Message ids: Claude Code's `uuid` verbatim (already a valid block id); Codex mes
 none, so they are numbered `m-1`, `m-2`, ... in file order. Times: each line's
 `timestamp`, converted to naive local time as every importer does. Titles: Claude Code's
 `summary` line, Codex's `thread_name_updated` event, else the first words of the person's
-first turn (the session id is a UUID, no name for a note).
+first turn (the session id is a UUID, no name for a note). Where the session ran: Claude Code's
+`cwd` on its lines, Codex's in `session_meta` (or `turn_context`); the session note records it,
+and its last folder names the session's project (`--project`).
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ def load_claude_code(path: Path, text: str) -> list[Session]:
     `uuid` came before is skipped: Claude Code has been seen writing a message twice."""
     turns: list[Turn] = []
     seen: set[str] = set()
-    title = session_id = None
+    title = session_id = cwd = None
     reply_of: str | None = None  # the API message id the last assistant turn came from
     sidechain = 0
     for number, record in jsonl_records(path, text, AGENT_HINT):
@@ -77,6 +79,7 @@ def load_claude_code(path: Path, text: str) -> list[Session]:
             sidechain += 1
             continue
         session_id = str(record.get("sessionId") or session_id or path.stem)
+        cwd = cwd or _str(record.get("cwd"))   # where the session began: its project
         body = _claude_code_text(record)
         uuid = _str(record.get("uuid"))
         if not body or uuid in seen:
@@ -99,7 +102,7 @@ def load_claude_code(path: Path, text: str) -> list[Session]:
                               "main file, ~/.claude/projects/<project>/<session-id>.jsonl")
     session_id = session_id or path.stem
     turns = [Turn(session_id, t.id, t.time, t.speaker, t.role, t.text, t.line) for t in turns]
-    return [Session(session_id, title or _opening(turns) or session_id, turns, path.name)]
+    return [Session(session_id, title or _opening(turns) or session_id, turns, path.name, cwd=cwd)]
 
 
 def _opening(turns: list[Turn]) -> str | None:
@@ -140,9 +143,11 @@ def _claude_code_text(record: dict) -> str:
 def load_codex(path: Path, text: str) -> list[Session]:
     """One session per rollout file, its id from `session_meta` (or the old header line)."""
     turns: list[Turn] = []
-    session_id = title = started = None
+    session_id = title = started = cwd = None
     for index, (number, record) in enumerate(jsonl_records(path, text, AGENT_HINT)):
         kind, payload = record.get("type"), record.get("payload")
+        if kind in ("session_meta", "turn_context") and isinstance(payload, dict):
+            cwd = cwd or _str(payload.get("cwd"))   # where the session began: its project
         if kind == "session_meta" and isinstance(payload, dict):
             session_id = session_id or _str(payload.get("id"))
             started = started or time_or_error(path, number, payload.get("timestamp") or record.get("timestamp"))
@@ -160,7 +165,7 @@ def load_codex(path: Path, text: str) -> list[Session]:
             turns.append(turn)
     session_id = session_id or path.stem
     turns = [Turn(session_id, t.id, t.time, t.speaker, t.role, t.text, t.line) for t in turns]
-    return [Session(session_id, title or _opening(turns) or session_id, turns, path.name, started)]
+    return [Session(session_id, title or _opening(turns) or session_id, turns, path.name, started, cwd=cwd)]
 
 
 def _codex_turn(path: Path, number: int, item: dict, record: dict, n: int) -> Turn | None:

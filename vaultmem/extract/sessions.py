@@ -33,7 +33,7 @@ from vaultmem.store import limits
 
 # Re-exported: callers read the turn format as `sessions.<name>` too.
 from vaultmem.store.ids import new_id
-from vaultmem.store.session_note import Session, Turn, block_id, block_ids, render_turn
+from vaultmem.store.session_note import Session, Turn, block_id, block_ids, project_name, render_turn
 from vaultmem.store.titles import safe_title
 
 SESSION_TAG = "vaultmem/session"
@@ -248,6 +248,9 @@ def _render(session: Session, kinds: list[str], *, user: str, run: str | None,
     if of > 1:
         meta["part"] = n
     meta["source"] = session.source
+    if session.cwd:   # an agent's session: where it ran, and the project that folder is
+        meta["cwd"] = session.cwd
+        meta["project"] = project_name(session.cwd)
     if run:
         meta["run"] = run
     meta["message_ids"] = [str(m) for m in message_ids]

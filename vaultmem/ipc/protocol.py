@@ -96,10 +96,13 @@ OPS: dict[str, Op] = {op.name: op for op in (
     # Reads. search: {"query", "hits": [HIT]} (+ "warning" after a fallback, or when the
     # daemon answered before its startup scan had brought the index up to date), HIT as in SPEC.
     Op("search", (_str("query"), Arg("k", (int,), 10), _opt("type"), _opt("tag"), _USER,
-                  _opt("since"), _opt("as_of"), _flag("all"), _str("scope", "all"), _opt("rerank")),
+                  _opt("since"), _opt("as_of"), _flag("all"), _str("scope", "all"), _opt("rerank"),
+                  _opt("project")),
        result=("query", "hits"), read_only=True),
-    Op("context", (_str("question"), Arg("budget", (int,), 800), _USER, Arg("k", (int,), 20),
-                   _opt("as_of"), _flag("all"), _str("scope", "all"), _opt("rerank")),
+    # context: with startup, the start-up brief (no question; + "sections", "project").
+    Op("context", (_str("question", ""), Arg("budget", (int,), 800), _USER, Arg("k", (int,), 20),
+                   _opt("as_of"), _flag("all"), _str("scope", "all"), _opt("rerank"), _opt("project"),
+                   _flag("startup")),
        result=("question", "budget", "text", "tokens", "memories", "snippets", "notes", "pinned",
                "ids"),
        read_only=True),

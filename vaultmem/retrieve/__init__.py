@@ -5,11 +5,14 @@ and the context block an agent reads.
 from vaultmem.public import lazy_names
 
 _PUBLIC = {
+    "BRIEF_TYPES": "brief",
+    "startup_brief": "brief",
     "CARE": "context",
     "PINNED_MAX": "context",
     "PINNED_TAG": "context",
     "build_context": "context",
     "mark_current": "current",
+    "in_project": "projects",
     "embedded_query": "ranking",
     "hop": "relations",
     "related": "related",

@@ -57,6 +57,7 @@ _PUBLIC = {
     "block_id": "session_note",
     "block_ids": "session_note",
     "parse_session_turns": "session_note",
+    "project_name": "session_note",
     "render_turn": "session_note",
     "turn_spans": "session_note",
     "safe_title": "titles",

@@ -48,6 +48,7 @@ class Session:
     turns: list[Turn]
     source: str  # the transcript's file name
     started: datetime | None = None  # a start time the source gives beside its turns' times
+    cwd: str | None = None  # the working directory an agent's session ran in (its project)
 
     @property
     def start(self) -> datetime | None:
@@ -55,6 +56,15 @@ class Session:
         if self.started:
             return self.started
         return next((t.time for t in self.turns if t.time), None)
+
+
+def project_name(where: str) -> str:
+    """The project a working directory is: its last folder.
+
+    >>> project_name("/home/ana/code/tidepool/"), project_name("C:\\src\\harbor")
+    ('tidepool', 'harbor')
+    """
+    return re.split(r"[\\/]", where.strip().rstrip("\\/"))[-1] or where.strip()
 
 
 def block_id(message_id: str) -> str:
