@@ -258,3 +258,27 @@ def test_recall_context_remember_go_through_the_daemon(vault, env):
     assert servers, "the MCP server process was not found"
     # The daemon did the work: the server never loaded torch or the model.
     assert not any("libtorch" in maps for maps in servers)
+
+
+def test_the_start_up_brief_and_a_project_over_mcp(vault, env, tmp_path, embedder):
+    """Issue 50: `context` with `startup` and `project`, `recall` with `project`."""
+    from test_brief import ACME, HARBOR, HARBOR_TURNS, PRIYA, claude_code_log, codex_log
+
+    memory = api.Memory(vault, embedder=embedder)
+    report = memory.extract([claude_code_log(tmp_path / "5a1b2c3d.jsonl", ACME, PRIYA),
+                             codex_log(tmp_path / "rollout-2026-11-29T14-02-10-0199a8f2.jsonl", HARBOR, HARBOR_TURNS)])
+    assert not report.get("errors")
+    env = dict(env, VAULTMEM_NO_DAEMON="1")
+
+    async def scenario(session, init):
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        assert {"startup", "project"} <= set(tools["context"].input_schema["properties"])
+        assert "project" in tools["recall"].input_schema["properties"]
+        brief = await call(session, "context", startup=True, project=ACME, budget=400)
+        found = await call(session, "recall", query="what did we deploy to production?", project="acme-billing")
+        return brief, found
+
+    brief, found = run_session(vault, env, scenario)
+    assert brief["text"].startswith("## Standing instructions") and "ruff" in brief["text"]
+    assert "pytest -x" not in brief["text"] and brief["tokens"] <= 400
+    assert not any("harbor 2.3" in h["text"] for h in found["hits"])
