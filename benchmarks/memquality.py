@@ -31,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
+from blocks import BlockAudit  # noqa: E402
 from llm_relay import add_relay_options, run_with_relay  # noqa: E402
 from vault_audit import (  # noqa: E402
     HYGIENE_CHECKS,
@@ -45,6 +46,7 @@ from vault_audit import (  # noqa: E402
 
 KINDS = ("memory", "no_memory", "current", "as_of", "secret")
 CONTEXT_BUDGET = 400
+STARTUP_BUDGET = 600   # the start-up hook's budget (docs/agents.md)
 # A context line that says its memory is no longer current (SPEC §7).
 NOT_CURRENT = re.compile(r"\buntil \d{4}-\d{2}-\d{2}\b|\bsuperseded\b", re.IGNORECASE)
 
@@ -85,6 +87,7 @@ class CaseRun:
     env: dict
     outputs: dict[str, str] = field(default_factory=dict)
     extracts: list[dict] = field(default_factory=list)
+    blocks: dict[str, str] = field(default_factory=dict)   # probe id -> its context block (issue 50)
 
     def vaultmem(self, *args: str) -> subprocess.CompletedProcess:
         """Run `vaultmem --vault VAULT ARGS...`; its stdout and stderr are kept for the
@@ -207,6 +210,7 @@ def check_current(probe: dict, run: CaseRun) -> tuple[bool, str, None, bool | No
     if done.returncode:
         return False, f"context failed: {done.stderr.strip()[-300:]}", None, False
     result = json.loads(done.stdout)
+    run.blocks[probe["id"]] = result["text"]
     passed, found = current_verdict(result["text"], probe["expect"], probe.get("stale", []))
     return (passed, found + (f" (warning: {result['warning']})" if result.get("warning") else ""),
             None, leads_with(result["text"], probe["expect"]))
@@ -217,7 +221,34 @@ def check_lead(probe: dict, run: CaseRun) -> bool:
     line holding every `expect` string."""
     done = run.vaultmem("context", probe["question"], "--budget", str(CONTEXT_BUDGET),
                         "--user", run.case.user, "--json")
-    return not done.returncode and leads_with(json.loads(done.stdout)["text"], probe["expect"], every=True)
+    if done.returncode:
+        return False
+    run.blocks[probe["id"]] = json.loads(done.stdout)["text"]
+    return leads_with(run.blocks[probe["id"]], probe["expect"], every=True)
+
+
+def block_figures(run: CaseRun, notes) -> dict:
+    """Issue 50, what an agent reads: the audit of every context block the probes asked for
+    (`blocks.BlockAudit`), whether the answering memory is in the block at all (memory probes
+    with a question: a memory line holding every `expect` string; current probes: one holding
+    an `expect` string), and whether every active standing instruction (procedure) is in the
+    start-up brief at the budget of the documented hook."""
+    audit = BlockAudit(run.vault)
+    counts = Counter()
+    for text in run.blocks.values():
+        counts.update(audit.count(text))
+    answered = []
+    for probe in run.case.probes:
+        if probe["id"] in run.blocks and probe["kind"] in ("memory", "current"):
+            held = [len(_holds(e, probe["expect"])) for e in memory_entries(run.blocks[probe["id"]])]
+            need = len(probe["expect"]) if probe["kind"] == "memory" else 1
+            answered.append(any(h >= need for h in held))
+    done = run.vaultmem("context", "--startup", "--budget", str(STARTUP_BUDGET), "--user", run.case.user, "--json")
+    brief = " ".join(json.loads(done.stdout)["text"].split()) if not done.returncode else ""
+    procedures = [" ".join(n.statement.split()) for n in notes if n.type == "procedure" and n.status == "active"]
+    return {"blocks": len(run.blocks), **{k: counts[k] for k in ("hub_lines", "repeats", "overlaps")},
+            "in_block": [sum(answered), len(answered)],
+            "startup_procedures": [sum(p in brief for p in procedures), len(procedures)]}
 
 
 def leads_with(block: str, expect: list[str], every: bool = False) -> bool:
@@ -308,7 +339,8 @@ def run_case(case: Case, workdir: Path, llm: bool | Path, lead: bool = False) ->
     order = {p["id"]: i for i, p in enumerate(case.probes)}
     outcomes.sort(key=lambda o: order[o.probe["id"]])
     counts = Counter((n.type, n.status) for n in notes)
-    return outcomes, {"notes": {f"{t}/{s}": c for (t, s), c in sorted(counts.items())},
+    return outcomes, {"blocks": block_figures(run, notes),
+                      "notes": {f"{t}/{s}": c for (t, s), c in sorted(counts.items())},
                       "memory_notes": sum(c for (t, _s), c in counts.items() if t in MEMORY_KINDS),
                       "unparseable": errors, "hygiene": hygiene(notes), "extract": run.extracts}
 
@@ -357,6 +389,7 @@ def print_report(outcomes: list[Outcome], details: dict[str, dict], failures: bo
     print("\nhygiene (heuristics in benchmarks/vault_audit.py; not scored, goal 0 each (issue 16)):")
     print("  " + hygiene_line(details.values()))
     print("  " + reader_line(details.values()))
+    print("  " + blocks_line(details.values()))
     for name in (names if failures else []):
         found = details[name]["hygiene"]
         print(f"  {name}: " + ", ".join(f"{check} {len(items)}" for check, items in found.items()))
@@ -387,6 +420,28 @@ def reader_line(cases) -> str:
                                                           for check in READER_CHECKS) + " (goal 0 each)")
 
 
+def block_totals(cases) -> dict:
+    """`block_figures` summed over the cases (`details` values)."""
+    total = Counter()
+    for case in cases:
+        for key, value in case["blocks"].items():
+            if isinstance(value, list):
+                total[key + "_ok"] += value[0]
+                total[key + "_of"] += value[1]
+            else:
+                total[key] += value
+    return dict(total)
+
+
+def blocks_line(cases) -> str:
+    t = block_totals(cases)
+    return (f"what an agent reads (issue 50), in {t.get('blocks', 0)} context blocks: empty hub lines "
+            f"{t.get('hub_lines', 0)}, excerpts repeating a memory's turn {t.get('repeats', 0)}, overlapping "
+            f"excerpts {t.get('overlaps', 0)} (goal 0 each); answering memory in the block "
+            f"{t.get('in_block_ok', 0)}/{t.get('in_block_of', 0)}; standing instructions in the start-up "
+            f"brief {t.get('startup_procedures_ok', 0)}/{t.get('startup_procedures_of', 0)}")
+
+
 def lead_rate(outcomes: list[Outcome]) -> float | None:
     measured = [o.leads for o in outcomes if o.leads is not None]
     return sum(measured) / len(measured) if measured else None
@@ -415,6 +470,7 @@ def figures_of(outcomes: list[Outcome], details: dict[str, dict], langs: dict[st
             "type_ok": ok / typed if typed else None,
             "leads": lead_rate(outcomes),
             "memory_notes": sum(d["memory_notes"] for d in details.values()),
+            "blocks": block_totals(details.values()),
             "secrets_leaked": sum(not o.passed for o in outcomes if o.probe["kind"] == "secret"),
             "hygiene": {"not_self_contained": sum(not_self_contained(d["hygiene"])
                                                   for d in details.values()),
