@@ -455,3 +455,18 @@ def test_a_merged_excerpt_widens_each_of_its_turns_once(embedder):
     block = build_context(windows, budget=1000, count_tokens=embedder.count_tokens, turns=turns)
     text = block["text"]
     assert block["snippets"] == 1 and "step79" in text and text.count("GitHub Actions") == 1
+
+
+def test_an_excerpt_with_a_neighbours_words_merges_with_the_window_of_that_neighbour(embedder):
+    """A hit whose lines are not one a turn (a long neighbour lends its words) still shares a
+    line with the next window: one excerpt, that line once."""
+    lent = hit(1, type="session", score=1.2, valid_from="2026-03-26", path="Memory/Sessions/2026-03-26 s3.md",
+               text=f"{TURNS[0]}\n{TURNS[1]}\n{TURNS[2]}", source_messages=["m-0", "m-1"],
+               sources=["[[2026-03-26 s3#^m-0]]", "[[2026-03-26 s3#^m-1]]"])
+    window = hit(2, type="session", score=1.1, valid_from="2026-03-26", path="Memory/Sessions/2026-03-26 s3.md",
+                 text=f"{TURNS[2]}\n{TURNS[3]}", source_messages=["m-2", "m-3"],
+                 sources=["[[2026-03-26 s3#^m-2]]", "[[2026-03-26 s3#^m-3]]"])
+    block = build_context([lent, window], budget=600, count_tokens=embedder.count_tokens)
+    assert block["snippets"] == 1 and block["text"].count("GitHub Actions") == 1
+    assert block["text"].splitlines()[1:] == ["- [2026-03-26 · [[2026-03-26 s3#^m-0]] · score 0.60] " + TURNS[0],
+                                              *("  " + t for t in TURNS[1:])]

@@ -338,6 +338,8 @@ def test_a_caller_on_another_clock_is_answered_in_process(live, monkeypatch):
 def test_context_and_add_through_daemon(live):
     block = client.request(live, "context", {"question": "What does the user drink?"})
     assert "green tea" in block["text"]
+    brief = client.request(live, "context", {"startup": True, "budget": 300, "project": "tidepool"})
+    assert brief["text"].startswith("## ") and brief["tokens"] <= 300 and "sections" in brief
     added = json.loads(vaultmem("add", "The user is allergic to peanuts", "--type", "fact",
                                 "--json", vault=live).stdout)
     assert added["action"] == "created"

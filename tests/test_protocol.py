@@ -247,6 +247,7 @@ def test_each_operation_answers_with_its_documented_keys(daemon, tmp_path):
     assert run("search", query="what does the user drink?")["hits"][0]["path"] == \
         "Memory/Facts/Tea.md"
     assert "green tea" in run("context", question="What does the user drink?")["text"]
+    assert run("context", startup=True, project="tidepool")["sections"]["instructions"] >= 0
     transcript = tmp_path / "chat.jsonl"
     transcript.write_text(json.dumps({"session": "s-1", "id": "m-1", "time": "2026-11-29T10:00:00",
                                       "speaker": "Alice", "role": "user",

@@ -309,7 +309,7 @@ class Excerpt:
         """Whether `pieces` share a turn or a line with this excerpt's."""
         keys = {k for k, _ in self.pieces if k}
         said = {line for _, line in self.pieces}
-        return any(k in keys if k else line in said for k, line in pieces)
+        return any(k and k in keys or line in said for k, line in pieces)
 
     def merged(self, hit, pieces) -> "Excerpt | None":
         """This excerpt with `pieces` of `hit` placed beside the turns they share (None when
@@ -318,6 +318,8 @@ class Excerpt:
         before, at = [], None
         for key, line in pieces:
             same = next((i for i, (k, said) in enumerate(out) if said == line and k == key), None)
+            if same is None:   # the same words, one side knowing their turn and the other not
+                same = next((i for i, (_, said) in enumerate(out) if said == line), None)
             if same is None and key:
                 same = next((i for i in range(len(out) - 1, -1, -1) if out[i][0] == key), None)
                 if same is not None:
