@@ -420,20 +420,27 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"], turns=None) ->
         text = labels["none"] if count_tokens(labels["none"]) <= budget else ""
         return {"text": text, "tokens": count_tokens(text) if text else 0,
                 "memories": 0, "snippets": 0, "notes": 0, "ids": []}
+    counted: dict[str, int] = {}   # a pass again counts the blocks the one before counted
+
+    def count(text: str) -> int:
+        if text not in counted:
+            counted[text] = count_tokens(text)
+        return counted[text]
+
     floor = FLOOR_SHARE * max((block_score(h) for h in hits if h.type != NOTE_TYPE), default=0.0)
     cited = set().union(*(turns_of(vars(h)) for h in hits if h.type not in ("session", NOTE_TYPE)
                           and (block_score(h) >= floor or _reranked(h))))
     for _ in range(4):
-        chosen = _fill(hits, budget, count_tokens, labels, cited, floor)
+        chosen = _fill(hits, budget, count, labels, cited, floor)
         if chosen["cited"] == cited:
             break
         cited = chosen["cited"]
     lines, notes, render = chosen["lines"], chosen["notes"], chosen["render"]
     if turns is not None:
-        lines = _widen(lines, notes, chosen["excerpts"], budget, count_tokens, render, turns, labels)
+        lines = _widen(lines, notes, chosen["excerpts"], budget, count, render, turns, labels)
     text = render(lines, notes)
     shown = chosen["shown"]
-    return {"text": text, "tokens": count_tokens(text) if text else 0,
+    return {"text": text, "tokens": count(text) if text else 0,
             "memories": shown["memories"], "snippets": shown["snippets"], "notes": shown["notes"],
             "ids": list(dict.fromkeys(chosen["ids"]))}
 
