@@ -470,3 +470,15 @@ def test_an_excerpt_with_a_neighbours_words_merges_with_the_window_of_that_neigh
     assert block["snippets"] == 1 and block["text"].count("GitHub Actions") == 1
     assert block["text"].splitlines()[1:] == ["- [2026-03-26 · [[2026-03-26 s3#^m-0]] · score 0.60] " + TURNS[0],
                                               *("  " + t for t in TURNS[1:])]
+
+
+def test_a_window_between_two_shown_excerpts_joins_them_into_one(embedder):
+    first, last = pair(0, TURNS[0], TURNS[1], 1.3), pair(2, TURNS[2], TURNS[3], 1.2)
+    middle = pair(1, TURNS[1], TURNS[2], 1.1)
+    memory = hit(9, type="fact", text="The user's CI runs on GitHub Actions.", score=0.5)
+    block = build_context([first, last, middle, memory], budget=600, count_tokens=embedder.count_tokens)
+    lines = block["text"].splitlines()
+    assert block["snippets"] == 1 and block["memories"] == 1
+    assert lines[1:5] == ["- [2026-12-01 · [[2026-12-01 ci#^m-0]] · score 0.65] " + TURNS[0],
+                          *("  " + t for t in TURNS[1:])]
+    assert lines[5].startswith("- [fact")

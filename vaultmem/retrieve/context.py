@@ -311,8 +311,8 @@ class Excerpt:
         said = {line for _, line in self.pieces}
         return any(k and k in keys or line in said for k, line in pieces)
 
-    def merged(self, hit, pieces) -> "Excerpt | None":
-        """This excerpt with `pieces` of `hit` placed beside the turns they share (None when
+    def merged(self, hits, pieces) -> "Excerpt | None":
+        """This excerpt with `pieces` of `hits` placed beside the turns they share (None when
         they add nothing): sliding windows of one conversation become one run of turns."""
         out = list(self.pieces)
         before, at = [], None
@@ -337,7 +337,7 @@ class Excerpt:
                 at += 1
                 out.insert(at, (key, line))
         out = before + out if before else out
-        return None if out == self.pieces else Excerpt(self.hits + [hit], out)
+        return None if out == self.pieces else Excerpt(self.hits + list(hits), out)
 
     def score(self) -> float:
         return max(block_score(h) for h in self.hits)
@@ -393,9 +393,10 @@ class Excerpt:
 
 
 def _excerpt(hit, cited: set, excerpts: list) -> tuple | None:
-    """Where `hit`, a session excerpt, goes: (None, Excerpt) as a line of its own, (index in
-    `excerpts`, merged Excerpt) into one it overlaps, or None when every turn it shows is
-    cited by a memory shown (`cited`) or already in the excerpt it overlaps."""
+    """Where `hit`, a session excerpt, goes: (None, Excerpt, []) as a line of its own, (index
+    in `excerpts`, merged Excerpt, [indexes of the others it joins]) into the first one it
+    overlaps (a window between two shown ones joins them), or None when every turn it shows
+    is cited by a memory shown (`cited`) or already in the excerpt it overlaps."""
     pieces = Excerpt.pieces_of(hit)
     if all(k is None for k, _ in pieces):
         said = turns_of(vars(hit))
@@ -405,11 +406,15 @@ def _excerpt(hit, cited: set, excerpts: list) -> tuple | None:
         pieces = [(k, line) for k, line in pieces if k not in cited]
         if not pieces:
             return None
-    for index, shown in enumerate(excerpts):
-        if shown.hits[0].path == hit.path and shown.covers(pieces):
-            merged = shown.merged(hit, pieces)
-            return None if merged is None else (index, merged)
-    return None, Excerpt([hit], pieces)
+    touched = [i for i, shown in enumerate(excerpts) if shown.hits[0].path == hit.path and shown.covers(pieces)]
+    if not touched:
+        return None, Excerpt([hit], pieces), []
+    merged = excerpts[touched[0]].merged([hit], pieces)
+    if merged is None:
+        return None
+    for other in touched[1:]:
+        merged = merged.merged(excerpts[other].hits, excerpts[other].pieces) or merged
+    return touched[0], merged, touched[1:]
 
 
 def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"], turns=None) -> dict:
@@ -474,10 +479,13 @@ def _fill(hits, budget: int, count_tokens, labels, cited: set, floor: float) -> 
             placed = _excerpt(hit, cited, excerpts)
             if placed is None:
                 continue
-            index, excerpt = placed
+            index, excerpt, joined = placed
             entry = excerpt.line(labels["unknown"])
-            trial = lines + [entry] if index is None else \
-                lines[:where[index]] + [entry] + lines[where[index] + 1:]
+            if index is None:
+                trial = lines + [entry]
+            else:
+                gone = {where[j] for j in joined}
+                trial = [entry if i == where[index] else line for i, line in enumerate(lines) if i not in gone]
             if count_tokens(render(trial, notes)) > budget:
                 continue
             if index is None:
@@ -486,6 +494,11 @@ def _fill(hits, budget: int, count_tokens, labels, cited: set, floor: float) -> 
                 shown["snippets"] += 1
             else:
                 excerpts[index] = excerpt
+                for j in sorted(joined, reverse=True):   # their lines are gone: the rest move up
+                    at = where[j]
+                    del excerpts[j], where[j]
+                    where[:] = [w - (w > at) for w in where]
+                shown["snippets"] -= len(joined)
             lines = trial
         else:
             trial = lines + [memory_line(hit, labels["unknown"])]
