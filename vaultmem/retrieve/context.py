@@ -127,18 +127,6 @@ def memory_line(hit, unknown: str = UNKNOWN_DATE) -> str:
     return line
 
 
-def snippet_line(hit, unknown: str = UNKNOWN_DATE, score: float | None = None,
-                 text: str | None = None) -> str:
-    """An excerpt's line; `text`, when given, is shown in place of the hit's (already cut)."""
-    where = hit.sources[0] if hit.sources else f"[[{hit.title}]]"
-    # A snippet of several turns keeps one turn per line, indented to stay in its bullet, each
-    # cut to EXCERPT_WORDS: a long answer would spend the budget the other lines need, and
-    # the link leads to the whole turn. What the budget leaves widens it (`_widen`).
-    body = text.splitlines() if text is not None else [_clip(line) for line in hit.text.splitlines()]
-    return (f"- [{said_on(hit, unknown)} · {where} · score {hit.score if score is None else score:.2f}] "
-            + "\n  ".join(body))
-
-
 def note_line(hit) -> str:
     """A passage of the user's own notes: where it is (a link to its heading or block), when
     the note was last edited, its score, then its lines."""
@@ -289,6 +277,11 @@ def hub_only(hit) -> bool:
     return hit.type == "entity" and bool(HUB_ONLY.fullmatch(" ".join(hit.text.split()).lstrip("# ")))
 
 
+def _session_of(hit) -> str:
+    """The session note an excerpt is of, named as `ranking.turns_of` names it."""
+    return hit.path.rsplit("/", 1)[-1].removesuffix(".md")
+
+
 class Excerpt:
     """One excerpt line: what one or more search hits of one session note show, as pieces
     `(turn, line)`, each once. `turn` is (session note, message id), as memories cite turns
@@ -301,7 +294,7 @@ class Excerpt:
     def pieces_of(hit) -> list[tuple]:
         lines = hit.text.splitlines() or [hit.text]
         messages = [str(m) for m in hit.source_messages or ()]
-        session = hit.path.rsplit("/", 1)[-1].removesuffix(".md")
+        session = _session_of(hit)
         keys = [(session, m) for m in messages] if len(messages) == len(lines) else [None] * len(lines)
         return list(zip(keys, lines))
 
@@ -354,6 +347,10 @@ class Excerpt:
         return first.sources[0] if first.sources else f"[[{first.title}]]"
 
     def line(self, unknown: str = UNKNOWN_DATE, text: str | None = None) -> str:
+        """The excerpt's bullet: its day, a link to its first turn, its best score, then one
+        line a turn, indented to stay in the bullet, each cut to EXCERPT_WORDS (a long answer
+        would spend the budget other lines need; the link leads to the whole turn). `text`, when
+        given (`_widen`), is shown in place of the pieces."""
         body = text.splitlines() if text is not None else [_clip(line) for _, line in self.pieces]
         return f"- [{said_on(self.hits[0], unknown)} · {self.link()} · score {self.score():.2f}] " + "\n  ".join(body)
 
@@ -371,7 +368,7 @@ class Excerpt:
             if not read:
                 continue
             messages = [str(m) for m in hit.source_messages or ()]
-            session = hit.path.rsplit("/", 1)[-1].removesuffix(".md")
+            session = _session_of(hit)
             if len(read) == len(messages):
                 whole.update({(session, m): t for m, t in zip(messages, read) if t})
             spans[id(hit)] = [t for t in read if t]
