@@ -118,7 +118,10 @@ def test_the_start_up_brief_puts_instructions_first_and_keeps_to_its_project(vau
     harbor = vault.memory.context(startup=True, project="harbor", budget=600)["text"]
     assert "pytest -x" in harbor and "ruff" not in harbor and "GitHub Actions" not in harbor
     assert "Priya" in harbor                                          # a fact about the person holds everywhere
+    vault.memory.add("The staging database runs Postgres 16 in Porto.", type="fact")   # no project's
+    assert "Porto" not in vault.memory.context(startup=True, project=ACME, budget=600)["text"]
     everything = vault.memory.context(startup=True, budget=600)["text"]
+    assert "Porto" in everything
     assert "pytest -x" in everything and "ruff" in everything and "## Recent work\n" in everything + "\n"
 
 

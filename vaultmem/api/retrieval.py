@@ -137,13 +137,16 @@ class Retrieval:
         """
         from vaultmem import clock
         from vaultmem.retrieve.brief import startup_brief
+        from vaultmem.retrieve.projects import project_of
         from vaultmem.text.script import is_chinese
 
         today = clock.today().isoformat()
         rows = [r for r in self._brief_rows(user or self.user) if not r["valid_to"] or r["valid_to"][:10] >= today]
         lang = "zh" if rows and sum(is_chinese(r["text"]) for r in rows) * 2 > len(rows) else "en"
+        whose = project_of(self.vault, project) if project and project.strip() else None
         brief = startup_brief(rows, self._in_project_keep(project), budget, self._token_counter(),
-                              project=self._project_label(project), lang=lang, today=today)
+                              project=self._project_label(project), lang=lang, today=today,
+                              recent=whose and (lambda row: whose(row) == "this"))
         return {"question": "", "budget": budget, **brief, "project": project or None}
 
     def _brief_rows(self, user: str) -> list[dict]:

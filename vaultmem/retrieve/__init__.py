@@ -13,6 +13,7 @@ _PUBLIC = {
     "build_context": "context",
     "mark_current": "current",
     "in_project": "projects",
+    "project_of": "projects",
     "embedded_query": "ranking",
     "hop": "relations",
     "related": "related",

@@ -6,8 +6,8 @@ in this order, each line dated by when it was said, within the token budget:
 
 1. standing instructions (procedures), then preferences: how the person wants the work done;
 2. facts about the person;
-3. recent work: the newest events and facts of this project's sessions (of any session, with
-   no project named); those dated after `today` (a plan) after them.
+3. recent work: the newest events and facts said in this project's sessions (of any session,
+   with no project named); those dated after `today` (a plan) after them.
 
 What belongs only to another project's sessions is left out, except facts and preferences
 about the person (`projects.in_project`). The most important first within a section, then
@@ -44,7 +44,7 @@ def said(row) -> str:
     return (row.valid_from or row.created or "")[:10]
 
 
-def section_of(row, project: str | None) -> str | None:
+def section_of(row) -> str | None:
     """The section a memory goes under, or None when it is none of the brief's."""
     if row.type == "procedure":
         return "instructions"
@@ -58,17 +58,19 @@ def section_of(row, project: str | None) -> str | None:
 
 
 def startup_brief(rows, keep, budget: int, count_tokens, project: str | None = None,
-                  lang: str = "en", today: str = "9999-12-31") -> dict:
+                  lang: str = "en", today: str = "9999-12-31", recent=None) -> dict:
     """`rows`: the active memories (dicts with id, note_id, path, type, text, importance,
-    created, valid_from, sources); `keep(row)`: whether a row belongs in this project's brief.
+    created, valid_from, sources); `keep(row)`: whether a row belongs in this project's brief;
+    `recent(row)`: whether it is of this project's work (default: every row kept).
     Returns {"text", "tokens", "memories", "snippets", "notes", "pinned", "ids", "sections"}."""
     labels = HEADINGS.get(lang, HEADINGS["en"])
+    recent = recent or (lambda row: True)
     by_section: dict[str, list] = {name: [] for name in SECTIONS}
     seen = set()
     for row in rows:
         row = row if isinstance(row, SimpleNamespace) else SimpleNamespace(**row)
-        name = section_of(row, project)
-        if name is None or row.note_id in seen or not keep(row):
+        name = section_of(row)
+        if name is None or row.note_id in seen or not keep(row) or name == "recent" and not recent(row):
             continue
         seen.add(row.note_id)
         by_section[name].append(row)

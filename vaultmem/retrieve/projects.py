@@ -72,16 +72,23 @@ def about_person(hit) -> bool:
     return hit.type in PERSON_TYPES and bool(ABOUT_PERSON.match(hit.text.strip()))
 
 
+def project_of(vault, asked: str):
+    """`whose(hit)` -> "this" (said in a session of the project `asked`), "none" (in no agent's
+    session) or "other" (only in other projects' sessions)."""
+    where = session_projects(vault)
+
+    def whose(hit) -> str:
+        projects = [where[s] for s in _sessions_of(hit) if s in where]
+        if not projects:
+            return "none"
+        return "this" if any(matches(p, asked) for p in projects) else "other"
+    return whose
+
+
 def in_project(vault, asked: str | None):
     """`keep(hit)` -> False for what belongs only to projects other than `asked` (see the
     module); everything is kept when `asked` is None or empty."""
     if not asked or not asked.strip():
         return lambda hit: True
-    where = session_projects(vault)
-
-    def keep(hit) -> bool:
-        projects = [where[s] for s in _sessions_of(hit) if s in where]
-        if not projects or any(matches(p, asked) for p in projects):
-            return True
-        return about_person(hit)
-    return keep
+    whose = project_of(vault, asked)
+    return lambda hit: whose(hit) != "other" or about_person(hit)
