@@ -335,3 +335,32 @@ def test_answers_harness_smoke_readers_never_see_the_gold_and_judges_come_after(
     for row in rows:   # each judge sees its question's gold answer (they run side by side)
         assert sum(f"Question: {row['question']}\nGold answer: {row['gold']}\n" in text for text in judged) == 1
     assert "answer accuracy 100.0 % of 3" in stdout
+
+
+def test_the_block_audit_counts_hubs_repeats_and_overlaps_from_the_text_alone(tmp_path, embedder, monkeypatch):
+    """benchmarks/blocks.py (issue 50) reads a block's excerpts back to their turns through the
+    session note: the block before issue 50 (an empty hub, a turn shown twice, two windows
+    sharing a turn) counts 1 each; the block context gives now counts none."""
+    sys.path.insert(0, str(BENCH))
+    from blocks import BlockAudit
+    from test_brief import ACME, PRIYA, QUESTION, claude_code_log
+
+    from vaultmem import api
+
+    monkeypatch.setenv("VAULTMEM_NOW", "2026-12-06T09:00:00")
+    root = tmp_path / "vault"
+    api.init(root)
+    memory = api.Memory(root, embedder=embedder)
+    assert not memory.extract([claude_code_log(tmp_path / "5a1b2c3d.jsonl", ACME, PRIYA)]).get("errors")
+    session = next((root / "Memory" / "Sessions").glob("*.md")).stem
+    turn = lambda n: f"[[{session}#^d{n:07d}-0000-4000-8000-000000000001]]"   # noqa: E731
+    before = "\n".join([
+        "## Relevant memories (most relevant first)",
+        f"- [fact · 2026-12-01 · score 0.75] The user is Priya. (source: [[Sessions/{session}#^d0000000-0000-4000-8000-000000000001]])",
+        "- [entity · 2026-12-06 · score 0.45] Acme Hub note: memories that mention Acme link here (see backlinks).",
+        f"- [2026-12-01 · {turn(0)} · score 0.31] user: {PRIYA[0][1]}", f"  assistant: {PRIYA[1][1]}",
+        f"- [2026-12-01 · {turn(1)} · score 0.30] assistant: {PRIYA[1][1]}", f"  user: {PRIYA[2][1]}"])
+    audit = BlockAudit(root)
+    assert audit.count(before) == {"hub_lines": 1, "repeats": 1, "overlaps": 1}
+    now = memory.context(QUESTION, budget=600)["text"]
+    assert "we moved the CI" in now and audit.count(now) == {"hub_lines": 0, "repeats": 0, "overlaps": 0}
