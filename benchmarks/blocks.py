@@ -7,7 +7,8 @@ vault's session notes alone, so that the count does not take the product's word 
 - `overlaps`: pairs of excerpts of one session showing a common turn.
 
 An excerpt's turns are found by its lines' words in the session note its link names (a
-line is a turn's first words, or a window of it: "… words …").
+line is a turn's first words, or a window of it: "… words …"; its first line is the turn the
+link names, each next line the first turn after the one before that holds its words).
 
     >>> audit = BlockAudit(vault_root)                 # doctest: +SKIP
     >>> audit.count(block_text)                         # doctest: +SKIP
@@ -24,7 +25,7 @@ from vaultmem.store import parse_session_turns, read_note
 HUB = re.compile(r"Hub note: memories that mention .+ link here \(see backlinks\)\.?\s*$")
 LINK = re.compile(r"\[\[([^\]#|]+)#\^([A-Za-z0-9-]+)")
 MEMORY_KINDS = ("fact", "preference", "event", "procedure", "entity")
-PROBE_WORDS = 6
+PROBE_WORDS = 12
 
 
 def bullets(block: str) -> list[tuple[str, str]]:
@@ -72,14 +73,23 @@ class BlockAudit:
             return "", set()
         session = link.group(1).rsplit("/", 1)[-1]
         turns = self.turns_of(session)
-        shown = set()
-        for line in text.splitlines():
+        shown, after = set(), -1
+        for number, line in enumerate(text.splitlines()):
             said = line.split(": ", 1)[1] if ": " in line else line
             words = [w for w in said.split() if w != "…"][:PROBE_WORDS]
             if not words:
                 continue
             probe = " ".join(words)
-            shown |= {block for block, whole in turns if probe in whole}
+            found = [i for i, (_, whole) in enumerate(turns) if probe in whole]
+            if not found:
+                continue
+            # Words many turns share ("Here's an updated version of the sheet"): the first line is
+            # the turn its link names, each next one the first such turn after the one before.
+            named = [i for i in found if turns[i][0] == link.group(2)] if number == 0 else []
+            later = [i for i in found if i > after]
+            at = (named or later or found)[0]
+            shown.add(turns[at][0])
+            after = at
         return session, shown
 
     def count(self, block: str) -> dict:
