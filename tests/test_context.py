@@ -482,3 +482,22 @@ def test_a_window_between_two_shown_excerpts_joins_them_into_one(embedder):
     assert lines[1:5] == ["- [2026-12-01 · [[2026-12-01 ci#^m-0]] · score 0.65] " + TURNS[0],
                           *("  " + t for t in TURNS[1:])]
     assert lines[5].startswith("- [fact")
+
+
+def test_a_turn_over_several_lines_is_still_left_out_when_a_memory_shown_says_it(embedder):
+    """A turn written over several lines makes a hit's lines outnumber its turns; read from the
+    session note, each line is still known by its turn."""
+    said = "user: My setup:\n- laptop: ThinkPad X1\n- editor: Helix"
+    window = hit(1, type="session", score=1.2, valid_from="2026-12-01", path="Memory/Sessions/2026-12-01 ci.md",
+                 text=f"{said}\nassistant: Nice, a keyboard-first setup.", source_messages=["m-0", "m-1"],
+                 sources=["[[2026-12-01 ci#^m-0]]", "[[2026-12-01 ci#^m-1]]"])
+    memory = hit(9, type="fact", text="The user edits code in Helix on a ThinkPad X1.", score=0.9,
+                 source_messages=["m-0"], sources=["[[Sessions/2026-12-01 ci#^m-0]]"])
+    whole = {"m-0": ("user", "My setup:\n- laptop: ThinkPad X1\n- editor: Helix"),
+             "m-1": ("assistant", "Nice, a keyboard-first setup.")}
+    block = build_context([window, memory], budget=600, count_tokens=embedder.count_tokens,
+                          turns=lambda h: [whole[m] for m in h.source_messages])
+    assert "ThinkPad X1\n" not in block["text"].split("(source:")[-1] and "keyboard-first" in block["text"]
+    assert block["text"].count("ThinkPad X1") == 1
+    unread = build_context([window, memory], budget=600, count_tokens=embedder.count_tokens)
+    assert unread["text"].count("ThinkPad X1") == 2          # without the note, the lines stay whole

@@ -291,11 +291,26 @@ class Excerpt:
         self.hits, self.pieces = list(hits), list(pieces)
 
     @staticmethod
-    def pieces_of(hit) -> list[tuple]:
+    def pieces_of(hit, turns=None) -> list[tuple]:
+        """`hit`'s lines with the turn each is of: one line a turn, or, where a turn runs over
+        several lines, the turn (read with `turns`) whose words hold the line."""
         lines = hit.text.splitlines() or [hit.text]
         messages = [str(m) for m in hit.source_messages or ()]
         session = _session_of(hit)
-        keys = [(session, m) for m in messages] if len(messages) == len(lines) else [None] * len(lines)
+        if len(messages) == len(lines):
+            return [((session, m), line) for m, line in zip(messages, lines)]
+        try:
+            read = turns(hit) if turns is not None else None
+        except Exception:   # a session note gone or unreadable: lines of no known turn
+            read = None
+        keys, at = [None] * len(lines), 0
+        if read and len(read) == len(messages):
+            said = [f"{t[0]}: {t[1]}" if t else "" for t in read]
+            for n, line in enumerate(lines):
+                words = line.strip().removeprefix("… ").removesuffix(" …")
+                found = next((i for i in range(at, len(said)) if words and words in said[i]), None)
+                if found is not None:
+                    keys[n], at = (session, messages[found]), found
         return list(zip(keys, lines))
 
     def covers(self, pieces) -> bool:
@@ -379,7 +394,7 @@ class Excerpt:
                     out.append((*whole[key], line))
                     done.add(key)
                 continue
-            owner = next((h for h in self.hits if (key, line) in Excerpt.pieces_of(h)), None)
+            owner = next((h for h in self.hits if (key, line) in Excerpt.pieces_of(h, turns)), None)
             if key is None and owner is not None and id(owner) in spans:
                 if id(owner) not in done:   # lines that are not one a turn: the hit's turns whole
                     out.extend((*t, line) for t in spans[id(owner)])
@@ -389,12 +404,12 @@ class Excerpt:
         return out if any(said is not None for _, said, _ in out) else None
 
 
-def _excerpt(hit, cited: set, excerpts: list) -> tuple | None:
+def _excerpt(hit, cited: set, excerpts: list, turns=None) -> tuple | None:
     """Where `hit`, a session excerpt, goes: (None, Excerpt, []) as a line of its own, (index
     in `excerpts`, merged Excerpt, [indexes of the others it joins]) into the first one it
     overlaps (a window between two shown ones joins them), or None when every turn it shows
     is cited by a memory shown (`cited`) or already in the excerpt it overlaps."""
-    pieces = Excerpt.pieces_of(hit)
+    pieces = Excerpt.pieces_of(hit, turns)
     if all(k is None for k, _ in pieces):
         said = turns_of(vars(hit))
         if said and said <= cited:
@@ -433,7 +448,7 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"], turns=None) ->
     cited = set().union(*(turns_of(vars(h)) for h in hits if h.type not in ("session", NOTE_TYPE)
                           and (block_score(h) >= floor or _reranked(h))))
     for _ in range(4):
-        chosen = _fill(hits, budget, count, labels, cited, floor)
+        chosen = _fill(hits, budget, count, labels, cited, floor, turns)
         if chosen["cited"] == cited:
             break
         cited = chosen["cited"]
@@ -447,7 +462,7 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"], turns=None) ->
             "ids": list(dict.fromkeys(chosen["ids"]))}
 
 
-def _fill(hits, budget: int, count_tokens, labels, cited: set, floor: float) -> dict:
+def _fill(hits, budget: int, count_tokens, labels, cited: set, floor: float, turns=None) -> dict:
     """One greedy pass over `hits` in the block's order; "cited": the turns the memories shown cite."""
     lines: list[str] = []
     notes: list[str] = []
@@ -473,7 +488,7 @@ def _fill(hits, budget: int, count_tokens, labels, cited: set, floor: float) -> 
             notes = more_notes
             shown["notes"] += 1
         elif hit.type == "session":
-            placed = _excerpt(hit, cited, excerpts)
+            placed = _excerpt(hit, cited, excerpts, turns)
             if placed is None:
                 continue
             index, excerpt, joined = placed
