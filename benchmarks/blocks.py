@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from vaultmem.index.chunking import plain
 from vaultmem.store import parse_session_turns, read_note
 
 HUB = re.compile(r"Hub note: memories that mention .+ link here \(see backlinks\)\.?\s*$")
@@ -63,7 +64,8 @@ class BlockAudit:
                 turns = parse_session_turns(read_note(found).body) if found else []
             except (OSError, ValueError):
                 turns = []
-            self._turns[name] = [(t.block_id, " ".join(t.text.split())) for t in turns]
+            # as an excerpt shows a turn: its Markdown read as plain words (`chunking.plain`)
+            self._turns[name] = [(t.block_id, " ".join(plain(t.text).split())) for t in turns]
         return self._turns[name]
 
     def shown_turns(self, meta: str, text: str) -> tuple[str, set[str]]:

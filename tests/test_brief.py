@@ -167,3 +167,20 @@ def test_many_preferences_leave_room_for_recent_work():
     assert text.index("release 2") < text.index("release 0") < text.index("2027 roadmap")  # newest said first
     assert brief["sections"]["preferences"] >= 200 * SHARES["preferences"] // 13   # its share, at least
     assert text.index("## Preferences") < text.index("## Recent work")
+
+
+@pytest.mark.parametrize("asked, ran, found", [
+    ("/home/priya/code/acme-billing", "/home/priya/code/acme-billing/web", True),   # below the folder
+    ("/home/priya/code/acme-billing/", "/home/priya/code/acme-billing", True),
+    ("acme-billing", "/home/priya/code/acme-billing/web", True),                    # a folder above
+    ("/home/priya/code/acme", "/home/priya/code/acme-billing", False),              # not a prefix
+    ("/Users/priya/src/acme-billing", "/home/priya/code/acme-billing", True),       # another device
+    ("C:/Users/Priya/code/harbor", "C:\\Users\\Priya\\code\\harbor\\api", True),
+    ("c:\\users\\priya\\code\\harbor", "C:\\Users\\Priya\\code\\harbor", True),
+    ("harbor", "/home/priya/code/acme-billing", False),
+])
+def test_a_project_is_its_folder_or_its_name(asked, ran, found):
+    from vaultmem.retrieve.projects import matches
+    from vaultmem.store.session_note import project_name
+
+    assert matches((ran, project_name(ran)), asked) is found

@@ -501,3 +501,60 @@ def test_a_turn_over_several_lines_is_still_left_out_when_a_memory_shown_says_it
     assert block["text"].count("ThinkPad X1") == 1
     unread = build_context([window, memory], budget=600, count_tokens=embedder.count_tokens)
     assert unread["text"].count("ThinkPad X1") == 2          # without the note, the lines stay whole
+
+
+# ---- the review's cases (issue 50) --------------------------------------------------------
+
+def window(ids, lines, score, session="Memory/Sessions/2026-12-01 ci.md", n=None):
+    name = session.rsplit("/", 1)[-1][:-3]
+    return hit(n if n is not None else ids[0], type="session", text="\n".join(lines), score=score,
+               valid_from="2026-12-01", path=session, source_messages=[f"m-{i}" for i in ids],
+               sources=[f"[[{name}#^m-{i}]]" for i in ids])
+
+
+def words(text):
+    return len(text.split())
+
+
+def test_an_empty_hub_neither_takes_a_line_nor_sets_the_floor():
+    hub = hit(1, type="entity", text="Acme Hub note: memories that mention Acme link here (see backlinks).", score=2.0)
+    fact = hit(2, type="fact", text="The user maintains the billing service at Acme.", score=0.5)
+    assert "billing service" in build_context([hub, fact], 400, words)["text"]
+    assert build_context([hub], 400, words)["text"] == NO_MEMORIES
+
+
+def test_the_same_words_in_two_known_turns_are_two_turns():
+    a = window([2, 3], ["user: Shall I deploy the billing service tonight?", "assistant: Sure."], 1.2)
+    b = window([9, 10], ["assistant: Sure.", "user: The DB password rotation is on Friday."], 1.1)
+    assert build_context([a, b], 400, words)["snippets"] == 2
+
+
+def test_a_memory_from_two_sessions_hides_only_the_turns_it_cites():
+    memory = hit(8, type="fact", text="The user lives in Denver.", score=0.9, source_messages=["m-1", "m-4"],
+                 sources=["[[2026-11-02 a#^m-1]]", "[[2026-12-01 ci#^m-4]]"])
+    jo = window([1, 2], ["user: My sister Jo is visiting from Lisbon on Friday.", "assistant: Have a good visit."], 1.2)
+    assert "sister Jo" in build_context([memory, jo], 400, words)["text"]
+
+
+def test_a_health_line_shown_is_not_shown_again_as_an_excerpt():
+    turn = window([5, 6], ["user: I'm allergic to peanuts, badly.", "assistant: Noted, no peanuts in the plan."], 2.0)
+    allergy = hit(9, type="fact", text="The user has a severe peanut allergy.", score=0.3, importance=0.95,
+                  tags=["health"], source_messages=["m-5"], sources=["[[2026-12-01 ci#^m-5]]"])
+    for care in (True, False):
+        text = build_context([turn], 400, words, pinned=[allergy], care=care)["text"]
+        assert ("allergic to peanuts, badly" in text) + ("severe peanut allergy" in text) == 1, text
+
+
+def test_an_excerpt_links_to_a_turn_it_shows_and_widens_each_part_it_shows():
+    ruff = hit(9, type="procedure", text="The user's standing instruction: always run ruff.", score=0.9,
+               source_messages=["m-0", "m-1"], sources=["[[2026-12-01 ci#^m-0]]", "[[2026-12-01 ci#^m-1]]"])
+    lent = window([0, 1], ["user: Always run ruff.", "assistant: Will do.", "user: Also, we moved the CI last week."], 1.2)
+    whole = {"m-0": ("user", "Always run ruff."), "m-1": ("assistant", "Will do.")}
+    text = build_context([ruff, lent], 400, words, turns=lambda h: [whole.get(m) for m in h.source_messages])["text"]
+    assert "moved the CI" in text and "ci#^m-0]] · score" not in text
+    long = " ".join(f"w{i}" for i in range(500)) + " By the way my dermatologist is Dr. Lee at Harbor Clinic."
+    turn = window([3, 4], ["user: " + long, "assistant: Noted."], 1.2)
+    aside = window([3], ["user: By the way my dermatologist is Dr. Lee at Harbor Clinic."], 1.1, n=30)
+    said = {"m-3": ("user", long), "m-4": ("assistant", "Noted.")}
+    block = build_context([turn, aside], 3000, words, turns=lambda h: [said[m] for m in h.source_messages])
+    assert block["snippets"] == 1 and "Dr. Lee" in block["text"] and "w0 w1" in block["text"]

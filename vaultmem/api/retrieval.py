@@ -87,6 +87,11 @@ class Retrieval:
         >>> print(Memory(vault).context("what does the user drink?", budget=200)["text"])  # doctest: +SKIP
         """
         if startup:
+            if (question or "").strip() or as_of or all:
+                from vaultmem.errors import VaultmemError
+
+                raise VaultmemError("the start-up brief takes no question, as_of or all: it is what "
+                                    "holds now, before any question")
             return self.startup(budget=budget, user=user, project=project)
         from vaultmem.errors import VaultmemError
 

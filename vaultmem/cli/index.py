@@ -34,7 +34,7 @@ RERANK_HELP = ("llm: the [llm] model reorders the first 50 hits, each shown with
 def search(ctx, query, k, note_type, tag, user, since, as_of, all_, scope, rerank, project, as_json):
     """Ranked memories, session turns and passages of your own notes for QUERY."""
     args = dict(query=query, k=k, type=note_type, tag=tag, user=user, since=since, as_of=as_of, all=all_,
-                scope=scope, project=project)
+                scope=scope, project=_project_folder(project))
     args["rerank"] = "" if rerank == "none" else rerank or _configured_rerank(ctx)
     result = ask(ctx, "search", args)
     if as_json:
@@ -46,6 +46,16 @@ def search(ctx, query, k, note_type, tag, user, since, as_of, all_, scope, reran
         flag = "" if hit["status"] == "active" else f" [{hit['status']}]"
         click.echo(f"{hit['score']:.2f}  {hit['type']:<10} {hit['title']}{flag}")
         click.echo("      " + hit["text"].replace("\n", "\n      "))
+
+
+def _project_folder(project: str | None) -> str | None:
+    """--project as the daemon reads it: a folder given relative (".", "../app") or with "~" made
+    whole here, where it was typed; a bare name ("acme-billing") as given."""
+    import os
+
+    if not project or not any(c in project for c in "/\\~") and project not in (".", ".."):
+        return project
+    return os.path.abspath(os.path.expanduser(project))
 
 
 def _configured_rerank(ctx):
@@ -83,8 +93,10 @@ def context(ctx, question, startup, project, budget, user, as_of, all_, scope, r
     the first prompt of a session (see docs/agents.md)."""
     if not startup and not question.strip():
         raise click.UsageError("give a QUESTION, or --startup for the start-up brief")
-    if startup and question.strip():
-        raise click.UsageError("--startup takes no QUESTION (it is the brief before any question)")
+    if startup and (question.strip() or as_of or all_ or scope != "all" or rerank == "llm"):
+        raise click.UsageError("--startup takes no QUESTION, --as-of, --all, --scope or --rerank "
+                               "(it is the brief of what holds now, before any question)")
+    project = _project_folder(project)
     args = dict(question=question, budget=budget, user=user, as_of=as_of, all=all_, scope=scope,
                 project=project, startup=startup)
     args["rerank"] = "" if rerank == "none" else rerank or _configured_rerank(ctx)

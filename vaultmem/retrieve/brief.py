@@ -112,7 +112,8 @@ def startup_brief(rows, keep, budget: int, count_tokens, project: str | None = N
         last = next(name for name in reversed(SECTIONS) if chosen[name])
         chosen[last].pop()
         text = render(chosen)
-    text = text or (labels["none"] if count_tokens(labels["none"]) <= budget else "")
+    if not text and not any(by_section.values()):   # nothing to say, not nothing that fits
+        text = labels["none"] if count_tokens(labels["none"]) <= budget else ""
     shown = [r for name in SECTIONS for r in chosen[name]]
     return {"text": text, "tokens": count_tokens(text) if text else 0, "memories": len(shown),
             "snippets": 0, "notes": 0, "pinned": 0, "ids": [r.note_id for r in shown],

@@ -172,7 +172,7 @@ def _widen(lines, notes, excerpts, budget, count_tokens, render, turns, labels) 
             continue
         for words in (WIDE_WORDS, WIDER_WORDS):
             wider = excerpt.line(labels["unknown"], text="\n".join(
-                _window(speaker, said, excerpt.text(), words) if said is not None else shown
+                _window(speaker, said, shown, words) if said is not None else shown
                 for speaker, said, shown in whole))
             if len(wider) <= len(lines[index]):
                 break
@@ -184,28 +184,36 @@ def _widen(lines, notes, excerpts, budget, count_tokens, render, turns, labels) 
 
 
 def _window(speaker: str, said: str, matched: str, words: int) -> str:
-    """`speaker: ...` with up to `words` words of the turn `said`, from WIDE_BEFORE words before
-    where the part that matched (`matched`, the hit's text) begins in it."""
+    """`speaker: ...` with up to `words` words of the turn `said` from WIDE_BEFORE words before
+    where the part that matched (`matched`, the hit's text) begins in it; where several lines of
+    `matched` are found far apart in the turn (a window's opening words and an aside from its
+    end), up to `words` words from before each, the gaps shown as "…"."""
     turn = said.split()
-    start = _found_at(turn, matched)
-    start = max(0, start - WIDE_BEFORE) if start is not None else 0
-    shown = turn[start:start + words]
-    return (f"{speaker}: " + ("… " if start else "") + " ".join(shown)
-            + (" …" if start + words < len(turn) else ""))
+    starts = sorted({max(0, at - WIDE_BEFORE) for at in _found_all(turn, matched)}) or [0]
+    spans: list[list[int]] = []
+    for start in starts:
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], start + words)
+        else:
+            spans.append([start, start + words])
+    shown = " … ".join(" ".join(turn[a:b]) for a, b in spans)
+    return (f"{speaker}: " + ("… " if spans[0][0] else "") + shown
+            + (" …" if spans[-1][1] < len(turn) else ""))
 
 
-def _found_at(turn: list[str], matched: str) -> int | None:
-    """The word of `turn` where a line of `matched` (its first six words after the speaker)
-    begins, or None when none of its lines is found there."""
+def _found_all(turn: list[str], matched: str) -> list[int]:
+    """The words of `turn` where lines of `matched` (each one's first six words after the
+    speaker) begin: the first place each is found."""
+    found = []
     for line in matched.splitlines():
         probe = line.split(":", 1)[1].split() if ":" in line else line.split()
         probe = [w for w in probe if w != "…"][:6]
         if len(probe) < 3:
             continue
-        for i in range(len(turn) - len(probe) + 1):
-            if turn[i:i + len(probe)] == probe:
-                return i
-    return None
+        at = next((i for i in range(len(turn) - len(probe) + 1) if turn[i:i + len(probe)] == probe), None)
+        if at is not None:
+            found.append(at)
+    return found
 
 
 def _clip(line: str) -> str:
@@ -232,11 +240,15 @@ def build_context(hits, budget: int, count_tokens, pinned=(), care: bool = False
     labels = LABELS.get(lang, LABELS["en"])
     pin_lines, pinned_ids = _pinned(pinned, {h.id for h in hits}, budget // PINNED_SHARE, count_tokens,
                                     labels) if care else ([], [])
+    # The turns the health lines shown first cite are said there: no excerpt shows them again.
+    said = set().union(*(cited_turns(h) for h in pinned if h.id in pinned_ids))
     block = _ranked(hits, budget - (count_tokens("\n".join(pin_lines)) + 1 if pin_lines else 0),
-                    count_tokens, labels, turns)
-    if not care:
+                    count_tokens, labels, turns, said)
+    excerpted = block.pop("excerpted")
+    if not care:   # health lines in what is left, but none whose turns an excerpt already shows
         room = budget - (block["tokens"] + 1 if block["text"] and block["text"] != labels["none"] else 0)
-        pin_lines, pinned_ids = _pinned(pinned, {h.id for h in hits}, room, count_tokens, labels)
+        pin_lines, pinned_ids = _pinned([h for h in pinned if not cited_turns(h) & excerpted],
+                                        {h.id for h in hits}, room, count_tokens, labels)
     pin_text = "\n".join(pin_lines)
     if pin_lines:  # "No relevant memories." would contradict what follows
         ranked = "" if block["text"] == labels["none"] else block["text"]
@@ -275,6 +287,16 @@ def hub_only(hit) -> bool:
     """An entity hub that says nothing but that it is one (the body vaultmem writes, no word of
     the person's in it): a line for it spends the budget on a name."""
     return hit.type == "entity" and bool(HUB_ONLY.fullmatch(" ".join(hit.text.split()).lstrip("# ")))
+
+
+def cited_turns(hit) -> set[tuple[str, str]]:
+    """The turns a memory cites, (session note, message id): its i-th source link with its i-th
+    message where they pair up (`ranking.turns_of` crosses every session with every message)."""
+    sources, messages = list(hit.sources or ()), [str(m) for m in hit.source_messages or ()]
+    if sources and len(sources) == len(messages):
+        return {(str(s).strip("[]").split("#", 1)[0].split("|", 1)[0].rsplit("/", 1)[-1], m)
+                for s, m in zip(sources, messages)}
+    return turns_of(vars(hit))
 
 
 def _session_of(hit) -> str:
@@ -316,8 +338,8 @@ class Excerpt:
     def covers(self, pieces) -> bool:
         """Whether `pieces` share a turn or a line with this excerpt's."""
         keys = {k for k, _ in self.pieces if k}
-        said = {line for _, line in self.pieces}
-        return any(k and k in keys or line in said for k, line in pieces)
+        return any(k and k in keys or any(line == said and not (k and known) for known, said in self.pieces)
+                   for k, line in pieces)
 
     def merged(self, hits, pieces) -> "Excerpt | None":
         """This excerpt with `pieces` of `hits` placed beside the turns they share (None when
@@ -327,7 +349,7 @@ class Excerpt:
         for key, line in pieces:
             same = next((i for i, (k, said) in enumerate(out) if said == line and k == key), None)
             if same is None:   # the same words, one side knowing their turn and the other not
-                same = next((i for i, (_, said) in enumerate(out) if said == line), None)
+                same = next((i for i, (k, said) in enumerate(out) if said == line and not (k and key)), None)
             if same is None and key:
                 same = next((i for i in range(len(out) - 1, -1, -1) if out[i][0] == key), None)
                 if same is not None:
@@ -354,12 +376,20 @@ class Excerpt:
         return "\n".join(line for _, line in self.pieces)
 
     def link(self) -> str:
-        first = self.hits[0]
+        """A link to the first turn the line shows (the session note itself when no turn is known)."""
+        links = {}
         for hit in self.hits:
             messages = [str(m) for m in hit.source_messages or ()]
-            if self.pieces[0][0] and len(messages) == len(hit.sources or ()) and self.pieces[0][0][1] in messages:
-                return hit.sources[messages.index(self.pieces[0][0][1])]
-        return first.sources[0] if first.sources else f"[[{first.title}]]"
+            if len(messages) == len(hit.sources or ()):
+                links.update({(_session_of(hit), m): link for m, link in zip(messages, hit.sources)})
+        key, line = self.pieces[0]
+        if key in links:
+            return links[key]
+        for hit in self.hits:   # a line of no known turn that opens its hit: the hit's first turn
+            if hit.sources and hit.text.splitlines()[:1] == [line]:
+                return hit.sources[0]
+        first = next((links[k] for k, _ in self.pieces if k in links), None)
+        return first or f"[[{_session_of(self.hits[0])}]]"
 
     def line(self, unknown: str = UNKNOWN_DATE, text: str | None = None) -> str:
         """The excerpt's bullet: its day, a link to its first turn, its best score, then one
@@ -371,36 +401,25 @@ class Excerpt:
 
     def whole_turns(self, turns) -> list[tuple] | None:
         """[(speaker, whole text, line shown)] for each turn shown, read with `turns(hit)` (a
-        list beside `hit.sources`); a turn it cannot read is (None, None, line as shown). None
-        when no turn could be read."""
+        list beside `hit.sources`), each turn once; a line of no known turn, or of a turn it
+        cannot read, is (None, None, line as shown). None when no turn could be read."""
         whole: dict = {}
-        spans: dict = {}
         for hit in self.hits:
             try:
                 read = turns(hit)
             except Exception:   # a session note gone or unreadable: the excerpt stays as it is
                 read = None
-            if not read:
-                continue
             messages = [str(m) for m in hit.source_messages or ()]
-            session = _session_of(hit)
-            if len(read) == len(messages):
-                whole.update({(session, m): t for m, t in zip(messages, read) if t})
-            spans[id(hit)] = [t for t in read if t]
+            if read and len(read) == len(messages):
+                whole.update({(_session_of(hit), m): t for m, t in zip(messages, read) if t})
         out, done = [], set()
         for key, line in self.pieces:
-            if key and key in whole:
+            if key in whole:
                 if key not in done:
-                    out.append((*whole[key], line))
+                    out.append((*whole[key], "\n".join(said for k, said in self.pieces if k == key)))
                     done.add(key)
-                continue
-            owner = next((h for h in self.hits if (key, line) in Excerpt.pieces_of(h, turns)), None)
-            if key is None and owner is not None and id(owner) in spans:
-                if id(owner) not in done:   # lines that are not one a turn: the hit's turns whole
-                    out.extend((*t, line) for t in spans[id(owner)])
-                    done.add(id(owner))
-                continue
-            out.append((None, None, _clip(line)))
+            else:
+                out.append((None, None, _clip(line)))
         return out if any(said is not None for _, said, _ in out) else None
 
 
@@ -429,14 +448,14 @@ def _excerpt(hit, cited: set, excerpts: list, turns=None) -> tuple | None:
     return touched[0], merged, touched[1:]
 
 
-def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"], turns=None) -> dict:
+def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"], turns=None, said=frozenset()) -> dict:
     """The ranked lines. Excerpts leave out the turns the memories shown cite: chosen once with
     the turns the memories above the floor cite, again with those of the memories that were
     shown, until the two agree (a memory left out for room no longer hides its turns)."""
-    if not hits:
+    if not [h for h in hits if not hub_only(h)]:
         text = labels["none"] if count_tokens(labels["none"]) <= budget else ""
         return {"text": text, "tokens": count_tokens(text) if text else 0,
-                "memories": 0, "snippets": 0, "notes": 0, "ids": []}
+                "memories": 0, "snippets": 0, "notes": 0, "ids": [], "excerpted": set()}
     counted: dict[str, int] = {}   # a pass again counts the blocks the one before counted
 
     def count(text: str) -> int:
@@ -444,32 +463,60 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"], turns=None) ->
             counted[text] = count_tokens(text)
         return counted[text]
 
+    hits = [h for h in hits if not hub_only(h)]
     floor = FLOOR_SHARE * max((block_score(h) for h in hits if h.type != NOTE_TYPE), default=0.0)
-    cited = set().union(*(turns_of(vars(h)) for h in hits if h.type not in ("session", NOTE_TYPE)
-                          and (block_score(h) >= floor or _reranked(h))))
+    cited = set().union(said, *(cited_turns(h) for h in hits if h.type not in ("session", NOTE_TYPE)
+                                and (block_score(h) >= floor or _reranked(h))))
     for _ in range(4):
-        chosen = _fill(hits, budget, count, labels, cited, floor, turns)
+        chosen = _fill(hits, budget, count, labels, cited, floor, turns, said)
         if chosen["cited"] == cited:
             break
         cited = chosen["cited"]
+    _without_cited(chosen, labels)
     lines, notes, render = chosen["lines"], chosen["notes"], chosen["render"]
     if turns is not None:
         lines = _widen(lines, notes, chosen["excerpts"], budget, count, render, turns, labels)
     text = render(lines, notes)
     shown = chosen["shown"]
+    if not lines and not notes:
+        text = labels["none"] if count(labels["none"]) <= budget else ""
     return {"text": text, "tokens": count(text) if text else 0,
             "memories": shown["memories"], "snippets": shown["snippets"], "notes": shown["notes"],
-            "ids": list(dict.fromkeys(chosen["ids"]))}
+            "ids": list(dict.fromkeys(chosen["ids"])),
+            "excerpted": {k for _, e in chosen["excerpts"] for k, _ in e.pieces if k}}
 
 
-def _fill(hits, budget: int, count_tokens, labels, cited: set, floor: float, turns=None) -> dict:
+def _without_cited(chosen: dict, labels) -> None:
+    """The last word on repeats: a turn a memory shown cites leaves every excerpt (a pass can
+    show a memory the pass before did not: they may not agree), an excerpt left empty goes.
+    Lines only get shorter, so the block stays within its budget."""
+    cited, lines = chosen["cited"], chosen["lines"]
+    kept = []
+    for index, excerpt in chosen["excerpts"]:
+        pieces = [(k, line) for k, line in excerpt.pieces if not (k and k in cited)]
+        if pieces == excerpt.pieces:
+            kept.append((index, excerpt))
+        elif pieces:
+            excerpt = Excerpt(excerpt.hits, pieces)
+            lines[index] = excerpt.line(labels["unknown"])
+            kept.append((index, excerpt))
+        else:
+            lines[index] = None
+            chosen["shown"]["snippets"] -= 1
+    order = [i for i, line in enumerate(lines) if line is not None]
+    chosen["lines"] = [lines[i] for i in order]
+    chosen["excerpts"] = [(order.index(i), e) for i, e in kept]
+
+
+def _fill(hits, budget: int, count_tokens, labels, cited: set, floor: float, turns=None,
+          said: frozenset = frozenset()) -> dict:
     """One greedy pass over `hits` in the block's order; "cited": the turns the memories shown cite."""
     lines: list[str] = []
     notes: list[str] = []
     shown = {"memories": 0, "snippets": 0, "notes": 0}
     excerpts: list[Excerpt] = []
     where: list[int] = []          # the line index of each excerpt
-    said: set = set()
+    shown_said: set = set(said)   # the turns the memories shown (and health lines above) cite
 
     def render(memory_lines, note_lines):
         return "\n".join(([labels["header"], *memory_lines] if memory_lines else [])
@@ -478,7 +525,7 @@ def _fill(hits, budget: int, count_tokens, labels, cited: set, floor: float, tur
     ids: list[str] = []
     has_memories = any(h.type != NOTE_TYPE for h in hits)
     for hit in sorted(hits, key=_place):
-        if hit.type != NOTE_TYPE and block_score(hit) < floor and not _reranked(hit) or hub_only(hit):
+        if hit.type != NOTE_TYPE and block_score(hit) < floor and not _reranked(hit):
             continue
         if hit.type == NOTE_TYPE:
             more_notes = notes + [note_line(hit)]
@@ -518,7 +565,7 @@ def _fill(hits, budget: int, count_tokens, labels, cited: set, floor: float, tur
                 continue
             lines = trial
             shown["memories"] += 1
-            said |= turns_of(vars(hit))
+            shown_said |= cited_turns(hit)
         ids.append(hit.id)
-    return {"lines": lines, "notes": notes, "shown": shown, "ids": ids, "cited": said,
+    return {"lines": lines, "notes": notes, "shown": shown, "ids": ids, "cited": shown_said,
             "excerpts": list(zip(where, excerpts)), "render": render}

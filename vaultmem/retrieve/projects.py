@@ -9,7 +9,7 @@ link into; a memory from no agent's session (a chat, `add`, a note a person wrot
 projects, except a fact or preference about the person ("The user prefers pnpm"), which holds
 in every project; a standing instruction or an event of another project stays there. P is a
 folder (a session ran in it or below it, or in a folder of the same name on another device)
-or a project's name.
+or a project's name (the last folder of where a session ran, or any folder above it).
 
     >>> keep = in_project(vault, "/home/priya/code/acme-billing")   # doctest: +SKIP
     >>> [h for h in hits if keep(h)]                                   # doctest: +SKIP
@@ -17,6 +17,7 @@ or a project's name.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -55,16 +56,26 @@ def _sessions_of(hit) -> set[str]:
     return {str(s).strip("[]").split("#", 1)[0].split("|", 1)[0].rsplit("/", 1)[-1] for s in hit.sources or ()}
 
 
+def _folder(path: str) -> str:
+    """A folder as compared: `~` expanded, `\\` as `/`, no trailing slash, a Windows drive's
+    path in lower case (its file names are)."""
+    path = os.path.expanduser(path.strip()).replace("\\", "/").rstrip("/")
+    return path.lower() if re.match(r"[A-Za-z]:/", path + "/") else path
+
+
 def matches(where: tuple[str, str], asked: str) -> bool:
-    """Whether a session that ran in `where` (cwd, project) is of the project `asked`."""
+    """Whether a session that ran in `where` (cwd, project) is of the project `asked`: a
+    folder it ran in or below (`~` and Windows paths as written on either side), or a name."""
     cwd, project = where
     asked = asked.strip()
-    name = project_name(asked)
-    if re.search(r"[\\/]", asked):
-        root = asked.rstrip("\\/")
-        if cwd and (cwd.rstrip("\\/") == root or cwd.startswith(root + "/") or cwd.startswith(root + "\\")):
+    if re.search(r"[\\/~]", asked) and cwd:
+        root, ran = _folder(asked), _folder(cwd)
+        if ran == root or ran.startswith(root + "/"):
             return True
-    return bool(name) and (project or project_name(cwd)) == name
+    name = project_name(_folder(asked) or asked)
+    if not name:
+        return False   # a session begun in a folder of the project (acme-billing/web) is of it too
+    return (project or project_name(cwd)) == name or name in _folder(cwd).split("/")
 
 
 def about_person(hit) -> bool:
