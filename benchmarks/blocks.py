@@ -20,12 +20,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from vault_audit import MEMORY_KINDS
 from vaultmem.index.chunking import plain
 from vaultmem.store import parse_session_turns, read_note
 
 HUB = re.compile(r"Hub note: memories that mention .+ link here \(see backlinks\)\.?\s*$")
 LINK = re.compile(r"\[\[([^\]#|]+)#\^([A-Za-z0-9-]+)")
-MEMORY_KINDS = ("fact", "preference", "event", "procedure", "entity")
+KINDS = MEMORY_KINDS + ("entity",)   # the types a memory line's meta names
 PROBE_WORDS = 12
 
 
@@ -46,7 +47,7 @@ def bullets(block: str) -> list[tuple[str, str]]:
 def kind_of(meta: str) -> str | None:
     """The memory type a bullet's meta names, else None (an excerpt or a note passage)."""
     parts = [p.strip() for p in meta.split("·")]
-    return next((p for p in parts if p in MEMORY_KINDS), None)
+    return next((p for p in parts if p in KINDS), None)
 
 
 class BlockAudit:

@@ -52,10 +52,11 @@ class Retrieval:
         """
         rerank = self._rerank_stage(rerank)
         wanted = self._wanted(k, rerank)
-        asked = self._wanted_in_project(wanted, project)
+        keep = self._project_keep(project)
+        asked = wanted if keep is None else max(wanted * 4, 40)   # room for those left out
         hits = self._search_hits(query, asked, type, tag, user, since, as_of, all, scope=scope)
         self._hop(hits, query, asked, type, tag, user, since, as_of, all, scope)
-        hits = self._in_project(hits, project, wanted)
+        self._in_project(hits, keep, wanted)
         self._mark_current(hits, query, as_of)   # (it sorts by score: before the model's order)
         if rerank:
             hits = self._first(self._llm_reranked(query, hits), k)
@@ -107,18 +108,19 @@ class Retrieval:
             vector = None
         rerank = self._rerank_stage(rerank)
         wanted = self._wanted(k, rerank)
-        asked = self._wanted_in_project(wanted, project)
+        keep = self._project_keep(project)
+        asked = wanted if keep is None else max(wanted * 4, 40)   # room for those left out
         hits = self._search_hits(question, k=asked, user=user, as_of=as_of, all=all, vector=vector,
                                  scope=scope)
         self._hop(hits, question, asked, None, None, user, None, as_of, all, scope)
-        hits = self._in_project(hits, project, wanted)
+        self._in_project(hits, keep, wanted)
         self._mark_current(hits, question, as_of)
         if rerank:
             hits = self._first(self._llm_reranked(question, hits), k)
         pinned = [] if hits.warning or scope == "notes" else self.searcher.search(
             question, k=PINNED_MAX, tag=PINNED_TAG, user=user or self.user, as_of=as_of, all=all,
             min_score=0.0, vector=vector, scope="memories")
-        pinned = [h for h in pinned if self._in_project_keep(project)(h)]
+        self._in_project(pinned, keep, len(pinned))
         for hit in [*hits, *pinned]:
             if hit.status == "superseded":   # only --as-of / --all show these: a few reads
                 hit.superseded_by = self._superseded_by(hit.path)
@@ -142,15 +144,17 @@ class Retrieval:
         """
         from vaultmem import clock
         from vaultmem.retrieve.brief import startup_brief
-        from vaultmem.retrieve.projects import project_of
+        from vaultmem.retrieve.projects import in_project, project_of
+        from vaultmem.store import project_name
         from vaultmem.text.script import is_chinese
 
         today = clock.today().isoformat()
         rows = [r for r in self._brief_rows(user or self.user) if not r["valid_to"] or r["valid_to"][:10] >= today]
         lang = "zh" if rows and sum(is_chinese(r["text"]) for r in rows) * 2 > len(rows) else "en"
-        whose = project_of(self.vault, project) if project and project.strip() else None
-        brief = startup_brief(rows, self._in_project_keep(project), budget, self._token_counter(),
-                              project=self._project_label(project), lang=lang, today=today,
+        project = (project or "").strip() or None
+        whose = project_of(self.vault, project) if project else None
+        brief = startup_brief(rows, in_project(self.vault, project, whose), budget, self._token_counter(),
+                              project=project and project_name(project), lang=lang, today=today,
                               recent=whose and (lambda row: whose(row) == "this"))
         return {"question": "", "budget": budget, **brief, "project": project or None}
 
@@ -191,30 +195,18 @@ class Retrieval:
         except VaultmemError:  # no model: a conservative estimate keeps the budget honest
             return lambda text: 2 * len(text.split()) + len(text) // 4
 
-    @staticmethod
-    def _project_label(project: str | None) -> str | None:
-        from vaultmem.store import project_name
-
-        return project_name(project) if project and project.strip() else None
-
-    def _in_project_keep(self, project: str | None):
+    def _project_keep(self, project: str | None):
+        """`keep(hit)` for `project` (`retrieve/projects.py`), the vault's sessions read once a
+        call; None when no project is asked for."""
         from vaultmem.retrieve.projects import in_project
 
-        return in_project(self.vault, project)
+        return in_project(self.vault, project) if project and project.strip() else None
 
     @staticmethod
-    def _wanted_in_project(wanted: int, project: str | None) -> int:
-        """Hits to find when those of other projects will be left out: four times as many."""
-        return max(wanted * 4, 40) if project and project.strip() else wanted
-
-    def _in_project(self, hits, project: str | None, wanted: int):
-        """`hits` without what belongs only to other projects, at most `wanted` of them."""
-        if not project or not project.strip():
-            return hits
-        keep = self._in_project_keep(project)
-        kept = [h for h in hits if keep(h)][:wanted]
-        hits[:] = kept
-        return hits
+    def _in_project(hits, keep, wanted: int) -> None:
+        """`hits`, in place, without what `keep` leaves out, at most `wanted` of them."""
+        if keep is not None:
+            hits[:] = [h for h in hits if keep(h)][:wanted]
 
     @staticmethod
     def _wanted(k: int, rerank: str) -> int:

@@ -44,6 +44,7 @@ import re
 
 from vaultmem.index.user_notes import NOTE_TYPE
 from vaultmem.retrieve.ranking import turns_of
+from vaultmem.store import link_note
 from vaultmem.store.layout import UNDATED_TAG
 
 NO_MEMORIES = "No relevant memories."
@@ -294,8 +295,7 @@ def cited_turns(hit) -> set[tuple[str, str]]:
     message where they pair up (`ranking.turns_of` crosses every session with every message)."""
     sources, messages = list(hit.sources or ()), [str(m) for m in hit.source_messages or ()]
     if sources and len(sources) == len(messages):
-        return {(str(s).strip("[]").split("#", 1)[0].split("|", 1)[0].rsplit("/", 1)[-1], m)
-                for s, m in zip(sources, messages)}
+        return {(link_note(s), m) for s, m in zip(sources, messages)}
     return turns_of(vars(hit))
 
 
@@ -452,7 +452,8 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"], turns=None, sa
     """The ranked lines. Excerpts leave out the turns the memories shown cite: chosen once with
     the turns the memories above the floor cite, again with those of the memories that were
     shown, until the two agree (a memory left out for room no longer hides its turns)."""
-    if not [h for h in hits if not hub_only(h)]:
+    hits = [h for h in hits if not hub_only(h)]
+    if not hits:
         text = labels["none"] if count_tokens(labels["none"]) <= budget else ""
         return {"text": text, "tokens": count_tokens(text) if text else 0,
                 "memories": 0, "snippets": 0, "notes": 0, "ids": [], "excerpted": set()}
@@ -463,7 +464,6 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"], turns=None, sa
             counted[text] = count_tokens(text)
         return counted[text]
 
-    hits = [h for h in hits if not hub_only(h)]
     floor = FLOOR_SHARE * max((block_score(h) for h in hits if h.type != NOTE_TYPE), default=0.0)
     cited = set().union(said, *(cited_turns(h) for h in hits if h.type not in ("session", NOTE_TYPE)
                                 and (block_score(h) >= floor or _reranked(h))))

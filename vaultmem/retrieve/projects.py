@@ -21,7 +21,7 @@ import os
 import re
 from pathlib import Path
 
-from vaultmem.store import project_name, read_head
+from vaultmem.store import link_note, project_name, read_head
 
 # A memory about the person: its statement is of the user (as every extractor writes it).
 ABOUT_PERSON = re.compile(r"(?:the user|user)\b|用户|我", re.IGNORECASE)
@@ -53,7 +53,7 @@ def _sessions_of(hit) -> set[str]:
     """The session note names `hit` comes from: its own, or those its sources link into."""
     if hit.type == "session":
         return {Path(hit.path).stem}
-    return {str(s).strip("[]").split("#", 1)[0].split("|", 1)[0].rsplit("/", 1)[-1] for s in hit.sources or ()}
+    return {link_note(s) for s in hit.sources or ()}
 
 
 def _folder(path: str) -> str:
@@ -96,10 +96,11 @@ def project_of(vault, asked: str):
     return whose
 
 
-def in_project(vault, asked: str | None):
+def in_project(vault, asked: str | None, whose=None):
     """`keep(hit)` -> False for what belongs only to projects other than `asked` (see the
-    module); everything is kept when `asked` is None or empty."""
+    module); everything is kept when `asked` is None or empty. `whose`: `project_of(vault,
+    asked)`, when the caller has it already."""
     if not asked or not asked.strip():
         return lambda hit: True
-    whose = project_of(vault, asked)
+    whose = whose or project_of(vault, asked)
     return lambda hit: whose(hit) != "other" or about_person(hit)

@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from vaultmem.retrieve.hits import Hit
+from vaultmem.store import link_note
 
 KEYWORD_WEIGHT = 0.5
 # The bundled model knows little Chinese: for a question mostly in CJK its cosines are close
@@ -361,5 +362,5 @@ def turns_of(row) -> set[tuple[str, str]]:
     if row["type"] == "session":
         sessions = {row["path"].rsplit("/", 1)[-1].removesuffix(".md")}
     else:
-        sessions = {str(s).strip("[]").split("#", 1)[0].rsplit("/", 1)[-1] for s in row["sources"] or ()} or {""}
+        sessions = {link_note(s) for s in row["sources"] or ()} or {""}
     return {(session, str(m)) for session in sessions for m in messages}

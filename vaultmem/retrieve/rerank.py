@@ -24,6 +24,7 @@ import json
 from pathlib import PurePosixPath
 
 from vaultmem.retrieve.hits import Hits
+from vaultmem.store import link_note
 from vaultmem.text.script import is_chinese
 
 RERANK_CANDIDATES = 50   # the first stage's hits the model sees, at most
@@ -50,9 +51,8 @@ def passage_label(hit) -> str:
         session = PurePosixPath(path).stem
     else:
         for link in getattr(hit, "sources", None) or ():
-            target = link.strip("[]").split("#", 1)[0].split("|", 1)[0]
-            if target:
-                session = PurePosixPath(target).name
+            session = link_note(link)
+            if session:
                 break
     shown = {"session": "excerpt", "note": "the person's note"}.get(kind, f"memory ({kind})" if kind else "")
     return " · ".join(x for x in (day, f'session "{session}"' if session else "", shown) if x)

@@ -70,6 +70,7 @@ _PUBLIC = {
     "as_datetime": "values",
     "as_list": "values",
     "link": "values",
+    "link_note": "values",
     "link_target": "values",
     "new_memory_meta": "values",
     "validate_memory": "values",

@@ -104,6 +104,11 @@ def link_target(value) -> str:
     return text.split("|", 1)[0]
 
 
+def link_note(value) -> str:
+    """The name of the note a link points into: `"[[Sessions/x#^m-1|alias]]"` -> `x`."""
+    return link_target(value).split("#", 1)[0].rsplit("/", 1)[-1]
+
+
 def as_list(value) -> list:
     if value in (None, ""):
         return []
