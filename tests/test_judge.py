@@ -299,6 +299,37 @@ def test_an_update_also_replaces_a_memory_that_shares_the_old_value_but_not_one_
     assert notes[cat].path.name in warning and warning.endswith("which it shares nothing with; kept")
 
 
+def test_an_update_listing_a_plan_first_is_carried_out_on_the_memory_it_is_related_to(vault, tmp_path):
+    """The model lists the farewell planned at the old job before the old job it replaces: the
+    new job shares nothing with the farewell, but the update leads with the old job (the same
+    slot) and the farewell goes with it (it names the old employer); the cat stays."""
+    one = said(tmp_path, "s1", ["I've worked at Lantu for three years; my team there plans a farewell lunch on "
+                                "Friday. Our cat is Miso."], FIRST, "a")
+    two = said(tmp_path, "s2", ["Two weeks in at Heying now, the Monday meetings are long."], SECOND, "b")
+    plan, job, cat = ("The team at Lantu plans a farewell lunch on Friday.", "The user works at Lantu.",
+                      "The user's cat is named Miso.")
+
+    def second(prompt):
+        keys = [held_key(prompt, text) for text in (plan, job, cat)]
+        return reply(item("The user is employed by Heying.", "b-0", action="update", target=keys,
+                          subject="user", attribute="employer", value="Heying"))
+
+    with KeyedLLM([reply(item(plan, "a-0", subject="user", attribute="farewell", value="Friday",
+                              action="add"),
+                         item(job, "a-0", subject="user", attribute="employer", value="Lantu", action="add"),
+                         item(cat, "a-0", subject="user", attribute="pet:cat", value="Miso", action="add")),
+                   second]) as llm:
+        llm.configure(vault)
+        mem = api.Memory(vault)
+        assert mem.extract([one], llm=True)["warnings"] == []
+        report = mem.extract([two], llm=True)
+    notes = memory_notes(vault)
+    assert (notes[plan].status, notes[job].status, notes[cat].status) == ("superseded", "superseded", "active"), report
+    assert notes[plan].get("superseded_by") == notes[job].get("superseded_by")
+    assert [w for w in report["warnings"] if "shares nothing" in w and "Miso" not in w] == [], report["warnings"]
+    assert any("Miso" in w and "shares nothing" in w for w in report["warnings"]), report["warnings"]
+
+
 def test_a_chinese_memory_carries_its_english_name_and_an_english_question_finds_it(vault, tmp_path):
     """The model names a statement written in Chinese in English too (`alias`): the note gets
     Obsidian's `aliases`, the index reads it, and an English question finds the memory in a

@@ -63,6 +63,8 @@ def judge(decision: Decision, pool: Pool, vector, shown: set, made: dict) -> tup
         if target is None:
             return decision, (f"the model said {cand.content[:50]!r} {verdict.action}s an earlier memory of "
                               f"its reply that was not written; the rules decided")
+    if verdict.action == "update" and verdict.also:
+        target = _lead(cand, vector, verdict, target, made)
     if verdict.action == "add":
         held = decision.target
         if held is not None and id(held) in shown and pool.exact(held.user, cand.content) is not held:
@@ -85,6 +87,26 @@ def judge(decision: Decision, pool: Pool, vector, shown: set, made: dict) -> tup
                         candidate=cand, still_true=True), None
     return Decision("superseded", f"the model: updates {target.rel}; the old memory is kept as superseded",
                     cand.content, decision.type, target, candidate=cand), None
+
+
+def _lead(cand, vector, verdict, target, made: dict):
+    """Of the memories an update replaces, the one it is carried out on: the first the new
+    memory is related to (the model lists "is about to leave Lantu" before "works at Lantu"
+    for "works at Heying": the job leads, and the plan goes with it as sharing "Lantu"). The
+    others stay in `verdict.also`, checked against the group (`Extraction._replace_also`)."""
+    listed = [target] + [t if isinstance(t, Existing) else made.get(id(t)) for t in verdict.also]
+    for entry in listed:
+        if isinstance(entry, Existing) and not unrelated(cand, entry, _cosine(vector, entry.vector)):
+            if entry is not target:
+                verdict.also = [t for t in listed if t is not entry and t is not None]
+            return entry
+    return target
+
+
+def related_to_group(entry: Existing, group: list) -> bool:
+    """Whether a memory shares a content word with any memory of `group` (what an update
+    already replaces): the plan that names the old employer goes with the old employer."""
+    return any(share_words(member.text, entry.text) for member in group)
 
 
 def unrelated(cand, target: Existing, score: float | None) -> bool:
