@@ -103,6 +103,25 @@ def test_an_update_of_an_unrelated_memory_is_refused_and_said(vault, tmp_path):
     assert {n.status for n in memory_notes(vault).values()} == {"active"}
 
 
+def test_a_change_of_holder_that_shares_no_word_is_the_models_call_when_it_is_near(vault, tmp_path):
+    """"The user's boss is Caitlin" updates "Howard is the general manager": no word, no slot in
+    common and a cosine under UNRELATED, but Howard is the nearest held memory the model was
+    shown, so its update stands; the unrelated bakery stays as it was."""
+    first = (["Howard is the general manager, he runs the restaurant where I'm kitchen manager. "
+              "I bake sourdough on Sundays."],
+             [item("Howard is the general manager of the hotel restaurant where the user is kitchen manager.", "a-0",
+                   action="add"),
+              item("The user bakes sourdough bread on Sundays.", "a-0", action="add")])
+    _requests, report = two_runs(vault, tmp_path, first, ["Howard left. New boss, Caitlin, came over from corporate."], [
+        reply(item("The user's boss is Caitlin, who came over from corporate.", "b-0", action="update",
+                   target="H1"))])
+    notes = memory_notes(vault)
+    howard = notes["Howard is the general manager of the hotel restaurant where the user is kitchen manager."]
+    assert howard.status == "superseded", report["warnings"]
+    assert notes["The user bakes sourdough bread on Sundays."].status == "active"
+    assert not [w for w in report["warnings"] if "shares nothing" in w]
+
+
 def test_a_target_that_was_not_shown_is_kept_as_new_and_said(vault, tmp_path):
     _requests, report = two_runs(vault, tmp_path, GYM, ["I also swim on Fridays."], [
         reply(item("The user swims on Fridays.", "b-0", action="update", target="H7"))])

@@ -8,7 +8,8 @@ wherever the model saw the memory they point at. What stays with the policy are 
 model cannot be trusted with: a statement screened out (a secret, noise) stays out; a target
 must be one the model was shown (`llm_reply`); a memory already built from the very same
 messages is not written twice (a re-run); an update of a memory it shares nothing with (no
-word, no slot, far in meaning) is refused; superseding keeps the old note, marked superseded
+word, no slot, far in meaning, and not among the held memories it was shown that lie nearest
+it: `near`) is refused; superseding keeps the old note, marked superseded
 (`memory/write.py`). Each refusal is said in the run's output with its reason.
 """
 
@@ -23,7 +24,13 @@ from vaultmem.policy.pool import Existing, Pool
 NEAREST = 6        # held memories shown for each user message of a session
 SHOWN_FLOOR = 0.3  # a held memory less like every message than this is not shown
 MAX_SHOWN = 80     # held memories in one request, nearest first (the budget may take fewer)
-UNRELATED = 0.35   # below this cosine, an update must share a word or a slot with its target
+UNRELATED = 0.35   # below this cosine, an update must share a word or a slot with its target,
+# or be one of the NEAR_RANK held memories the model was shown that lie nearest the new one, at
+# NEAR or more: a change of holder ("The user's boss is Caitlin" for "Howard is the GM") or of
+# choice (Singapore Airlines for a Cathay lounge) shares no word and sits at 0.28-0.33, while
+# a memory the model points at by mistake lies further, or below others it was shown.
+NEAR = 0.25
+NEAR_RANK = 2
 
 
 def held_for(turns, pool: Pool, user: str, encode) -> list:
@@ -64,7 +71,7 @@ def judge(decision: Decision, pool: Pool, vector, shown: set, made: dict) -> tup
             return decision, (f"the model said {cand.content[:50]!r} {verdict.action}s an earlier memory of "
                               f"its reply that was not written; the rules decided")
     if verdict.action == "update" and verdict.also:
-        target = _lead(cand, vector, verdict, target, made)
+        target = _lead(cand, vector, verdict, target, made, lambda entry: near(entry, vector, pool, shown))
     if verdict.action == "add":
         held = decision.target
         if held is not None and id(held) in shown and pool.exact(held.user, cand.content) is not held:
@@ -73,7 +80,7 @@ def judge(decision: Decision, pool: Pool, vector, shown: set, made: dict) -> tup
                             candidate=cand), None
         return decision, None
     score = _cosine(vector, target.vector)
-    if unrelated(cand, target, score):
+    if unrelated(cand, target, score) and not near(target, vector, pool, shown):
         return decision, (f"the model said {cand.content[:50]!r} {verdict.action}s {target.rel}, which it "
                           f"shares nothing with (no word, no slot, cosine {score:.2f}); the rules decided")
     if verdict.action == "ignore":
@@ -89,14 +96,25 @@ def judge(decision: Decision, pool: Pool, vector, shown: set, made: dict) -> tup
                     cand.content, decision.type, target, candidate=cand), None
 
 
-def _lead(cand, vector, verdict, target, made: dict):
+def near(target: Existing, vector, pool: Pool, shown: set) -> bool:
+    """Whether `target` is among the NEAR_RANK memories the model was shown that lie nearest
+    `vector` (the new memory's), at a cosine of NEAR or more."""
+    if vector is None or _cosine(vector, target.vector) < NEAR:
+        return False
+    scores = sorted((_cosine(vector, e.vector) for e in pool.entries if id(e) in shown and e is not target),
+                    reverse=True)
+    return sum(score > _cosine(vector, target.vector) for score in scores[:NEAR_RANK]) < NEAR_RANK
+
+
+def _lead(cand, vector, verdict, target, made: dict, near_enough=lambda entry: False):
     """Of the memories an update replaces, the one it is carried out on: the first the new
     memory is related to (the model lists "is about to leave Lantu" before "works at Lantu"
     for "works at Heying": the job leads, and the plan goes with it as sharing "Lantu"). The
     others stay in `verdict.also`, checked against the group (`Extraction._replace_also`)."""
     listed = [target] + [t if isinstance(t, Existing) else made.get(id(t)) for t in verdict.also]
     for entry in listed:
-        if isinstance(entry, Existing) and not unrelated(cand, entry, _cosine(vector, entry.vector)):
+        if isinstance(entry, Existing) and (not unrelated(cand, entry, _cosine(vector, entry.vector))
+                                            or near_enough(entry)):
             if entry is not target:
                 verdict.also = [t for t in listed if t is not entry and t is not None]
             return entry
