@@ -237,3 +237,27 @@ def test_someone_elses_value_of_the_asked_slot_is_not_shown_under_the_users(mem)
     lines = [line for line in block.splitlines() if line.startswith("- [")]
     assert "Duluth" in lines[0] and "Santa Fe" not in block, block
     assert "Santa Fe" in mem.context("Where does Marisol live?", budget=300)["text"]
+
+
+def test_as_of_a_past_day_leads_with_what_held_then_and_ended_since(mem, monkeypatch):
+    """What did the user drink on night shifts on 2026-02-20? The memory of that day, ended
+    since (superseded), is the answer; "works night shifts" held that day too and shares
+    more of the question's words, but says nothing of the day. Asked of today, the memory
+    ended is not there at all."""
+    from vaultmem.retrieve import current
+
+    write_memory(mem.vault, text="The user drinks about three cans of Monster per shift.", type="preference",
+                 user="default", importance=0.5, valid_from=date(2026, 2, 3), valid_to=date(2026, 3, 1),
+                 extra={"status": "superseded"})
+    write_memory(mem.vault, text="The user drinks green tea during shifts.", type="preference",
+                 user="default", importance=0.5, valid_from=date(2026, 3, 1))
+    write(mem, "The user works night shifts.", type="fact", valid_from=date(2026, 2, 3))   # reindexes
+    question = "What does the user drink to stay awake on night shifts?"
+
+    def top(**when):
+        return [h["text"] for h in mem.search(question, **when)["hits"] if h["type"] != "session"][0]
+
+    assert top(as_of="2026-02-20") == "The user drinks about three cans of Monster per shift."
+    assert "Monster" not in " ".join(h["text"] for h in mem.search(question)["hits"])
+    monkeypatch.setattr(current, "ENDED_FACTOR", 1.0)
+    assert top(as_of="2026-02-20") == "The user works night shifts."   # what the factor changes
