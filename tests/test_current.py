@@ -146,3 +146,27 @@ def test_a_yes_or_no_question_marks_nothing_earlier(games):
     with clock_at(NOW):
         block = games.context("用户最近还玩游戏吗？", budget=400)["text"]
     assert "Hollow Knight" in block and "until" not in block, block
+
+
+def test_a_restated_value_and_a_tool_beside_another_are_not_shown_as_earlier(tmp_path, embedder, git_identity):
+    """Two memories whose notes say their slot: the blog "stays on GitHub Pages" restates the
+    value "built with Hugo, hosted on GitHub Pages" already gives (same slot, same value), and
+    the database a later session names is another tool than the language the user writes
+    ("tool:database" beside "tool:golang"): neither older memory is an earlier value."""
+    with clock_at(NOW):
+        api.init(tmp_path / "v", model="all-MiniLM-L6-v2")
+        mem = api.Memory(tmp_path / "v", embedder=embedder)
+        memory(mem.vault, "The user's blog is built with Hugo and hosted on GitHub Pages.", date(2026, 9, 3),
+               subject="user", attribute="blog_host", value="GitHub Pages")
+        memory(mem.vault, "The user's blog stays on GitHub Pages.", date(2026, 10, 15),
+               subject="user", attribute="blog_host", value="GitHub Pages")
+        memory(mem.vault, "The user mostly writes Golang for the backend.", date(2026, 8, 11),
+               subject="user", attribute="tool:golang", value="main language")
+        memory(mem.vault, "The user's company database is PostgreSQL 15.", date(2026, 8, 27),
+               subject="user", attribute="tool:database", value="PostgreSQL 15")
+        mem.reindex()
+        blog = mem.context("What is the user's blog built with?", budget=400)["text"]
+        language = mem.context("Which programming language does the user mostly use?", budget=400)["text"]
+    assert [line for line in memory_lines(blog) if "Hugo" in line and "until" not in line], blog
+    assert [line for line in memory_lines(language) if "Golang" in line and "until" not in line], language
+    assert "until" not in blog + language

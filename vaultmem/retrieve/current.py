@@ -237,6 +237,8 @@ def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None,
         # together ("the wedding budget is 30k" beside "married on June 19, 2027").
         if asked is None and not _one_slot(slots, hit, latest):
             continue
+        if _restated_or_beside(slots, hit, latest):
+            continue
         own = named_values(_bare(hit.text))
         if own and not own <= named:
             hit.valid_to = day(latest)
@@ -316,7 +318,7 @@ def _answers(hits, question: str, best: float, asked=None, slots=None) -> list[t
     earlier = []
     for hit, named in answers:
         if hit is not latest and told_day(hit) < told_day(latest) and not named <= latest_named \
-                and _one_slot(slots, hit, latest):
+                and _one_slot(slots, hit, latest) and not _restated_or_beside(slots, hit, latest):
             hit.valid_to = told_day(latest)
             earlier.append(hit)
     if not earlier:
@@ -340,6 +342,20 @@ def _one_slot(slots, hit, other) -> bool:
     """Whether two memories may be values of one slot: unless both say theirs and they differ."""
     mine, theirs = (slots or {}).get(id(hit)), (slots or {}).get(id(other))
     return mine is None or theirs is None or mine[:2] == theirs[:2]
+
+
+def _restated_or_beside(slots, hit, other) -> bool:
+    """Whether two memories whose notes both say their slot are no earlier and later value of
+    one: the same slot with the same value (the later one restates it: "the blog stays on
+    GitHub Pages" is no new value for "the blog is built with Hugo and hosted on GitHub
+    Pages"), or two keyed slots of one family with different keys, which hold together
+    ("tool:golang" and "tool:database", "family:wife" and "family:daughter")."""
+    mine, theirs = (slots or {}).get(id(hit)), (slots or {}).get(id(other))
+    if mine is None or theirs is None or mine[0] != theirs[0]:
+        return False
+    if mine[1] == theirs[1]:
+        return mine[2] == theirs[2]
+    return ":" in mine[1] and ":" in theirs[1] and mine[1].split(":", 1)[0] == theirs[1].split(":", 1)[0]
 
 
 def asks_of_someone_else(question: str) -> bool:
