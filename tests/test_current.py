@@ -25,12 +25,14 @@ def memory(vault, text, said, type="fact", **extra):
 
 
 def vault_of(tmp_path, embedder, *memories):
-    """A fresh vault holding `memories` ((text, day, type) each), indexed."""
+    """A fresh vault holding `memories` ((text, day, type) each, or (text, day, type, slot) with
+    the note's subject, attribute and value), indexed."""
     with clock_at(NOW):
         api.init(tmp_path / "v", model="all-MiniLM-L6-v2")
         mem = api.Memory(tmp_path / "v", embedder=embedder)
-        for text, said, type in memories:
-            memory(mem.vault, text, said, type=type)
+        for text, said, type, *slot in memories:
+            memory(mem.vault, text, said, type=type,
+                   **(dict(zip(("subject", "attribute", "value"), slot[0])) if slot else {}))
         mem.reindex()
     return mem
 
@@ -69,14 +71,10 @@ def test_search_marks_the_earlier_value_and_ranks_the_later_first(vault):
 
 
 def test_values_of_one_slot_from_the_notes_own_properties_are_grouped_too(tmp_path, embedder, git_identity):
+    mem = vault_of(tmp_path, embedder,
+                   ("The user's editor is Sublime Text.", date(2026, 7, 14), "fact", ("user", "editor", "Sublime Text")),
+                   ("The user codes in PyCharm these days.", date(2026, 9, 20), "fact", ("user", "editor", "PyCharm")))
     with clock_at(NOW):
-        api.init(tmp_path / "v", model="all-MiniLM-L6-v2")
-        mem = api.Memory(tmp_path / "v", embedder=embedder)
-        memory(mem.vault, "The user's editor is Sublime Text.", date(2026, 7, 14),
-               subject="user", attribute="editor", value="Sublime Text")
-        memory(mem.vault, "The user codes in PyCharm these days.", date(2026, 9, 20),
-               subject="user", attribute="editor", value="PyCharm")
-        mem.reindex()
         block = mem.context("Which code editor does the user use?", budget=400)["text"]
     lines = memory_lines(block)
     assert "PyCharm" in lines[0] and any("Sublime" in line and "until 2026-09-20" in line for line in lines), block
@@ -153,18 +151,16 @@ def test_a_restated_value_and_a_tool_beside_another_are_not_shown_as_earlier(tmp
     value "built with Hugo, hosted on GitHub Pages" already gives (same slot, same value), and
     the database a later session names is another tool than the language the user writes
     ("tool:database" beside "tool:golang"): neither older memory is an earlier value."""
+    mem = vault_of(tmp_path, embedder,
+                   ("The user's blog is built with Hugo and hosted on GitHub Pages.", date(2026, 9, 3), "fact",
+                    ("user", "blog_host", "GitHub Pages")),
+                   ("The user's blog stays on GitHub Pages.", date(2026, 10, 15), "fact",
+                    ("user", "blog_host", "GitHub Pages")),
+                   ("The user mostly writes Golang for the backend.", date(2026, 8, 11), "fact",
+                    ("user", "tool:golang", "main language")),
+                   ("The user's company database is PostgreSQL 15.", date(2026, 8, 27), "fact",
+                    ("user", "tool:database", "PostgreSQL 15")))
     with clock_at(NOW):
-        api.init(tmp_path / "v", model="all-MiniLM-L6-v2")
-        mem = api.Memory(tmp_path / "v", embedder=embedder)
-        memory(mem.vault, "The user's blog is built with Hugo and hosted on GitHub Pages.", date(2026, 9, 3),
-               subject="user", attribute="blog_host", value="GitHub Pages")
-        memory(mem.vault, "The user's blog stays on GitHub Pages.", date(2026, 10, 15),
-               subject="user", attribute="blog_host", value="GitHub Pages")
-        memory(mem.vault, "The user mostly writes Golang for the backend.", date(2026, 8, 11),
-               subject="user", attribute="tool:golang", value="main language")
-        memory(mem.vault, "The user's company database is PostgreSQL 15.", date(2026, 8, 27),
-               subject="user", attribute="tool:database", value="PostgreSQL 15")
-        mem.reindex()
         blog = mem.context("What is the user's blog built with?", budget=400)["text"]
         language = mem.context("Which programming language does the user mostly use?", budget=400)["text"]
     assert [line for line in memory_lines(blog) if "Hugo" in line and "until" not in line], blog

@@ -287,30 +287,38 @@ def held_key(prompt: str, text: str) -> str:
     return next(line[1:line.index("]")] for line in prompt.splitlines() if line.startswith("[H") and text in line)
 
 
-def test_an_update_also_replaces_a_memory_that_shares_the_old_value_but_not_one_that_shares_nothing(vault, tmp_path):
-    """The new diet replaces the keto diet and the plan to batch-prep keto lunches (which shares
-    "keto" with the diet it updates, not a word with the new statement); the cat stays."""
-    one = said(tmp_path, "s1", ["I'm on keto. I batch-prep keto egg muffins on Sundays. Our cat is Miso."],
-               FIRST, "a")
-    two = said(tmp_path, "s2", ["I've switched to a Mediterranean diet this month."], SECOND, "b")
-    diet, muffins, cat = ("The user follows a keto diet.", "The user batch-preps egg muffins with keto on Sundays.",
-                          "The user's cat is named Miso.")
+def updates_three_held(vault, tmp_path, first: str, second: str, held: list, new: tuple):
+    """Session one says `first` and the model writes `held` ((text, attribute, value) each);
+    session two says `second` and the model writes `new` (text, attribute, value) as an update
+    of all three, listed in `held`'s order. The notes by statement, and the second report."""
+    one = said(tmp_path, "s1", [first], FIRST, "a")
+    two = said(tmp_path, "s2", [second], SECOND, "b")
 
-    def second(prompt):
-        keys = [held_key(prompt, text) for text in (diet, muffins, cat)]
-        return reply(item("The user follows a Mediterranean diet.", "b-0", action="update", target=keys,
-                          subject="user", attribute="diet", value="Mediterranean"))
+    def reply_two(prompt):
+        keys = [held_key(prompt, text) for text, _attribute, _value in held]
+        return reply(item(new[0], "b-0", action="update", target=keys, subject="user", attribute=new[1],
+                          value=new[2]))
 
-    with KeyedLLM([reply(item(diet, "a-0", subject="user", attribute="diet", value="keto", action="add"),
-                         item(muffins, "a-0", subject="user", attribute="lunch_prep", value="keto muffins",
-                              action="add"),
-                         item(cat, "a-0", subject="user", attribute="pet:cat", value="Miso", action="add")),
-                   second]) as llm:
+    with KeyedLLM([reply(*(item(text, "a-0", subject="user", attribute=attribute, value=value, action="add")
+                           for text, attribute, value in held)),
+                   reply_two]) as llm:
         llm.configure(vault)
         mem = api.Memory(vault)
         assert mem.extract([one], llm=True)["warnings"] == []
         report = mem.extract([two], llm=True)
-    notes = memory_notes(vault)
+    return memory_notes(vault), report
+
+
+def test_an_update_also_replaces_a_memory_that_shares_the_old_value_but_not_one_that_shares_nothing(vault, tmp_path):
+    """The new diet replaces the keto diet and the plan to batch-prep keto lunches (which shares
+    "keto" with the diet it updates, not a word with the new statement); the cat stays."""
+    diet, muffins, cat = ("The user follows a keto diet.", "The user batch-preps egg muffins with keto on Sundays.",
+                          "The user's cat is named Miso.")
+    notes, report = updates_three_held(
+        vault, tmp_path, "I'm on keto. I batch-prep keto egg muffins on Sundays. Our cat is Miso.",
+        "I've switched to a Mediterranean diet this month.",
+        [(diet, "diet", "keto"), (muffins, "lunch_prep", "keto muffins"), (cat, "pet:cat", "Miso")],
+        ("The user follows a Mediterranean diet.", "diet", "Mediterranean"))
     assert notes[diet].status == "superseded" and notes[muffins].status == "superseded", report
     assert notes[cat].status == "active"
     assert notes[muffins].get("superseded_by") == notes[diet].get("superseded_by")
@@ -322,27 +330,14 @@ def test_an_update_listing_a_plan_first_is_carried_out_on_the_memory_it_is_relat
     """The model lists the farewell planned at the old job before the old job it replaces: the
     new job shares nothing with the farewell, but the update leads with the old job (the same
     slot) and the farewell goes with it (it names the old employer); the cat stays."""
-    one = said(tmp_path, "s1", ["I've worked at Lantu for three years; my team there plans a farewell lunch on "
-                                "Friday. Our cat is Miso."], FIRST, "a")
-    two = said(tmp_path, "s2", ["Two weeks in at Heying now, the Monday meetings are long."], SECOND, "b")
     plan, job, cat = ("The team at Lantu plans a farewell lunch on Friday.", "The user works at Lantu.",
                       "The user's cat is named Miso.")
-
-    def second(prompt):
-        keys = [held_key(prompt, text) for text in (plan, job, cat)]
-        return reply(item("The user is employed by Heying.", "b-0", action="update", target=keys,
-                          subject="user", attribute="employer", value="Heying"))
-
-    with KeyedLLM([reply(item(plan, "a-0", subject="user", attribute="farewell", value="Friday",
-                              action="add"),
-                         item(job, "a-0", subject="user", attribute="employer", value="Lantu", action="add"),
-                         item(cat, "a-0", subject="user", attribute="pet:cat", value="Miso", action="add")),
-                   second]) as llm:
-        llm.configure(vault)
-        mem = api.Memory(vault)
-        assert mem.extract([one], llm=True)["warnings"] == []
-        report = mem.extract([two], llm=True)
-    notes = memory_notes(vault)
+    notes, report = updates_three_held(
+        vault, tmp_path, "I've worked at Lantu for three years; my team there plans a farewell lunch on Friday. "
+                         "Our cat is Miso.",
+        "Two weeks in at Heying now, the Monday meetings are long.",
+        [(plan, "farewell", "Friday"), (job, "employer", "Lantu"), (cat, "pet:cat", "Miso")],
+        ("The user is employed by Heying.", "employer", "Heying"))
     assert (notes[plan].status, notes[job].status, notes[cat].status) == ("superseded", "superseded", "active"), report
     assert notes[plan].get("superseded_by") == notes[job].get("superseded_by")
     assert [w for w in report["warnings"] if "shares nothing" in w and "Miso" not in w] == [], report["warnings"]
