@@ -146,23 +146,28 @@ def test_a_yes_or_no_question_marks_nothing_earlier(games):
     assert "Hollow Knight" in block and "until" not in block, block
 
 
-def test_a_restated_value_and_a_tool_beside_another_are_not_shown_as_earlier(tmp_path, embedder, git_identity):
+def test_a_restated_value_is_not_shown_as_earlier_but_a_new_tool_is(tmp_path, embedder, git_identity,
+                                                                     monkeypatch):
     """Two memories whose notes say their slot: the blog "stays on GitHub Pages" restates the
-    value "built with Hugo, hosted on GitHub Pages" already gives (same slot, same value), and
-    the database a later session names is another tool than the language the user writes
-    ("tool:database" beside "tool:golang"): neither older memory is an earlier value."""
+    value "built with Hugo, hosted on GitHub Pages" already gives (same slot, same value), so
+    the Hugo memory is no earlier value; a switch of tool (tool:vim, then tool:vs code) is."""
+    from vaultmem.retrieve import current
+
     mem = vault_of(tmp_path, embedder,
                    ("The user's blog is built with Hugo and hosted on GitHub Pages.", date(2026, 9, 3), "fact",
                     ("user", "blog_host", "GitHub Pages")),
                    ("The user's blog stays on GitHub Pages.", date(2026, 10, 15), "fact",
                     ("user", "blog_host", "GitHub Pages")),
-                   ("The user mostly writes Golang for the backend.", date(2026, 8, 11), "fact",
-                    ("user", "tool:golang", "main language")),
-                   ("The user's company database is PostgreSQL 15.", date(2026, 8, 27), "fact",
-                    ("user", "tool:database", "PostgreSQL 15")))
-    with clock_at(NOW):
-        blog = mem.context("What is the user's blog built with?", budget=400)["text"]
-        language = mem.context("Which programming language does the user mostly use?", budget=400)["text"]
+                   ("The user writes code in Vim.", date(2026, 3, 2), "fact", ("user", "tool:vim", "yes")),
+                   ("The user switched to VS Code.", date(2026, 10, 15), "fact", ("user", "tool:vs code", "yes")))
+
+    def asked(question):
+        with clock_at(NOW):
+            return mem.context(question, budget=400)["text"]
+
+    blog = asked("What is the user's blog built with?")
     assert [line for line in memory_lines(blog) if "Hugo" in line and "until" not in line], blog
-    assert [line for line in memory_lines(language) if "Golang" in line and "until" not in line], language
-    assert "until" not in blog + language
+    editor = asked("Which code editor does the user use?")
+    assert [line for line in memory_lines(editor) if "Vim" in line and "until 2026-10-15" in line], editor
+    monkeypatch.setattr(current, "_restated", lambda slots, hit, other: False)
+    assert "until 2026-10-15" in asked("What is the user's blog built with?")   # what the rule changes

@@ -359,3 +359,38 @@ def test_a_chinese_memory_carries_its_english_name_and_an_english_question_finds
     assert note.path.name == "用户在学粤语.md"
     hits = [h for h in mem.search("Which language is the user learning?")["hits"] if h["type"] != "session"]
     assert hits and hits[0]["text"] == "用户在学粤语。"
+
+
+def unit(*xs):
+    import numpy as np
+
+    v = np.zeros(8, dtype=np.float32)
+    v[:len(xs)] = xs
+    return v / np.linalg.norm(v)
+
+
+def test_the_lead_of_an_update_is_a_memory_still_held_and_near_counts_only_what_was_shown():
+    """An earlier memory of the run already replaced "works at Lantu": a later update listing
+    [farewell, job] cannot lead with the job (superseded twice), and the farewell, unrelated,
+    is refused. An earlier item of the same reply was never shown: `near` does not vouch for it."""
+    from vaultmem.extract.judge import judge, near
+    from vaultmem.extract.llm import Verdict
+    from vaultmem.policy.candidate import Candidate
+    from vaultmem.policy.decide import Decision
+    from vaultmem.policy.pool import Existing, Pool
+
+    new = unit(1, 0, 0)
+    job = Existing("j", "Memory/Facts/Works at Lantu.md", "The user works at Lantu.", "fact", "default",
+                   "user", "employer", "Lantu", vector=unit(0.2, 1))
+    plan = Existing("p", "Memory/Events/Farewell.md", "The team plans a farewell lunch on Friday.", "event",
+                    "default", vector=unit(0.05, 1))
+    pool = Pool([job, plan])
+    pool.discard(job)
+    cand = Candidate("The user is employed by Heying.", "fact", subject="user", attribute="employer",
+                     value="Heying", origin="model", verdict=Verdict("update", plan, [job]))
+    decision, warning = judge(Decision("created", "rules", cand.content, "fact", candidate=cand), pool, new,
+                              {id(job), id(plan)}, {})
+    assert decision.target is not job and "shares nothing" in (warning or ""), (decision.action, warning)
+    made = Existing("", "Memory/Facts/Quiet.md", "The office is quiet.", "fact", "default", vector=unit(0.4, 1))
+    assert not near(made, new, Pool([plan, made]), {id(plan)})
+    assert near(made, new, Pool([plan, made]), {id(plan), id(made)})

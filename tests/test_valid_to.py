@@ -261,3 +261,21 @@ def test_as_of_a_past_day_leads_with_what_held_then_and_ended_since(mem, monkeyp
     assert "Monster" not in " ".join(h["text"] for h in mem.search(question)["hits"])
     monkeypatch.setattr(current, "ENDED_FACTOR", 1.0)
     assert top(as_of="2026-02-20") == "The user works night shifts."   # what the factor changes
+
+
+def test_only_a_memory_whose_last_day_is_gone_counts_as_ended(monkeypatch):
+    """`_ended_lead`: a note merged away (superseded, no last day) ended nothing; one whose last
+    day is the day asked held then and has ended; one whose last day is today still holds."""
+    from types import SimpleNamespace
+
+    from vaultmem.retrieve import current
+
+    monkeypatch.setenv("VAULTMEM_NOW", NOW)
+
+    def hit(status, valid_to):
+        return SimpleNamespace(type="fact", status=status, valid_to=valid_to, score=1.0)
+
+    merged, last_day_asked, today, ended = (hit("superseded", ""), hit("active", "2026-02-20"),
+                                            hit("active", "2026-12-10"), hit("superseded", "2026-03-01"))
+    current._ended_lead([merged, last_day_asked, today, ended], "2026-02-20")
+    assert [h.score for h in (merged, last_day_asked, today, ended)] == [1.0, 1.25, 1.0, 1.25]

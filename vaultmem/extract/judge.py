@@ -71,7 +71,7 @@ def judge(decision: Decision, pool: Pool, vector, shown: set, made: dict) -> tup
             return decision, (f"the model said {cand.content[:50]!r} {verdict.action}s an earlier memory of "
                               f"its reply that was not written; the rules decided")
     if verdict.action == "update" and verdict.also:
-        target = _lead(cand, vector, verdict, target, made, lambda entry: near(entry, vector, pool, shown))
+        target = _lead(cand, vector, verdict, target, made, pool, lambda entry: near(entry, vector, pool, shown))
     if verdict.action == "add":
         held = decision.target
         if held is not None and id(held) in shown and pool.exact(held.user, cand.content) is not held:
@@ -99,32 +99,28 @@ def judge(decision: Decision, pool: Pool, vector, shown: set, made: dict) -> tup
 def near(target: Existing, vector, pool: Pool, shown: set) -> bool:
     """Whether `target` is among the NEAR_RANK memories the model was shown that lie nearest
     `vector` (the new memory's), at a cosine of NEAR or more."""
-    if vector is None or _cosine(vector, target.vector) < NEAR:
+    if vector is None or id(target) not in shown or _cosine(vector, target.vector) < NEAR:
         return False
     scores = sorted((_cosine(vector, e.vector) for e in pool.entries if id(e) in shown and e is not target),
                     reverse=True)
     return sum(score > _cosine(vector, target.vector) for score in scores[:NEAR_RANK]) < NEAR_RANK
 
 
-def _lead(cand, vector, verdict, target, made: dict, near_enough=lambda entry: False):
-    """Of the memories an update replaces, the one it is carried out on: the first the new
-    memory is related to (the model lists "is about to leave Lantu" before "works at Lantu"
-    for "works at Heying": the job leads, and the plan goes with it as sharing "Lantu"). The
-    others stay in `verdict.also`, checked against the group (`Extraction._replace_also`)."""
+def _lead(cand, vector, verdict, target, made: dict, pool: Pool, near_enough=lambda entry: False):
+    """Of the memories an update replaces, the one it is carried out on: the first still held
+    that the new memory is related to (the model lists "is about to leave Lantu" before "works
+    at Lantu" for "works at Heying": the job leads, and the plan goes with it as sharing
+    "Lantu"). The others stay in `verdict.also`, each checked against the new memory and the
+    lead (`Extraction._replace_also`)."""
     listed = [target] + [t if isinstance(t, Existing) else made.get(id(t)) for t in verdict.also]
+    held = set(map(id, pool.entries))
     for entry in listed:
-        if isinstance(entry, Existing) and (not unrelated(cand, entry, _cosine(vector, entry.vector))
-                                            or near_enough(entry)):
+        if isinstance(entry, Existing) and id(entry) in held and (
+                not unrelated(cand, entry, _cosine(vector, entry.vector)) or near_enough(entry)):
             if entry is not target:
                 verdict.also = [t for t in listed if t is not entry and t is not None]
             return entry
     return target
-
-
-def related_to_group(entry: Existing, group: list) -> bool:
-    """Whether a memory shares a content word with any memory of `group` (what an update
-    already replaces): the plan that names the old employer goes with the old employer."""
-    return any(share_words(member.text, entry.text) for member in group)
 
 
 def unrelated(cand, target: Existing, score: float | None) -> bool:

@@ -285,40 +285,29 @@ class _Run:
     def _replace_also(self, decision, made: dict, ch, tally: dict, stated, vector=None) -> None:
         """The further memories the model said an update replaces ("a plan that came true"
         beside the old value): each superseded by the new memory too, when it is still active
-        and shares something with it or with a memory the update replaces already
-        (`judge.unrelated`, `judge.related_to_group`: the new diet replaces "keto" and the plan
-        to batch-prep keto lunches; a chain of such ties holds too)."""
-        from vaultmem.extract.judge import related_to_group, unrelated
+        and shares something with it or with the memory it updates (`judge.unrelated`: the new
+        diet replaces "keto" and the plan to batch-prep keto lunches)."""
+        from vaultmem.extract.judge import share_words, unrelated
         from vaultmem.extract.review import _cosine
         from vaultmem.policy.pool import Existing
         from vaultmem.memory.write import supersede
 
         cand = decision.candidate
         until = cand.valid_from or stated
-        group = [decision.target] if isinstance(decision.target, Existing) else []
-        waiting = []
+        first = decision.target if isinstance(decision.target, Existing) else None
         for target in cand.verdict.also:
             entry = target if not isinstance(target, Candidate) else made.get(id(target))
-            if entry is None or entry is decision.target or entry not in self.pool.entries or entry in waiting:
+            if entry is None or entry is decision.target or entry not in self.pool.entries:
                 continue
-            waiting.append(entry)
-        replaced = True
-        while replaced:   # until no memory left waiting is tied to the group
-            replaced = False
-            for entry in list(waiting):
-                score = _cosine(vector, entry.vector) if vector is not None and entry.vector is not None else None
-                if unrelated(cand, entry, score) and not related_to_group(entry, group):
-                    continue
-                ch.record(entry.rel)
-                supersede(self.vault, entry, new_rel=decision.path, until=until, now=self.now)
-                self.pool.discard(entry)
-                tally["superseded"].add(entry.rel)
-                group.append(entry)
-                waiting.remove(entry)
-                replaced = True
-        for entry in waiting:
-            self.report.warnings.append(f"the model said {cand.content[:50]!r} also replaces {entry.rel}, "
-                                        "which it shares nothing with; kept")
+            score = _cosine(vector, entry.vector) if vector is not None and entry.vector is not None else None
+            if unrelated(cand, entry, score) and (first is None or not share_words(first.text, entry.text)):
+                self.report.warnings.append(f"the model said {cand.content[:50]!r} also replaces {entry.rel}, "
+                                            "which it shares nothing with; kept")
+                continue
+            ch.record(entry.rel)
+            supersede(self.vault, entry, new_rel=decision.path, until=until, now=self.now)
+            self.pool.discard(entry)
+            tally["superseded"].add(entry.rel)
 
     def _became(self, decision):
         """The memory a decision wrote or restated (an `Existing`), or None."""

@@ -148,12 +148,14 @@ ENDED_FACTOR = 1.25
 
 
 def _ended_lead(hits, as_of: str) -> None:
-    """Scale the score of each hit that held on `as_of` and has ended since (`ENDED_FACTOR`)."""
+    """Scale the score of each hit that held on `as_of` and has ended since, its last day
+    (`valid_to`) gone by (`ENDED_FACTOR`)."""
     from vaultmem import clock
 
     today = clock.today().isoformat()
     for hit in hits:
-        if _live(hit, as_of) and (hit.status == "superseded" or (hit.valid_to and hit.valid_to[:10] <= today)):
+        last = (hit.valid_to or "")[:10]   # the last day it held (a merge ends nothing: none)
+        if hit.type in STATEMENT_TYPES and last and as_of <= last < today:
             hit.score *= ENDED_FACTOR
 
 
@@ -237,7 +239,7 @@ def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None,
         # together ("the wedding budget is 30k" beside "married on June 19, 2027").
         if asked is None and not _one_slot(slots, hit, latest):
             continue
-        if _restated_or_beside(slots, hit, latest):
+        if _restated(slots, hit, latest):
             continue
         own = named_values(_bare(hit.text))
         if own and not own <= named:
@@ -318,7 +320,7 @@ def _answers(hits, question: str, best: float, asked=None, slots=None) -> list[t
     earlier = []
     for hit, named in answers:
         if hit is not latest and told_day(hit) < told_day(latest) and not named <= latest_named \
-                and _one_slot(slots, hit, latest) and not _restated_or_beside(slots, hit, latest):
+                and _one_slot(slots, hit, latest) and not _restated(slots, hit, latest):
             hit.valid_to = told_day(latest)
             earlier.append(hit)
     if not earlier:
@@ -344,18 +346,14 @@ def _one_slot(slots, hit, other) -> bool:
     return mine is None or theirs is None or mine[:2] == theirs[:2]
 
 
-def _restated_or_beside(slots, hit, other) -> bool:
-    """Whether two memories whose notes both say their slot are no earlier and later value of
-    one: the same slot with the same value (the later one restates it: "the blog stays on
-    GitHub Pages" is no new value for "the blog is built with Hugo and hosted on GitHub
-    Pages"), or two keyed slots of one family with different keys, which hold together
-    ("tool:golang" and "tool:database", "family:wife" and "family:daughter")."""
+def _restated(slots, hit, other) -> bool:
+    """Whether two memories whose notes both say their slot fill the same one with the same
+    value: the later restates it ("the blog stays on GitHub Pages" is no new value for "the
+    blog is built with Hugo and hosted on GitHub Pages"), so the earlier is no earlier value.
+    (Two keys of one family are left to the rules above: a tool's key may be the tool itself,
+    tool:vim then tool:vs code, and a switch of tool is a new value.)"""
     mine, theirs = (slots or {}).get(id(hit)), (slots or {}).get(id(other))
-    if mine is None or theirs is None or mine[0] != theirs[0]:
-        return False
-    if mine[1] == theirs[1]:
-        return mine[2] == theirs[2]
-    return ":" in mine[1] and ":" in theirs[1] and mine[1].split(":", 1)[0] == theirs[1].split(":", 1)[0]
+    return mine is not None and theirs is not None and mine == theirs
 
 
 def asks_of_someone_else(question: str) -> bool:
