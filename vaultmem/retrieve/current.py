@@ -140,8 +140,8 @@ def mark_current(hits, question: str, props_of, as_of: str | None = None) -> lis
 
 
 # Asked of a past day ("What did the user drink in the morning on 2026-01-20?"), a memory that
-# held that day and has ended since (superseded, or true until a day gone by) is what was true
-# then and only then; one still true now held that day too, but says nothing of the day. Among
+# held that day and has ended since (its last day, `valid_to`, gone by: replaced or ended) is
+# what was true then and only then; one still true now held that day too, but says nothing of the day. Among
 # hits that answer alike, the ended one leads: it scores ENDED_FACTOR times its match. Batch 2's
 # tune half through the model, as_of 53/62 at 1.0, 55 at 1.05, 56 at 1.1, 57 from 1.15 to 1.4.
 ENDED_FACTOR = 1.25
