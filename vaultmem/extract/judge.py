@@ -99,11 +99,11 @@ def judge(decision: Decision, pool: Pool, vector, shown: set, made: dict) -> tup
 def near(target: Existing, vector, pool: Pool, shown: set) -> bool:
     """Whether `target` is among the NEAR_RANK memories the model was shown that lie nearest
     `vector` (the new memory's), at a cosine of NEAR or more."""
-    if vector is None or id(target) not in shown or _cosine(vector, target.vector) < NEAR:
+    score = _cosine(vector, target.vector)
+    if vector is None or id(target) not in shown or score < NEAR:
         return False
-    scores = sorted((_cosine(vector, e.vector) for e in pool.entries if id(e) in shown and e is not target),
-                    reverse=True)
-    return sum(score > _cosine(vector, target.vector) for score in scores[:NEAR_RANK]) < NEAR_RANK
+    nearer = sum(1 for e in pool.entries if id(e) in shown and e is not target and _cosine(vector, e.vector) > score)
+    return nearer < NEAR_RANK
 
 
 def _lead(cand, vector, verdict, target, made: dict, pool: Pool, near_enough=lambda entry: False):
