@@ -171,3 +171,30 @@ def test_a_restated_value_is_not_shown_as_earlier_but_a_new_tool_is(tmp_path, em
     assert [line for line in memory_lines(editor) if "Vim" in line and "until 2026-10-15" in line], editor
     monkeypatch.setattr(current, "_restated", lambda slots, hit, other: False)
     assert "until 2026-10-15" in asked("What is the user's blog built with?")   # what the rule changes
+
+
+def test_the_slot_asked_for_joins_the_hits_from_under_the_threshold(tmp_path, embedder, git_identity):
+    """"How does the user get to work?" asks for the commute; the memory of it shares no word
+    with the question and the search scores it under `[search] min_score`. The read-time net
+    sees the memories under the threshold too: the latest of the slot asked for joins the hits
+    and leads. One it does not lift stays out."""
+    mem = vault_of(tmp_path, embedder,
+                   ("Starting July 6, 2026, the user works in the office in the Loop Tuesday to Thursday.",
+                    date(2026, 6, 10), "fact", ("user", "work_location", "the Loop office")),
+                   ("The user's home workspace is a kitchen table rather than a proper desk.",
+                    date(2026, 5, 6), "fact", ("user", "workspace", "kitchen table")),
+                   ("Since July 6, 2026, the user commutes to the Loop three days a week on the Metra BNSF "
+                    "express train; the ride takes 37 minutes.", date(2026, 8, 17), "fact",
+                    ("user", "commute", "Metra BNSF express")),
+                   ("Marco plays golf in a Saturday morning league.", date(2026, 9, 1), "fact",
+                    ("Marco", "hobby", "golf")))
+    question = "How does the user get to work?"
+    with clock_at(NOW):
+        raw = mem.searcher.search(question, k=10)
+        block = mem.context(question, budget=400)["text"]
+        found = mem.search(question, k=10)["hits"]
+    assert raw and not [h for h in raw if "Metra" in h.text], [(h.text, h.score) for h in raw]   # under the threshold
+    assert "Metra" in memory_lines(block)[0], block
+    assert "Metra" in found[0]["text"] and found[0]["score"] >= mem.vault.config.min_score, found
+    assert not [h for h in raw if "golf" in h.text]
+    assert "golf" not in block and not [h for h in found if "golf" in h["text"]], block

@@ -23,9 +23,10 @@ class Retrieval:
         return self._searcher
 
     def _search_hits(self, query, k=10, type=None, tag=None, user=None, since=None,
-                     as_of=None, all=False, vector=None, scope="all"):
+                     as_of=None, all=False, vector=None, scope="all", under=None):
         hits = self.searcher.search(query, k=k, type=type, tag=tag, user=user or self.user,
-                                    since=since, as_of=as_of, all=all, vector=vector, scope=scope)
+                                    since=since, as_of=as_of, all=all, vector=vector, scope=scope,
+                                    under=under)
         # Recalling a memory keeps it from going stale; sessions and the user's notes never do.
         accessed = [h.id for h in hits if h.type not in ("session", "note")]
         if accessed and hits.warning is None:
@@ -54,10 +55,11 @@ class Retrieval:
         wanted = self._wanted(k, rerank)
         keep = self._project_keep(project)
         asked = wanted if keep is None else max(wanted * 4, 40)   # room for those left out
-        hits = self._search_hits(query, asked, type, tag, user, since, as_of, all, scope=scope)
+        under = []
+        hits = self._search_hits(query, asked, type, tag, user, since, as_of, all, scope=scope, under=under)
         self._hop(hits, query, asked, type, tag, user, since, as_of, all, scope)
         self._in_project(hits, keep, wanted)
-        self._mark_current(hits, query, as_of)   # (it sorts by score: before the model's order)
+        self._mark_current(hits, query, as_of, under, keep, wanted)   # (it sorts by score: before the model's order)
         if rerank:
             hits = self._first(self._llm_reranked(query, hits), k)
         result = {"query": query, "hits": [h.to_dict() for h in hits]}
@@ -110,11 +112,12 @@ class Retrieval:
         wanted = self._wanted(k, rerank)
         keep = self._project_keep(project)
         asked = wanted if keep is None else max(wanted * 4, 40)   # room for those left out
+        under = []
         hits = self._search_hits(question, k=asked, user=user, as_of=as_of, all=all, vector=vector,
-                                 scope=scope)
+                                 scope=scope, under=under)
         self._hop(hits, question, asked, None, None, user, None, as_of, all, scope)
         self._in_project(hits, keep, wanted)
-        self._mark_current(hits, question, as_of)
+        self._mark_current(hits, question, as_of, under, keep, wanted)
         if rerank:
             hits = self._first(self._llm_reranked(question, hits), k)
         pinned = [] if hits.warning or scope == "notes" else self.searcher.search(
@@ -289,15 +292,21 @@ class Retrieval:
                                             scope="memories"))
         del hits[k:]
 
-    def _mark_current(self, hits, question: str, as_of=None) -> None:
+    def _mark_current(self, hits, question: str, as_of=None, under=(), keep=None, k=None) -> None:
         """Of two active memories among `hits` that give one slot two values, the one said
         last is current and the other is shown as earlier (`current.mark_current`); with
-        `as_of`, of the memories that held on that day."""
+        `as_of`, of the memories that held on that day. `under`: the memories the search
+        scored under `[search] min_score` (those of the project `keep` leaves in): one the
+        net lifts to the threshold joins `hits`, which keeps its first `k`."""
         from vaultmem.retrieve.current import mark_current
         from vaultmem.store.properties import read_head
 
         if hits.warning is None:
-            mark_current(hits, question, lambda rel: read_head(self.vault.abs(rel)), as_of=str(as_of)[:10] if as_of else None)
+            under = [h for h in under if keep is None or keep(h)]
+            mark_current(hits, question, lambda rel: read_head(self.vault.abs(rel)),
+                         as_of=str(as_of)[:10] if as_of else None, under=under, floor=self.vault.config.min_score)
+            if k is not None:
+                del hits[k:]
 
     def _turns_reader(self):
         """`turns(hit)` -> [(speaker, text) or None] beside the links a session excerpt cites,

@@ -79,16 +79,31 @@ def said_day(hit) -> str:
     return (hit.valid_from or hit.created or hit.updated or "")[:10]
 
 
-def mark_current(hits, question: str, props_of, as_of: str | None = None) -> list[tuple[str, list[str]]]:
+def mark_current(hits, question: str, props_of, as_of: str | None = None, under=(),
+                 floor: float = 0.0) -> list[tuple[str, list[str]]]:
     """Mark earlier values among `hits` in place (their `valid_to`, their rank) and return
     `[(current path, [earlier paths])]`. `props_of(path) -> dict` reads a note's properties.
     With `as_of` (YYYY-MM-DD), the memories that held on that day are the live ones, a
     superseded note among them: "Which editor did the user use on 2026-08-15?" is led by the
     editor of that day as "Which editor does the user use?" is by today's, and a memory that
-    held that day and has ended since scores ENDED_FACTOR times its match (`_ended_lead`)."""
+    held that day and has ended since scores ENDED_FACTOR times its match (`_ended_lead`).
+
+    `under`: memories the search scored under its threshold (`floor`). They take part, and
+    one the rules below lift to `floor` or over joins `hits`: "How does the user get to
+    work?" asks for the commute, and "Since July 6 the user commutes on the Metra BNSF express"
+    shares no word with it (0.14) but is the latest memory of that slot. The rest stay out."""
+    props_of = lru_cache(maxsize=None)(props_of)   # each note's head read once, however often asked
+    found = {id(h) for h in hits}
+    pool = [*hits, *under]
+    pairs = _mark(pool, question, props_of, as_of)
+    hits[:] = [h for h in pool if id(h) in found or h.score >= floor]
+    return pairs
+
+
+def _mark(hits, question: str, props_of, as_of: str | None) -> list[tuple[str, list[str]]]:
+    """`mark_current` over `hits`, the search's hits and those under its threshold together."""
     from vaultmem.text.question_frames import question_frame
 
-    props_of = lru_cache(maxsize=None)(props_of)   # each note's head read once, however often asked
     if as_of is not None:
         _ended_lead(hits, as_of)
     groups: dict[tuple[str, str], list] = {}

@@ -66,6 +66,7 @@ from vaultmem.retrieve.ranking import (
     weight,
 )
 from vaultmem.store.config import MULTILINGUAL_MODELS
+from vaultmem.store.layout import STATEMENT_TYPES
 from vaultmem.text.script import is_chinese
 
 # The access map is re-read from state.db at most this often (other processes record too).
@@ -98,10 +99,13 @@ class Searcher:
 
     def search(self, query: str, k: int = 10, type: str | None = None, tag: str | None = None,
                user: str | None = None, since=None, as_of=None, all: bool = False,
-               min_score: float | None = None, vector=None, scope: str = "all") -> Hits:
+               min_score: float | None = None, vector=None, scope: str = "all",
+               under: list | None = None) -> Hits:
         """The `k` best hits for `query` that pass the filters and the score threshold.
         `scope`: memories, notes (the person's own) or all. `vector`: the query's embedding
-        when the caller has it (a context asks twice)."""
+        when the caller has it (a context asks twice). `under`: a list that receives the `k`
+        best memories (statements) scoring under the threshold, for the read-time net
+        (`current.mark_current`), which may find one of them is the very slot asked for."""
         config = self.vault.config
         scope = check_scope(scope)
         user = user or config.user
@@ -112,7 +116,7 @@ class Searcher:
         threshold = config.min_score if min_score is None else min_score
         try:
             self.index.check_model(config.model)
-            hits = self._hybrid(query, k, filters, threshold, vector)
+            hits = self._hybrid(query, k, filters, threshold, vector, under)
         except (IndexUnavailable, ConfigError, OSError, ValueError, RuntimeError) as exc:
             hits = Hits(keyword_search(self.vault, query, k, filters, threshold))
             hits.warning = f"search index unavailable ({exc}); used a plain keyword scan of the vault"
@@ -283,7 +287,7 @@ class Searcher:
             snap.cache[key] = (" AND ".join(clauses) or None, int(np.count_nonzero(meets)))
         return snap.cache[key]
 
-    def _hybrid(self, query, k, filters, threshold, qvec=None) -> Hits:
+    def _hybrid(self, query, k, filters, threshold, qvec=None, under=None) -> Hits:
         import numpy as np
 
         if not query.strip():
@@ -313,7 +317,7 @@ class Searcher:
         picked = np.array(order, dtype=np.intp)
         candidates = zip(order, cosines.tolist(),
                          *(cols[name][picked].tolist() for name in SCORING_COLUMNS))
-        scored = []
+        scored, low = [], []
         for offset, vector, chunk_id, note_id, kind, text, fts_text, created, updated, said, importance, \
                 messages in candidates:
             # Our own (stemmed) word overlap counts for every candidate: LanceDB's BM25 does not
@@ -339,7 +343,13 @@ class Searcher:
                     score *= STALE_FACTOR
             if score >= threshold:
                 scored.append((score, vector, lexical, SnapshotRow(cols, offset, when, then)))
-        return Hits(best_per_note(scored, k))
+            elif under is not None and kind in STATEMENT_TYPES:
+                low.append((score, vector, lexical, SnapshotRow(cols, offset, when, then)))
+        hits = Hits(best_per_note(scored, k))
+        if low:
+            shown = {h.id for h in hits}
+            under.extend(h for h in best_per_note(low, k) if h.id not in shown)
+        return hits
 
 
 def search(vault, query: str, k: int = 10, type=None, tag=None, user=None, since=None,
