@@ -196,5 +196,44 @@ def test_the_slot_asked_for_joins_the_hits_from_under_the_threshold(tmp_path, em
     assert raw and not [h for h in raw if "Metra" in h.text], [(h.text, h.score) for h in raw]   # under the threshold
     assert "Metra" in memory_lines(block)[0], block
     assert "Metra" in found[0]["text"] and found[0]["score"] >= mem.vault.config.min_score, found
+    assert mem.indexer.state.all_access()[found[0]["id"]]["last_access"]   # recalled, as a hit is
     assert not [h for h in raw if "golf" in h.text]
     assert "golf" not in block and not [h for h in found if "golf" in h["text"]], block
+
+
+def test_from_under_the_threshold_only_the_slot_asked_for_or_a_later_value_joins(monkeypatch):
+    """`mark_current(under=...)`: a memory under the threshold joins the hits when the net
+    lifts it as the slot the question asks for or as the later value of a hit's slot; not an
+    unrelated one, even when a day asked of lifts it over the threshold by ENDED_FACTOR, and not
+    a second copy of a note already among the hits (a hop found it since)."""
+    from vaultmem.retrieve.current import mark_current
+    from vaultmem.retrieve.hits import Hit, Hits
+
+    monkeypatch.setenv("VAULTMEM_NOW", NOW)
+
+    def hit(path, text, score, said, status="active", valid_to=""):
+        return Hit(id=path, path=path, type="fact", title=path, text=text, score=score, status=status,
+                   created=f"{said}T09:00:00", updated=f"{said}T09:00:00", source_messages=[],
+                   valid_from=said, valid_to=valid_to)
+
+    slots = {"office": ("user", "work_location", "the loop office"), "metra": ("user", "commute", "metra"),
+             "old-home": ("user", "home", "chicago"), "home": ("user", "home", "denver"),
+             "sox": ("marco", "team", "red sox")}
+
+    def props(path):
+        return dict(zip(("subject", "attribute", "value"), slots[path]))
+
+    office = hit("office", "The user works in the office in the Loop.", 0.57, "2026-06-10")
+    metra = hit("metra", "The user commutes on the Metra.", 0.14, "2026-08-17")
+    sox = hit("sox", "Marco's team is the Red Sox.", 0.21, "2026-01-05", "superseded", "2026-03-01")
+    hits = Hits([office])
+    mark_current(hits, "How does the user get to work?", props, under=[metra, sox], floor=0.25)
+    assert [h.path for h in hits] == ["metra", "office"]
+
+    home = hit("home", "The user lives in Denver.", 0.6, "2026-01-02")
+    again = hit("home", "The user lives in Denver.", 0.1, "2026-01-02")   # the same note, low
+    sox = hit("sox", "Marco's team is the Red Sox.", 0.21, "2026-01-05", "superseded", "2026-03-01")
+    hits = Hits([home])
+    mark_current(hits, "Where does the user live?", props, as_of="2026-02-01", under=[again, sox], floor=0.25)
+    assert [h.path for h in hits] == ["home"], hits   # one copy; sox stays out at 0.26 (the factor alone)
+    assert sox.score > 0.25

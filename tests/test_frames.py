@@ -76,7 +76,8 @@ def test_sentences_that_fill_no_slot(sentence):
     ("用户的女儿在哪所学校读书？", "school"), ("Where is the user studying?", "school"),
     ("What does the user study?", None),
     ("What is the user's profession?", "job"), ("What does the user do for a living?", "job"),
-    ("What does the user do?", "job"),
+    ("What does the user do?", "job"), ("What does the user do now?", "job"),
+    ("What does the user do these days?", "job"),
     ("What does the user do on Tuesday and Thursday evenings?", None),   # a pastime, not a job
 ])
 def test_a_question_names_the_attribute_it_asks_for(question, attribute):

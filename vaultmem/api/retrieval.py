@@ -27,15 +27,18 @@ class Retrieval:
         hits = self.searcher.search(query, k=k, type=type, tag=tag, user=user or self.user,
                                     since=since, as_of=as_of, all=all, vector=vector, scope=scope,
                                     under=under)
-        # Recalling a memory keeps it from going stale; sessions and the user's notes never do.
-        accessed = [h.id for h in hits if h.type not in ("session", "note")]
-        if accessed and hits.warning is None:
+        if hits.warning is None:
+            self._recalled([h.id for h in hits if h.type not in ("session", "note")])
+        return hits
+
+    def _recalled(self, accessed) -> None:
+        """Recalling a memory keeps it from going stale; sessions and the user's notes never do."""
+        if accessed:
             from vaultmem import clock
 
             stamp = clock.iso(clock.now())
             self.indexer.state.record_access(accessed, stamp)
             self.searcher.note_access(accessed, stamp)
-        return hits
 
     def search(self, query: str, k: int = 10, type: str | None = None, tag: str | None = None,
                user: str | None = None, since=None, as_of=None, all: bool = False,
@@ -297,7 +300,8 @@ class Retrieval:
         last is current and the other is shown as earlier (`current.mark_current`); with
         `as_of`, of the memories that held on that day. `under`: the memories the search
         scored under `[search] min_score` (those of the project `keep` leaves in): one the
-        net lifts to the threshold joins `hits`, which keeps its first `k`."""
+        net lifts to the threshold joins `hits`, which keeps its first `k`, and is recalled
+        (its access recorded) as a hit of the search is."""
         from vaultmem.retrieve.current import mark_current
         from vaultmem.store.properties import read_head
 
@@ -307,6 +311,8 @@ class Retrieval:
                          as_of=str(as_of)[:10] if as_of else None, under=under, floor=self.vault.config.min_score)
             if k is not None:
                 del hits[k:]
+            below = {id(h) for h in under}
+            self._recalled([h.id for h in hits if id(h) in below])
 
     def _turns_reader(self):
         """`turns(hit)` -> [(speaker, text) or None] beside the links a session excerpt cites,

@@ -89,14 +89,30 @@ def mark_current(hits, question: str, props_of, as_of: str | None = None, under=
     held that day and has ended since scores ENDED_FACTOR times its match (`_ended_lead`).
 
     `under`: memories the search scored under its threshold (`floor`). They take part, and
-    one the rules below lift to `floor` or over joins `hits`: "How does the user get to
-    work?" asks for the commute, and "Since July 6 the user commutes on the Metra BNSF express"
-    shares no word with it (0.14) but is the latest memory of that slot. The rest stay out."""
+    one the rules below lift to `floor` or over joins `hits` when it is the slot the question
+    asks for or the later value of a slot a hit holds: "How does the user get to work?" asks
+    for the commute, and "Since July 6 the user commutes on the Metra BNSF express" shares no
+    word with it (0.14) but is the latest memory of that slot. The rest stay out, and so does
+    one that ENDED_FACTOR alone would lift."""
+    from vaultmem.text.question_frames import question_frame
+
     props_of = lru_cache(maxsize=None)(props_of)   # each note's head read once, however often asked
-    found = {id(h) for h in hits}
+    shown = {h.id for h in hits}
+    under = [h for h in under if h.id not in shown]   # a hop may have found it since
+    before = {id(h): h.score for h in under}
     pool = [*hits, *under]
     pairs = _mark(pool, question, props_of, as_of)
-    hits[:] = [h for h in pool if id(h) in found or h.score >= floor]
+    currents = {path for path, _ in pairs}
+    family = (question_frame(question) or "").split(":", 1)[0]
+    factor = ENDED_FACTOR if as_of is not None else 1.0
+
+    def joins(hit) -> bool:
+        if hit.score < floor or hit.score <= before[id(hit)] * factor:
+            return False
+        slot = slot_of(hit.text, props_of(hit.path))
+        return hit.path in currents or bool(family and slot and slot[0] == "user" and _of_family(slot[1], family))
+
+    hits[:] = [h for h in pool if id(h) not in before or joins(h)]
     return pairs
 
 

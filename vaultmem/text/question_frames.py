@@ -21,7 +21,7 @@ _QUESTION_FRAMES = (
                             r"\bemployer\b|哪家公司|什么公司|公司叫什么|公司名|在哪(?:里)?(?:上班|工作)|哪个公司|东家", re.I)),
     # "What does the user do?" (for a living), not "… do on Tuesday evenings?"
     ("job", re.compile(r"\b(?:job|title|role|position|profession|occupation)\b|"
-                       r"\bwhat does the user do(?: for (?:a )?(?:living|work)| at work)?\s*\??\s*$|什么职位|职位|头衔|做什么工作|什么岗位|岗位|职称", re.I)),
+                       r"\bwhat does the user (?:currently |now )?do\b(?!\s+(?:on|in|at|after|before|during|every|with|for fun)\b)|什么职位|职位|头衔|做什么工作|什么岗位|岗位|职称", re.I)),
     ("manager", re.compile(r"\b(?:manager|boss|supervisor|reports? to)\b|领导是|老板是|上司|经理是谁", re.I)),
     ("tool:editor", re.compile(r"\b(?:editor|ide)\b|编辑器|用什么写代码", re.I)),
     ("tool:language", re.compile(r"\bprogramming language\b|\bwhat language\b.*\b(?:code|program|write)\b|编程语言", re.I)),
