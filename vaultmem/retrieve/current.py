@@ -101,7 +101,7 @@ def mark_current(hits, question: str, props_of, as_of: str | None = None, under=
     under = [h for h in under if h.id not in shown]   # a hop may have found it since
     before = {id(h): h.score for h in under}
     pool = [*hits, *under]
-    pairs = _mark(pool, question, props_of, as_of)
+    pairs = _mark(pool, question, props_of, as_of, {id(h) for h in hits})
     currents = {path for path, _ in pairs}
     family = (question_frame(question) or "").split(":", 1)[0]
     factor = ENDED_FACTOR if as_of is not None else 1.0
@@ -116,8 +116,11 @@ def mark_current(hits, question: str, props_of, as_of: str | None = None, under=
     return pairs
 
 
-def _mark(hits, question: str, props_of, as_of: str | None) -> list[tuple[str, list[str]]]:
-    """`mark_current` over `hits`, the search's hits and those under its threshold together."""
+def _mark(hits, question: str, props_of, as_of: str | None, found: set) -> list[tuple[str, list[str]]]:
+    """`mark_current` over `hits`, the search's hits (their ids: `found`) and those under its
+    threshold together. The rules that read the question's words and not a slot (its anchor
+    words, the answers that score near the best) read the search's hits alone: "What is the
+    user trying to give up?" is not answered by "Uses Obsidian and Helix" at 0.21."""
     from vaultmem.text.question_frames import question_frame
 
     if as_of is not None:
@@ -140,16 +143,18 @@ def _mark(hits, question: str, props_of, as_of: str | None) -> list[tuple[str, l
     # they are ("Who is the user's boss?") is the user's slot.
     theirs = asks_of_someone_else(question) and not ASKS_WHO.search(question)
     # A question naming someone whose slots the hits hold ("Where does Marisol live?") asks of them.
-    theirs = theirs or any(subject != "user" and _names(question, subject) for subject, _ in groups)
+    theirs = theirs or any(subject != "user" and _names(question, subject)
+                           for (subject, _), members in groups.items() if any(id(h) in found for h in members))
+    searched = [h for h in hits if id(h) in found]
     # On a past day only the slots speak: the memories that held then were told on other days
     # than the ones they held from, so "told last" says nothing of which one held then.
     if as_of is None and not theirs:
         if asked:
             pairs += _asked_slot(hits, asked, slots, best, props_of=props_of)
         elif single:
-            pairs += _asked_slot(hits, None, slots, best, anchors=anchor_words(question), props_of=props_of)
+            pairs += _asked_slot(searched, None, slots, best, anchors=anchor_words(question), props_of=props_of)
     if single and not YES_NO.search(question.strip()) and not pairs and as_of is None:
-        pairs += _answers(hits, question, best, asked=asked, slots=slots)
+        pairs += _answers(searched, question, best, asked=asked, slots=slots)
     for (subject, attribute), members in groups.items():
         values = {slots[id(h)][2] for h in members}
         latest = max(members, key=lambda h: (said_day(h), h.created or ""))
