@@ -306,7 +306,7 @@ class Retrieval:
         from vaultmem.store.properties import read_head
 
         if hits.warning is None:
-            under = [h for h in under if keep is None or keep(h)]
+            self._in_project(under, keep, len(under))
             mark_current(hits, question, lambda rel: read_head(self.vault.abs(rel)),
                          as_of=str(as_of)[:10] if as_of else None, under=under, floor=self.vault.config.min_score)
             if k is not None:

@@ -71,7 +71,7 @@ def judge(decision: Decision, pool: Pool, vector, shown: set, made: dict) -> tup
             return decision, (f"the model said {cand.content[:50]!r} {verdict.action}s an earlier memory of "
                               f"its reply that was not written; the rules decided")
     if verdict.action == "update" and verdict.also:
-        target = _lead(cand, vector, verdict, target, made, pool, lambda entry: near(entry, vector, pool, shown))
+        target = _lead(cand, vector, verdict, target, made, pool, shown)
     if verdict.action == "add":
         held = decision.target
         if held is not None and id(held) in shown and pool.exact(held.user, cand.content) is not held:
@@ -106,7 +106,7 @@ def near(target: Existing, vector, pool: Pool, shown: set) -> bool:
     return nearer < NEAR_RANK
 
 
-def _lead(cand, vector, verdict, target, made: dict, pool: Pool, near_enough=lambda entry: False):
+def _lead(cand, vector, verdict, target, made: dict, pool: Pool, shown: set):
     """Of the memories an update replaces, the one it is carried out on: the first still held
     that the new memory is related to (the model lists "is about to leave Lantu" before "works
     at Lantu" for "works at Heying": the job leads, and the plan goes with it as sharing
@@ -116,7 +116,7 @@ def _lead(cand, vector, verdict, target, made: dict, pool: Pool, near_enough=lam
     held = set(map(id, pool.entries))
     for entry in listed:
         if isinstance(entry, Existing) and id(entry) in held and (
-                not unrelated(cand, entry, _cosine(vector, entry.vector)) or near_enough(entry)):
+                not unrelated(cand, entry, _cosine(vector, entry.vector)) or near(entry, vector, pool, shown)):
             if entry is not target:
                 verdict.also = [t for t in listed if t is not entry and t is not None]
             return entry

@@ -101,28 +101,28 @@ def mark_current(hits, question: str, props_of, as_of: str | None = None, under=
     under = [h for h in under if h.id not in shown]   # a hop may have found it since
     before = {id(h): h.score for h in under}
     pool = [*hits, *under]
-    pairs = _mark(pool, question, props_of, as_of, {id(h) for h in hits})
+    asked = question_frame(question)
+    pairs = _mark(pool, question, asked, props_of, as_of, {id(h) for h in hits})
     currents = {path for path, _ in pairs}
-    family = (question_frame(question) or "").split(":", 1)[0]
+    family = (asked or "").split(":", 1)[0]
     factor = ENDED_FACTOR if as_of is not None else 1.0
 
     def joins(hit) -> bool:
         if hit.score < floor or hit.score <= before[id(hit)] * factor:
             return False
         slot = slot_of(hit.text, props_of(hit.path))
-        return hit.path in currents or bool(family and slot and slot[0] == "user" and _of_family(slot[1], family))
+        return hit.path in currents or bool(family and slot and _the_users(slot, family))
 
     hits[:] = [h for h in pool if id(h) not in before or joins(h)]
     return pairs
 
 
-def _mark(hits, question: str, props_of, as_of: str | None, found: set) -> list[tuple[str, list[str]]]:
+def _mark(hits, question: str, asked: str | None, props_of, as_of: str | None, found: set) -> list[tuple[str, list[str]]]:
     """`mark_current` over `hits`, the search's hits (their ids: `found`) and those under its
     threshold together. The rules that read the question's words and not a slot (its anchor
     words, the answers that score near the best) read the search's hits alone: "What is the
-    user trying to give up?" is not answered by "Uses Obsidian and Helix" at 0.21."""
-    from vaultmem.text.question_frames import question_frame
-
+    user trying to give up?" is not answered by "Uses Obsidian and Helix" at 0.21. `asked`:
+    the attribute the question's frame asks for (`question_frame`), or None."""
     if as_of is not None:
         _ended_lead(hits, as_of)
     groups: dict[tuple[str, str], list] = {}
@@ -134,7 +134,6 @@ def _mark(hits, question: str, props_of, as_of: str | None, found: set) -> list[
         if slot is not None:
             slots[id(hit)] = slot
             groups.setdefault(slot[:2], []).append(hit)
-    asked = question_frame(question)
     pairs = []
     best = max((h.score for h in hits), default=0.0)
     single = single_valued(question)
@@ -206,7 +205,7 @@ def _others_aside(groups: dict, asked: str, best: float) -> None:
     attribute whose subject is someone else answers another question and scores under
     OTHERS_SHARE of the best."""
     family = asked.split(":", 1)[0]
-    if not any(subject == "user" and _of_family(attribute, family) for subject, attribute in groups):
+    if not any(_the_users(slot, family) for slot in groups):
         return
     for (subject, attribute), members in groups.items():
         if subject != "user" and _of_family(attribute, family):
@@ -224,6 +223,11 @@ def _fills(attribute: str, asked: str) -> bool:
     ("family:wife" for "family"), or the same name ("editor" for "tool:editor")."""
     return attribute == asked or attribute.split(":", 1)[0] == asked or \
         attribute.split(":")[-1] == asked.split(":")[-1]
+
+
+def _the_users(slot, family: str) -> bool:
+    """Whether a slot ((subject, attribute, ...)) is the user's, of the attribute family asked."""
+    return slot[0] == "user" and _of_family(slot[1], family)
 
 
 def _of_family(attribute: str, family: str) -> bool:
@@ -252,7 +256,7 @@ def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None,
                 competing.append(hit)
             continue
         if slot is not None:
-            if slot[0] == "user" and _of_family(slot[1], family):
+            if _the_users(slot, family):
                 competing.append(hit)
         elif speaks_of(asked, _bare(hit.text)) and not about_someone_else(hit.text):
             competing.append(hit)
