@@ -344,6 +344,53 @@ def test_an_update_listing_a_plan_first_is_carried_out_on_the_memory_it_is_relat
     assert any("Miso" in w and "shares nothing" in w for w in report["warnings"]), report["warnings"]
 
 
+def test_an_update_also_replaces_a_memory_related_only_to_another_it_replaces(vault, tmp_path):
+    """The new job leads with the offer it fulfils (both name Heying) and lists the plan to leave
+    Lantu before the job at Lantu: the plan shares nothing with the new job nor the offer, but
+    names Lantu as the job it replaces does, so it goes too, whatever the order; the cat stays."""
+    offer, leave, job, cat = ("The user has an offer from Heying, starting in May.", "The user plans to quit Lantu.",
+                              "The user works at Lantu.", "The user's cat is named Miso.")
+    notes, report = updates_three_held(
+        vault, tmp_path, "Got an offer from Heying for May, so I'm quitting Lantu where I work now. Our cat is Miso.",
+        "First week at Heying done!",
+        [(offer, "next_employer", "Heying"), (leave, "resignation", "plans to quit"), (job, "employer", "Lantu"),
+         (cat, "pet:cat", "Miso")],
+        ("The user is employed by Heying.", "employer", "Heying"))
+    assert [notes[t].status for t in (offer, leave, job, cat)] == ["superseded"] * 3 + ["active"], report
+    (warning,) = [w for w in report["warnings"] if "shares nothing" in w]
+    assert notes[cat].path.name in warning
+
+
+def test_an_update_of_a_slot_the_model_named_at_more_length_is_its_call(vault, tmp_path):
+    """The model names the slot "learning" in one session and "learning_language" in the next:
+    one slot, so its update stands though the statements share no word and lie far apart."""
+    old, new = "The user is studying Cantonese.", "Every morning Grandma Lim teaches the user Hokkien over tea."
+    one = said(tmp_path, "s1", ["I'm studying Cantonese. Grandma Lim lives in Penang, she has tea every morning."],
+               FIRST, "a")
+    two = said(tmp_path, "s2", ["Dropped Cantonese: Grandma Lim teaches me Hokkien over tea every morning now."],
+               SECOND, "b")
+    with KeyedLLM([reply(item(old, "a-0", action="add", subject="user", attribute="learning", value="Cantonese"),
+                         item("Grandma Lim lives in Penang.", "a-0", action="add"),
+                         item("Grandma Lim has tea every morning.", "a-0", action="add")),
+                   lambda prompt: reply(item(new, "b-0", action="update", target=held_key(prompt, old), subject="user",
+                                             attribute="learning_language", value="Hokkien"))]) as llm:
+        llm.configure(vault)
+        mem = api.Memory(vault)
+        assert mem.extract([one], llm=True)["warnings"] == []
+        report = mem.extract([two], llm=True)
+    assert not [w for w in report["warnings"] if "shares nothing" in w], report["warnings"]
+    notes = memory_notes(vault)
+    assert (notes[old].status, notes[new].status) == ("superseded", "active")
+
+
+def test_kin_slots():
+    from vaultmem.extract.judge import kin_slots
+
+    assert kin_slots("learning", "learning_language") and kin_slots("Diet", "diet")
+    assert not kin_slots("family:sister", "family:husband") and not kin_slots("job", "") \
+        and not kin_slots("learn", "learning")
+
+
 def test_a_chinese_memory_carries_its_english_name_and_an_english_question_finds_it(vault, tmp_path):
     """The model names a statement written in Chinese in English too (`alias`): the note gets
     Obsidian's `aliases`, the index reads it, and an English question finds the memory in a

@@ -129,10 +129,17 @@ def unrelated(cand, target: Existing, score: float | None) -> bool:
     None: not known)."""
     if score is not None and score >= UNRELATED:
         return False
-    attribute = (getattr(cand, "attribute", None) or "").lower()
-    if attribute and attribute == (target.attribute or "").lower():
+    if kin_slots(getattr(cand, "attribute", None), target.attribute):
         return False
     return not share_words(cand.content, target.text)
+
+
+def kin_slots(a: str | None, b: str | None) -> bool:
+    """Whether two of the model's attribute names name one slot: the same, or one the other
+    with more words after it ("learning" and "learning_language": the model names a slot
+    afresh in each session)."""
+    a, b = (a or "").lower(), (b or "").lower()
+    return bool(a and b) and (a == b or a.startswith(b + "_") or b.startswith(a + "_"))
 
 
 def share_words(a: str, b: str) -> bool:

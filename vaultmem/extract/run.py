@@ -285,8 +285,9 @@ class _Run:
     def _replace_also(self, decision, made: dict, ch, tally: dict, stated, vector=None) -> None:
         """The further memories the model said an update replaces ("a plan that came true"
         beside the old value): each superseded by the new memory too, when it is still active
-        and shares something with it or with the memory it updates (`judge.unrelated`: the new
-        diet replaces "keto" and the plan to batch-prep keto lunches)."""
+        and shares something with it or with a memory the update replaces (`judge.unrelated`:
+        the new diet replaces "keto" and the plan to batch-prep keto lunches; 禾映's job replaces
+        the offer from 禾映, the job at 澜途 and the plan to leave 澜途)."""
         from vaultmem.extract.judge import share_words, unrelated
         from vaultmem.extract.review import _cosine
         from vaultmem.policy.pool import Existing
@@ -294,20 +295,31 @@ class _Run:
 
         cand = decision.candidate
         until = cand.valid_from or stated
-        first = decision.target if isinstance(decision.target, Existing) else None
+        replaced = [decision.target] if isinstance(decision.target, Existing) else []
+        waiting = []
         for target in cand.verdict.also:
             entry = target if not isinstance(target, Candidate) else made.get(id(target))
-            if entry is None or entry is decision.target or entry not in self.pool.entries:
-                continue
+            if entry is not None and entry is not decision.target and entry in self.pool.entries \
+                    and entry not in waiting:
+                waiting.append(entry)
+
+        def related(entry) -> bool:
             score = _cosine(vector, entry.vector) if vector is not None and entry.vector is not None else None
-            if unrelated(cand, entry, score) and (first is None or not share_words(first.text, entry.text)):
-                self.report.warnings.append(f"the model said {cand.content[:50]!r} also replaces {entry.rel}, "
-                                            "which it shares nothing with; kept")
-                continue
+            return not unrelated(cand, entry, score) or any(share_words(r.text, entry.text) for r in replaced)
+
+        # A memory related only to another that the update replaces goes with it, whichever
+        # order the model listed them in; one related to none of them stays.
+        while any(related(entry) for entry in waiting):
+            entry = next(entry for entry in waiting if related(entry))
+            waiting.remove(entry)
+            replaced.append(entry)
             ch.record(entry.rel)
             supersede(self.vault, entry, new_rel=decision.path, until=until, now=self.now)
             self.pool.discard(entry)
             tally["superseded"].add(entry.rel)
+        for entry in waiting:
+            self.report.warnings.append(f"the model said {cand.content[:50]!r} also replaces {entry.rel}, "
+                                        "which it shares nothing with; kept")
 
     def _became(self, decision):
         """The memory a decision wrote or restated (an `Existing`), or None."""
