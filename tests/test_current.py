@@ -237,3 +237,21 @@ def test_from_under_the_threshold_only_the_slot_asked_for_or_a_later_value_joins
     mark_current(hits, "Where does the user live?", props, as_of="2026-02-01", under=[again, sox], floor=0.25)
     assert [h.path for h in hits] == ["home"], hits   # one copy; sox stays out at 0.26 (the factor alone)
     assert sox.score > 0.25
+
+
+def test_with_no_memory_of_the_employer_the_job_naming_the_workplace_answers_where_the_user_works(
+        tmp_path, embedder, git_identity):
+    """"Where does the user work?" asks for the employer; the person's only memory of it is the
+    job, "ICU nurse at St. Luke's", which leads over "works night shifts" (that only shares
+    "work"). Where an employer memory is held, it answers, and the job does not take its place."""
+    nurse = ("The user is an ICU nurse at St. Luke's.", date(2026, 2, 3), "fact", ("user", "job", "ICU nurse"))
+    shifts = ("The user works night shifts.", date(2026, 2, 3), "fact", ("user", "work_schedule", "night shifts"))
+    mem = vault_of(tmp_path, embedder, nurse, shifts)
+    with clock_at(NOW):
+        block = mem.context("Where does the user work?", budget=400)["text"]
+    assert "St. Luke's" in memory_lines(block)[0], block
+    employer = ("The user's employer is Mercy General.", date(2026, 1, 5), "fact", ("user", "employer", "Mercy General"))
+    mem = vault_of(tmp_path / "second", embedder, nurse, shifts, employer)
+    with clock_at(NOW):
+        block = mem.context("Where does the user work?", budget=400)["text"]
+    assert "Mercy General" in memory_lines(block)[0], block

@@ -101,7 +101,7 @@ def mark_current(hits, question: str, props_of, as_of: str | None = None, under=
     under = [h for h in under if h.id not in shown]   # a hop may have found it since
     before = {id(h): h.score for h in under}
     pool = [*hits, *under]
-    asked = question_frame(question)
+    asked = _answered_as(question_frame(question), pool, props_of, as_of)
     pairs = _mark(pool, question, asked, props_of, as_of, {id(h) for h in hits})
     currents = {path for path, _ in pairs}
     family = (asked or "").split(":", 1)[0]
@@ -115,6 +115,25 @@ def mark_current(hits, question: str, props_of, as_of: str | None = None, under=
 
     hits[:] = [h for h in pool if id(h) not in before or joins(h)]
     return pairs
+
+
+# Where the person has no memory of the attribute asked, its sibling answers: "Where does the
+# user work?" by "The user is an ICU nurse at St. Luke's" (a job), "What does the user do for a
+# living?" by "… a freelance illustrator who works from a narrowboat studio" (an employer).
+_SIBLINGS = {"employer": "job", "job": "employer"}
+
+
+def _answered_as(asked: str | None, pool, props_of, as_of: str | None) -> str | None:
+    """The attribute whose memories answer a question asking for `asked`: itself, or its
+    sibling (`_SIBLINGS`) when none of the live memories in `pool` is the user's `asked` and
+    one is the user's sibling."""
+    sibling = _SIBLINGS.get(asked or "")
+    if sibling is None:
+        return asked
+    slots = [slot for slot in (slot_of(h.text, props_of(h.path)) for h in pool if _live(h, as_of)) if slot]
+    if any(_the_users(slot, asked) for slot in slots):
+        return asked
+    return sibling if any(_the_users(slot, sibling) for slot in slots) else asked
 
 
 def _mark(hits, question: str, asked: str | None, props_of, as_of: str | None, found: set) -> list[tuple[str, list[str]]]:
