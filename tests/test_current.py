@@ -255,3 +255,22 @@ def test_with_no_memory_of_the_employer_the_job_naming_the_workplace_answers_whe
     with clock_at(NOW):
         block = mem.context("Where does the user work?", budget=400)["text"]
     assert "Mercy General" in memory_lines(block)[0], block
+
+
+def test_the_job_does_not_answer_for_someone_else_nor_for_a_misread_frame(tmp_path, embedder, git_identity):
+    """The job answers "Where does the user work?" for the employer, not a question of the
+    husband's (his memory leads, not shown as earlier), nor from under the threshold "What is
+    the title of the novel …?" (the job frame reads "title")."""
+    nurse = ("The user is an ICU nurse at St. Luke's.", date(2026, 9, 1), "fact", ("user", "job", "ICU nurse"))
+    tom = ("The user's husband Tom is a product manager at Google.", date(2026, 3, 1), "fact")
+    mem = vault_of(tmp_path, embedder, nurse, tom)
+    with clock_at(NOW):
+        lines = memory_lines(mem.context("Where does the user's husband work?", budget=400)["text"])
+    assert "Google" in lines[0] and "until" not in lines[0], lines
+    acme = ("The user works at Acme Corp.", date(2026, 1, 5), "fact", ("user", "employer", "Acme Corp"))
+    novel = ("The user is writing a fantasy novel called The Salt Road.", date(2026, 1, 5), "fact",
+             ("user", "project", "novel"))
+    mem = vault_of(tmp_path / "second", embedder, acme, novel)
+    with clock_at(NOW):
+        lines = memory_lines(mem.context("What is the title of the novel the user is writing?", budget=400)["text"])
+    assert "Salt Road" in lines[0] and not any("Acme" in line for line in lines), lines

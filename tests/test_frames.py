@@ -79,6 +79,7 @@ def test_sentences_that_fill_no_slot(sentence):
     ("What does the user do?", "job"), ("What does the user do now?", "job"),
     ("What does the user do these days?", "job"),
     ("What does the user do on Tuesday and Thursday evenings?", None),   # a pastime, not a job
+    ("Where does the user work out?", None), ("Where is the user working now?", "employer"),
 ])
 def test_a_question_names_the_attribute_it_asks_for(question, attribute):
     assert question_frame(question) == attribute

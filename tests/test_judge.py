@@ -383,12 +383,29 @@ def test_an_update_of_a_slot_the_model_named_at_more_length_is_its_call(vault, t
     assert (notes[old].status, notes[new].status) == ("superseded", "active")
 
 
+def test_an_update_does_not_replace_what_shares_a_word_only_with_a_memory_let_in_by_a_word(vault, tmp_path):
+    """The job at Lantu is the new job's slot; the plan to quit Lantu goes with it (one hop, by
+    "Lantu"); the plan to adopt a beagle shares only "plans" with that plan: it stays."""
+    job, leave, dog = ("The user works at Lantu.", "The user plans to quit Lantu.",
+                       "The user plans to adopt a beagle next spring.")
+    notes, report = updates_three_held(
+        vault, tmp_path, "I work at Lantu, planning to quit. We want to adopt a beagle next spring.",
+        "First week at Heying done!",
+        [(job, "employer", "Lantu"), (leave, "resignation", "plans to quit"), (dog, "pet_plan", "beagle")],
+        ("The user is employed by Heying.", "employer", "Heying"))
+    assert [notes[t].status for t in (job, leave, dog)] == ["superseded", "superseded", "active"], report
+    assert any(notes[dog].path.name in w and "shares nothing" in w for w in report["warnings"]), report["warnings"]
+
+
 def test_kin_slots():
     from vaultmem.extract.judge import kin_slots
 
     assert kin_slots("learning", "learning_language") and kin_slots("Diet", "diet")
     assert not kin_slots("family:sister", "family:husband") and not kin_slots("job", "") \
         and not kin_slots("learn", "learning")
+    # a name of the model's own opening with one the prompt gives is another slot
+    assert not kin_slots("home", "home_office") and not kin_slots("job_history", "job") \
+        and not kin_slots("pet:cat", "pet:cat_food")
 
 
 def test_a_chinese_memory_carries_its_english_name_and_an_english_question_finds_it(vault, tmp_path):

@@ -139,7 +139,17 @@ def kin_slots(a: str | None, b: str | None) -> bool:
     with more words after it ("learning" and "learning_language": the model names a slot
     afresh in each session)."""
     a, b = (a or "").lower(), (b or "").lower()
-    return bool(a and b) and (a == b or a.startswith(b + "_") or b.startswith(a + "_"))
+    if not (a and b):
+        return False
+    if a == b:
+        return True
+    short, long = sorted((a, b), key=len)
+    return ":" not in short and short not in _PROMPT_SLOTS and long.startswith(short + "_")
+
+
+# The attribute names the prompt gives: a name of the model's own that opens with one of them
+# names another slot ("home_office", "job_history", "diet_goal").
+_PROMPT_SLOTS = frozenset("name home origin employer job relationship family pet likes tool editor diet".split())
 
 
 def share_words(a: str, b: str) -> bool:

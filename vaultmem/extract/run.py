@@ -303,14 +303,16 @@ class _Run:
                     and entry not in waiting:
                 waiting.append(entry)
 
-        def related(entry) -> bool:
+        def direct(entry) -> bool:
             score = _cosine(vector, entry.vector) if vector is not None and entry.vector is not None else None
-            return not unrelated(cand, entry, score) or any(share_words(r.text, entry.text) for r in replaced)
+            return not unrelated(cand, entry, score)
 
-        # A memory related only to another that the update replaces goes with it, whichever
-        # order the model listed them in; one related to none of them stays.
-        while any(related(entry) for entry in waiting):
-            entry = next(entry for entry in waiting if related(entry))
+        anchors = replaced + [e for e in waiting if direct(e)]   # one hop: no chains through word-only kin
+
+        def related(entry) -> bool:
+            return direct(entry) or any(share_words(r.text, entry.text) for r in anchors)
+
+        for entry in [e for e in waiting if related(e)]:
             waiting.remove(entry)
             replaced.append(entry)
             ch.record(entry.rel)

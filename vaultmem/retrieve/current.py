@@ -101,7 +101,9 @@ def mark_current(hits, question: str, props_of, as_of: str | None = None, under=
     under = [h for h in under if h.id not in shown]   # a hop may have found it since
     before = {id(h): h.score for h in under}
     pool = [*hits, *under]
-    asked = _answered_as(question_frame(question), pool, props_of, as_of)
+    asked = question_frame(question)
+    if not asks_of_someone_else(question):
+        asked = _answered_as(asked, hits, props_of, as_of)
     pairs = _mark(pool, question, asked, props_of, as_of, {id(h) for h in hits})
     currents = {path for path, _ in pairs}
     family = (asked or "").split(":", 1)[0]
@@ -120,17 +122,19 @@ def mark_current(hits, question: str, props_of, as_of: str | None = None, under=
 # Where the person has no memory of the attribute asked, its sibling answers: "Where does the
 # user work?" by "The user is an ICU nurse at St. Luke's" (a job), "What does the user do for a
 # living?" by "… a freelance illustrator who works from a narrowboat studio" (an employer).
+# Only a question of the user's own, and only a memory the search found itself: one from under
+# the threshold is not lifted for a frame that may have misread the question.
 _SIBLINGS = {"employer": "job", "job": "employer"}
 
 
-def _answered_as(asked: str | None, pool, props_of, as_of: str | None) -> str | None:
+def _answered_as(asked: str | None, hits, props_of, as_of: str | None) -> str | None:
     """The attribute whose memories answer a question asking for `asked`: itself, or its
-    sibling (`_SIBLINGS`) when none of the live memories in `pool` is the user's `asked` and
-    one is the user's sibling."""
+    sibling (`_SIBLINGS`) when none of the live `hits` is the user's `asked` and one is the
+    user's sibling."""
     sibling = _SIBLINGS.get(asked or "")
     if sibling is None:
         return asked
-    slots = [slot for slot in (slot_of(h.text, props_of(h.path)) for h in pool if _live(h, as_of)) if slot]
+    slots = [slot for slot in (slot_of(h.text, props_of(h.path)) for h in hits if _live(h, as_of)) if slot]
     if any(_the_users(slot, asked) for slot in slots):
         return asked
     return sibling if any(_the_users(slot, sibling) for slot in slots) else asked

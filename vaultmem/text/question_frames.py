@@ -17,7 +17,7 @@ from vaultmem.text.values import NAME_SPAN, NOT_NAMES, ZH_ORG, ZH_PLACE_SUFFIX, 
 _QUESTION_FRAMES = (
     ("home", re.compile(r"\bwhere\b.*\b(?:live|living|based|reside|home|moved?)\b|\bwhich (?:city|town|country|neighbou?rhood)\b|"
                         r"\bhome (?:city|town)\b|住在|住哪|哪个城市|哪座城市|在哪(?:里)?(?:住|生活|定居|安家)|搬到(?:了)?哪", re.I)),
-    ("employer", re.compile(r"\bwhere\b.*\bwork|\bwhich (?:company|firm|employer|organi[sz]ation)\b|\bwho\b.*\bwork(?:s|ing)? for\b|"
+    ("employer", re.compile(r"\bwhere\b.*\bwork(?!s? ?out)|\bwhich (?:company|firm|employer|organi[sz]ation)\b|\bwho\b.*\bwork(?:s|ing)? for\b|"
                             r"\bemployer\b|哪家公司|什么公司|公司叫什么|公司名|在哪(?:里)?(?:上班|工作)|哪个公司|东家", re.I)),
     # "What does the user do?" (for a living), not "… do on Tuesday evenings?"
     ("job", re.compile(r"\b(?:job|title|role|position|profession|occupation)\b|"
