@@ -86,17 +86,9 @@ card, account or ID numbers. An empty list is a valid answer.
   list, that is no longer true: the same thing about the same person with a new value (a move,
   a new job or title, a changed opinion or plan, a corrected name or date, a plan that came
   true); target that one, or a list of all it replaces.
-  Before you answer "add", read the held memories about the same person and thing: when what
-  the conversation says means one of them no longer holds (a new diet rules out a dish they
-  loved; a new doctor, gym, airline, car, game or school takes the place of the old one), it is
-  an update of that one. When an update changes one part of a held memory that says more than
-  one thing (a name and a job; a child's name and school), write each part that still holds as
-  an item of its own too, so it is not lost with the old memory.
   "merge": it says what the target says, with more or corrected detail, and replaces it.
   "ignore": the target already says all of it; nothing is written. A plan, a wish or a change
-  that did not happen replaces no value; when a held memory states that plan, update it with
-  what holds now, without naming the value that did not come ("Mia stays in the Boston office",
-  not "Mia's move to London fell through")."""
+  that did not happen replaces nothing."""
 
 
 @dataclass(frozen=True)
