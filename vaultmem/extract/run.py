@@ -295,33 +295,28 @@ class _Run:
 
         cand = decision.candidate
         until = cand.valid_from or stated
-        replaced = [decision.target] if isinstance(decision.target, Existing) else []
-        waiting = []
+        lead = [decision.target] if isinstance(decision.target, Existing) else []
+        listed = []
         for target in cand.verdict.also:
             entry = target if not isinstance(target, Candidate) else made.get(id(target))
             if entry is not None and entry is not decision.target and entry in self.pool.entries \
-                    and entry not in waiting:
-                waiting.append(entry)
+                    and entry not in listed:
+                listed.append(entry)
 
-        def direct(entry) -> bool:
-            score = _cosine(vector, entry.vector) if vector is not None and entry.vector is not None else None
-            return not unrelated(cand, entry, score)
+        def score(entry):
+            return _cosine(vector, entry.vector) if vector is not None and entry.vector is not None else None
 
-        anchors = replaced + [e for e in waiting if direct(e)]   # one hop: no chains through word-only kin
-
-        def related(entry) -> bool:
-            return direct(entry) or any(share_words(r.text, entry.text) for r in anchors)
-
-        for entry in [e for e in waiting if related(e)]:
-            waiting.remove(entry)
-            replaced.append(entry)
+        direct = [e for e in listed if not unrelated(cand, e, score(e))]
+        anchors = lead + direct   # one hop: a memory let in by a shared word lets nothing in after it
+        for entry in listed:
+            if entry not in direct and not any(share_words(a.text, entry.text) for a in anchors):
+                self.report.warnings.append(f"the model said {cand.content[:50]!r} also replaces {entry.rel}, "
+                                            "which it shares nothing with; kept")
+                continue
             ch.record(entry.rel)
             supersede(self.vault, entry, new_rel=decision.path, until=until, now=self.now)
             self.pool.discard(entry)
             tally["superseded"].add(entry.rel)
-        for entry in waiting:
-            self.report.warnings.append(f"the model said {cand.content[:50]!r} also replaces {entry.rel}, "
-                                        "which it shares nothing with; kept")
 
     def _became(self, decision):
         """The memory a decision wrote or restated (an `Existing`), or None."""
