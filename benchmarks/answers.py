@@ -31,6 +31,7 @@ import time
 import tomllib
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -165,6 +166,21 @@ def gold_answers(path: Path) -> dict[tuple[str, str], list]:
     return gold
 
 
+def spread(questions: list, n: int | None) -> list:
+    """`n` of `questions` spread evenly over them, in their order (all of them without `n`)."""
+    if not n or n >= len(questions):
+        return list(questions)
+    return [questions[i * len(questions) // n] for i in range(n)]
+
+
+def after_last_session(conv: Conversation):
+    """The day a LoCoMo question is taken as asked (LoCoMo gives none): the day of the
+    conversation's last turn, as one speaker would ask the other at its end, not the machine's
+    clock years later ("how long ago" then means what it meant to them)."""
+    times = [t.time for t in conv.turns if t.time]
+    return max(times) + timedelta(minutes=1) if times else None
+
+
 def build_vault(conv: Conversation, embedder, workdir: Path, model: str | None) -> Path:
     """The conversation imported and extracted offline into a fresh vault, as locomo.py builds it."""
     from vaultmem.api import Memory, init
@@ -208,6 +224,10 @@ def parse_args(argv=None):
     parser.add_argument("--conversations", help="comma-separated sample ids (default: all)")
     parser.add_argument("--max-sessions", type=int, help="keep only the first N sessions of each conversation")
     parser.add_argument("--max-questions", type=int, help="ask only the first N questions of each conversation")
+    parser.add_argument("--sample", type=int, metavar="N",
+                        help="ask N questions of each conversation, spread evenly over its questions (a "
+                             "reader sees one request of a conversation at a time: LoCoMo's 150-question "
+                             "conversation is 150 waves in full)")
     parser.add_argument("--llm", type=Path, metavar="TOML",
                         help="an [llm] table (a file) for reader and judge in place of the relay; "
                              "{case} in its base_url becomes the request's tag")
@@ -256,7 +276,8 @@ def run(args, table: str) -> dict:
             vault = args.vaults / conv.sample_id if args.vaults else build_vault(conv, embedder, workdir, args.model)
             put_llm_table(vault, table, conv.sample_id)
             memory = Memory(vault, embedder=embedder)
-            for question in conv.questions:
+            for question in spread(conv.questions, args.sample):
+                question.asked = question.asked or after_last_session(conv)
                 with asked_on(question.asked):
                     asked = clock.today().isoformat()
                     block = None if args.rerank == "llm" else memory.context(question.text, budget=args.budget,
@@ -319,7 +340,7 @@ def summarise(rows: list[dict], args) -> dict:
     for row in rows:
         by[row["kind"] or f"category {row['category']}"].append(row["correct"])
     share = lambda xs: round(100 * sum(xs) / len(xs), 1) if xs else None  # noqa: E731
-    figures = {"data": str(args.data), "budget": args.budget, "rerank": args.rerank, "questions": len(rows),
+    figures = {"data": str(args.data), "budget": args.budget, "rerank": args.rerank, "sample": args.sample, "questions": len(rows),
                "accuracy": share([r["correct"] for r in rows]),
                "by_type": {k: {"n": len(v), "accuracy": share(v)} for k, v in sorted(by.items())},
                "context_tokens_mean": round(sum(r["context_tokens"] for r in rows) / max(1, len(rows)), 1)}

@@ -330,11 +330,21 @@ def test_answers_harness_smoke_readers_never_see_the_gold_and_judges_come_after(
     for request in readers:
         text = json.dumps(request["body"])
         assert "Gold answer" not in text and "Memory:" in text
+        # LoCoMo dates no question: it is asked on the day of the conversation's last session
+        assert "Today is 2023-01-29." in text
     judged = [request["body"]["messages"][0]["content"] for request in judges]
     assert all("Memory:" not in text for text in judged)
     for row in rows:   # each judge sees its question's gold answer (they run side by side)
         assert sum(f"Question: {row['question']}\nGold answer: {row['gold']}\n" in text for text in judged) == 1
     assert "answer accuracy 100.0 % of 3" in stdout
+
+
+def test_a_sample_of_questions_is_spread_over_each_conversation():
+    from answers import spread
+
+    questions = list(range(150))
+    assert spread(questions, 4) == [0, 37, 75, 112]
+    assert spread(questions, None) == questions and spread(questions[:3], 5) == [0, 1, 2]
 
 
 def test_the_block_audit_counts_hubs_repeats_and_overlaps_from_the_text_alone(tmp_path, embedder, monkeypatch):
