@@ -154,7 +154,7 @@ def test_the_cli_takes_rerank_and_refuses_an_unknown_stage(vault, embedder, monk
         api.Memory(vault, embedder=embedder).search(QUESTION)
 
 
-# Issue 49: the model sees up to 50 hits, each with the day it was said and its session.
+# Issue 49: the model sees up to 100 hits, each with the day it was said and its session.
 
 def test_each_passage_is_shown_with_its_day_and_session(tmp_path, vault, embedder, monkeypatch):
     monkeypatch.setenv("VAULTMEM_NOW", "2026-11-30T12:00:00")
@@ -185,10 +185,11 @@ def hit(n: int, text: str) -> Hit:
                valid_from="2026-11-01")
 
 
-def test_up_to_fifty_are_shown_as_many_as_the_window_holds():
-    english = [hit(n, f"The user mentioned detail number {n} about their week, " * 6) for n in range(60)]
-    chinese = [hit(n, f"用户提到了这周的第{n}件事，" * 12) for n in range(60)]
-    assert candidates(english) == RERANK_CANDIDATES == 50
+def test_up_to_a_hundred_are_shown_as_many_as_the_window_holds():
+    english = [hit(n, f"The user mentioned detail number {n} about their week, " * 6) for n in range(120)]
+    chinese = [hit(n, f"用户提到了这周的第{n}件事，" * 12) for n in range(120)]
+    assert candidates(english) == RERANK_CANDIDATES == 100   # the default window, 32,000 tokens
+    assert candidates(english, context_tokens=8192) < 100
     small = candidates(english, context_tokens=4096)
     assert 10 <= small < 50
     assert 2 <= candidates(chinese, context_tokens=4096) < small

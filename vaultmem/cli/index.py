@@ -11,7 +11,7 @@ SCOPE_HELP = ("memories (memory and session notes), notes (your own notes, read-
 PROJECT_HELP = ("A project's folder or name: leave out what was said only in other projects' agent "
                 "sessions (facts and preferences about you stay).")
 RERANK = click.Choice(["llm", "none"])
-RERANK_HELP = ("llm: the [llm] model reorders the first 50 hits, each shown with its day and "
+RERANK_HELP = ("llm: the [llm] model reorders the first 100 hits, each shown with its day and "
                "session (one request; slow on a small local model); none: the first stage's "
                "order. Default: [search] rerank.")
 

@@ -9,9 +9,11 @@ endpoint turns it on with `[search] rerank = "llm"` or `search --rerank llm`.
     >>> parse_ranking('{"ranking": [3, 1, 3, 9]}', count=4)
     [2, 0]
 
-The model sees up to the first 50 hits (issue 49: with 20, evidence the first stage ranked
-21st to 50th was never shown), as many as `[llm] context_tokens` holds, each with the day it
-was said and the session it comes from, so that a "when" question can be ranked. The model's
+The model sees up to the first 100 hits, as many as `[llm] context_tokens` holds, each with
+the day it was said and the session it comes from, so that a "when" question can be ranked
+(issue 49: with 20, evidence the first stage ranked 21st to 50th was never shown; with 50, a
+question whose answer is spread over many sessions still had a quarter of its evidence below
+the cut on LoCoMo dev, and 13 % below 100). The model's
 order comes first, then the hits it left out in the first stage's order. A hit's `score`
 stays the first stage's and `parts["rerank"]` holds the place the model gave it, so with the
 stage on the order, not the score, is the ranking. When the endpoint fails or answers with no
@@ -27,9 +29,9 @@ from vaultmem.retrieve.hits import Hits
 from vaultmem.store import link_note
 from vaultmem.text.script import is_chinese
 
-RERANK_CANDIDATES = 50   # the first stage's hits the model sees, at most
+RERANK_CANDIDATES = 100  # the first stage's hits the model sees, at most (about 9,000 tokens)
 PASSAGE_CHARS = 300      # each shown up to this long
-REPLY_TOKENS = 400       # room for 50 numbers in the ranking
+REPLY_TOKENS = 600       # room for 100 numbers in the ranking
 PROMPT_TOKENS = 200      # the instructions and the question, as counted by `_tokens`
 SYSTEM = ("You rank passages from a person's memory by how well they help answer a question. "
           "Each passage is dated by the day it was said and names the conversation it comes from; "
