@@ -247,6 +247,8 @@ def main(argv=None) -> int:
         raise SystemExit("answers.py needs a model: --record JSONL --relay-dir DIR, --replay JSONL, or --llm TOML")
     if args.llm and (args.record or args.replay):
         raise SystemExit("--llm and the relay (--record/--replay) each name the model: choose one")
+    if args.sample is not None and args.sample < 1:
+        raise SystemExit("--sample takes a number of questions a conversation, 1 or more")
     if args.record and not args.relay_dir:
         raise SystemExit("--record needs --relay-dir DIR")
     figures, code = run_with_relay(args, lambda table: run(args, table),

@@ -17,7 +17,7 @@ from vaultmem import api
 from vaultmem.cli import cli
 from vaultmem.errors import ConfigError
 from vaultmem.retrieve.hits import Hit
-from vaultmem.retrieve.rerank import RERANK_CANDIDATES, candidates, parse_ranking, rerank_messages
+from vaultmem.retrieve.rerank import REPLY_TOKENS, RERANK_CANDIDATES, candidates, parse_ranking, rerank_messages
 
 FACTS = ["The user drinks oolong tea every morning.",
          "The user plays the cello in a community orchestra.",
@@ -195,7 +195,7 @@ def test_up_to_a_hundred_are_shown_as_many_as_the_window_holds():
     assert 2 <= candidates(chinese, context_tokens=4096) < small
     assert candidates(english[:1]) == 1 and candidates([], 4096) == 0
     messages = rerank_messages("What happened this week?", english[:candidates(english, 4096)])
-    assert sum(len(m["content"]) for m in messages) // 4 < 4096 - 400
+    assert sum(len(m["content"]) for m in messages) // 4 < 4096 - REPLY_TOKENS
 
 
 def test_context_follows_the_models_order(vault, embedder):
