@@ -342,7 +342,8 @@ def summarise(rows: list[dict], args) -> dict:
     for row in rows:
         by[row["kind"] or f"category {row['category']}"].append(row["correct"])
     share = lambda xs: round(100 * sum(xs) / len(xs), 1) if xs else None  # noqa: E731
-    figures = {"data": str(args.data), "budget": args.budget, "rerank": args.rerank, "sample": args.sample, "questions": len(rows),
+    figures = {"data": str(args.data), "budget": args.budget, "rerank": args.rerank, "sample": args.sample,
+               "questions": len(rows),
                "accuracy": share([r["correct"] for r in rows]),
                "by_type": {k: {"n": len(v), "accuracy": share(v)} for k, v in sorted(by.items())},
                "context_tokens_mean": round(sum(r["context_tokens"] for r in rows) / max(1, len(rows)), 1)}

@@ -244,9 +244,9 @@ def run_vaultmem(conv: Conversation, embedder, workdir: Path, depth: int, scores
         ask = lambda messages, max_tokens: chat(settings, messages, max_tokens=max_tokens)  # noqa: E731
         ask.context_tokens = settings.context_tokens
     for question in conv.questions:
-        # With the rerank on, the first stage of `search --rerank llm` (its first RERANK_CANDIDATES, current
-        # marked); the model's order is asked for afterwards, all questions at once, each with
-        # the day the product would say it is asked on.
+        # With the rerank on, the first stage of `search --rerank llm` (its first
+        # RERANK_CANDIDATES, current marked); the model's order is asked for afterwards, all
+        # questions at once, each with the day the product would say it is asked on.
         with asked_on(question.asked):
             result = memory.search(question.text, k=max(depth, RERANK_CANDIDATES) if rerank_llm else depth,
                                    rerank="")

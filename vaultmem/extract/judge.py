@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from vaultmem.extract.llm_slots import PROMPT_SLOTS
 from vaultmem.extract.review import _cosine
 from vaultmem.policy.decide import Decision
 from vaultmem.policy.pool import Existing, Pool
@@ -144,12 +145,10 @@ def kin_slots(a: str | None, b: str | None) -> bool:
     if a == b:
         return True
     short, long = sorted((a, b), key=len)
-    return ":" not in short and short not in _PROMPT_SLOTS and long.startswith(short + "_")
+    # A name of the model's own that opens with one the prompt gives names another slot
+    # ("home_office", "job_history", "diet_goal").
+    return ":" not in short and short not in PROMPT_SLOTS and long.startswith(short + "_")
 
-
-# The attribute names the prompt gives: a name of the model's own that opens with one of them
-# names another slot ("home_office", "job_history", "diet_goal").
-_PROMPT_SLOTS = frozenset("name home origin employer job relationship family pet likes tool editor diet".split())
 
 
 def share_words(a: str, b: str) -> bool:

@@ -25,6 +25,9 @@ _ATTRIBUTES = {
     "editor": ("editor", "code_editor", "text_editor", "ide", "编辑器"),
 }
 _SYNONYMS = {word: name for name, words in _ATTRIBUTES.items() for word in words}
+# The attribute names the prompt gives (extract/llm_prompt.py): these and the heads of its
+# `family:`, `pet:`, `likes:` and `tool:` forms.
+PROMPT_SLOTS = frozenset(_ATTRIBUTES) | {"family", "pet", "likes", "tool"}
 _LIKES = {"likes", "like", "loves", "love", "enjoys", "enjoy", "prefers", "preference", "喜欢", "爱"}
 _DISLIKES = {"dislikes", "dislike", "hates", "hate", "不喜欢", "讨厌"}
 _NO = {"no", "false", "dislike", "dislikes", "hate", "hates", "negative", "否", "不", "不喜欢", "讨厌"}
