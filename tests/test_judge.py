@@ -61,22 +61,6 @@ def test_one_request_a_session_shows_the_held_memories_and_an_update_supersedes_
     assert report["model_sessions"][0]["decided_by"] == "model" and report["model_sessions"][0]["prompt_tokens"] > 0
 
 
-def test_a_held_memory_is_shown_with_the_slot_it_fills_so_a_change_can_name_it(vault, tmp_path):
-    """The model labels slots in its own words ("gp" one session, "doctor:okafor" the next); shown
-    the held memory's subject/attribute, it can name the same slot, and a later value of it is
-    read as a change (`retrieve/current.py`)."""
-    first = (["My GP is Dr. Lindqvist."],
-             [item("The user's GP is Dr. Lindqvist.", "a-0", action="add", subject="user", attribute="gp",
-                   value="Dr. Lindqvist")])
-    requests, report = two_runs(vault, tmp_path, first, ["I'm seeing Dr. Okafor for everything now."], [
-        reply(item("The user's GP is Dr. Okafor.", "b-0", action="update", target="H1", subject="user",
-                   attribute="gp", value="Dr. Okafor"))])
-    second = requests[1]["body"]["messages"][1]["content"]
-    assert second.startswith("Held memories:\n[H1] (since 2026-09-01; user/gp) The user's GP is Dr. Lindqvist.")
-    assert "uses that same subject and attribute" in requests[1]["body"]["messages"][0]["content"]
-    assert (report["superseded"], report["warnings"]) == (1, [])
-
-
 def test_an_add_beside_a_held_memory_the_model_saw_keeps_both(vault, tmp_path):
     """The rules would supersede on the slot (both say the user's home); the model saw the held
     memory and says both hold (a second home): its call."""

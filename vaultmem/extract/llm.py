@@ -53,15 +53,6 @@ class Held:
     entry: object   # a `policy.pool.Existing`
     dated: str = ""  # "since 2026-08-10", "said 2026-08-12"
 
-    @property
-    def label(self) -> str:
-        """What the model reads before the statement: its date and the slot it fills
-        ("since 2026-02-16; user/gp"), so that a statement of the same thing names the same
-        slot and a change of it is an update of this memory."""
-        subject, attribute = (getattr(self.entry, k, "") or "" for k in ("subject", "attribute"))
-        slot = f"{subject}/{attribute}" if subject and attribute else ""
-        return "; ".join(part for part in (self.dated, slot) if part)
-
 
 def extract_llm(turns, session_time: datetime | None, settings, held=()) -> list[Candidate]:
     """Candidates for `turns` from the model, without the warnings about the items left out;
@@ -173,7 +164,7 @@ def _fit_held(held: list, tokens: int) -> list:
     shown oldest first, as they were said: the model reads a change as what came later."""
     out, used = [], 0
     for item in held:
-        size = estimate_tokens(f"[H{len(out) + 1}] ({item.label}) {item.entry.text}") + 1
+        size = estimate_tokens(f"[H{len(out) + 1}] ({item.dated}) {item.entry.text}") + 1
         if used + size > tokens:
             break
         out.append(item)
@@ -190,7 +181,7 @@ def _extract_batch(turns, session_time, settings: LLMSettings, shares: Budget, h
 
     ids = {t.id: t.text for t in turns}
     keys = {f"H{i}": item for i, item in enumerate(held, 1)}
-    text = render_request(turns, session_time, [(k, h.entry.text, h.label) for k, h in keys.items()],
+    text = render_request(turns, session_time, [(k, h.entry.text, h.dated) for k, h in keys.items()],
                           shares.turns - HEADER_TOKENS)
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text}]
     reply = chat(settings, messages, shares.reply, usage)

@@ -80,10 +80,7 @@ card, account or ID numbers. An empty list is a valid answer.
 - subject/attribute/value name what the item sets, so a later change can replace it: subject
   "user" for the user, else the person's name; attribute one of name, home, origin, employer,
   job, relationship, family:<relation>, pet:<kind>, likes:<thing> (value "yes" or "no"),
-  tool:<name>, editor, diet, or a short name of your own; value the value it has now. A held
-  memory shows its subject/attribute after its date: a statement of the same thing about the
-  same person uses that same subject and attribute, whatever its wording, and a new value of it
-  updates that memory.
+  tool:<name>, editor, diet, or a short name of your own; value the value it has now.
 - action and target: "add": new information, or information that can be true together with
   what is held (target null). "update": it replaces a held memory, or an earlier item of your
   list, that is no longer true: the same thing about the same person with a new value (a move,
@@ -124,9 +121,8 @@ def budget(context_tokens: int) -> Budget:
 
 
 def render_request(turns, session_time: datetime | None, held=(), room: int | None = None) -> str:
-    """The user message: the held memories (`held`: (key, text, label) triples, the label
-    their date and slot) and the conversation, one line per message with its id in brackets
-    (each cut to `room` tokens)."""
+    """The user message: the held memories (`held`: (key, text, dated) triples) and the
+    conversation, one line per message with its id in brackets (each cut to `room` tokens)."""
     lines = []
     if held:
         lines.append("Held memories:")
