@@ -73,6 +73,24 @@ def test_locomo_harness_smoke(tmp_path):
     assert report["extract"]["conv-30"]["sessions"] == 2
 
 
+
+def test_rewrite_bound_reads_the_vaults_locomo_kept_with_and_without_the_answer(tmp_path):
+    """The bound on a question rewrite (issue 49): recall at each depth for the question as
+    asked and with its gold answer appended, on the vaults `locomo.py --keep-vaults` built."""
+    vaults = tmp_path / "vaults"
+    run_harness(BENCH / "locomo.py", LOCOMO_DEV, "--conversations", "conv-30", "--max-sessions", "2",
+                "--max-questions", "6", "--no-baselines", "--keep-vaults", vaults)
+    figures, stdout = run_harness(BENCH / "rewrite_bound.py", LOCOMO_DEV, vaults, "--k", "5,20",
+                                  "--conversations", "conv-30", "--max-sessions", "2", "--max-questions", "6")
+    assert figures["questions"] > 0
+    for form in ("asked", "with_answer"):
+        assert 0.0 <= figures[form]["5"] <= figures[form]["20"] <= 1.0, figures
+        assert re.search(rf"^{form}\s+overall\s+{figures['questions']}\s", stdout, re.MULTILINE), stdout
+    # a conversation whose vault is not there is named, with the command that builds it
+    done = subprocess.run([sys.executable, BENCH / "rewrite_bound.py", LOCOMO_DEV, tmp_path / "none"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode != 0 and "--keep-vaults" in done.stderr and "conv-" in done.stderr
+
 MEMQUALITY_TINY = ROOT / "tests" / "data" / "memquality" / "tiny.json"
 MEMQUALITY_KEYS = {"cases", "probes", "pass_rate", "by_kind", "type_ok", "memory_notes",
                    "secrets_leaked", "hygiene"}
