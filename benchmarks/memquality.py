@@ -339,7 +339,9 @@ def run_case(case: Case, workdir: Path, llm: bool | Path, lead: bool = False) ->
     order = {p["id"]: i for i, p in enumerate(case.probes)}
     outcomes.sort(key=lambda o: order[o.probe["id"]])
     counts = Counter((n.type, n.status) for n in notes)
-    return outcomes, {"blocks": block_figures(run, notes),
+    current_blocks = {probe["id"]: run.blocks[probe["id"]] for probe in case.probes
+                      if probe["kind"] == "current" and probe["id"] in run.blocks}
+    return outcomes, {"blocks": block_figures(run, notes), "current_blocks": current_blocks,
                       "notes": {f"{t}/{s}": c for (t, s), c in sorted(counts.items())},
                       "memory_notes": sum(c for (t, _s), c in counts.items() if t in MEMORY_KINDS),
                       "unparseable": errors, "hygiene": hygiene(notes), "extract": run.extracts}
@@ -492,6 +494,10 @@ def parse_args(argv=None):
     parser.add_argument("--lead", action="store_true",
                         help="also ask each memory probe's `question` and score whether the context "
                              "block leads with that memory (issue 33)")
+    parser.add_argument("--answers", action="store_true",
+                        help="with the relay or --llm-config: also hand each current probe's block to a reader model "
+                             "and have LongMemEval's knowledge-update judge grade its answer against "
+                             "`expect` (`current_answered`: what an agent reading the block answers)")
     parser.add_argument("--summary-only", action="store_true",
                         help="print the tables and figures but no failure lines nor hygiene findings: "
                              "for a held-out corpus whose content must stay unread")
@@ -504,6 +510,8 @@ def main(argv=None) -> int:
         raise SystemExit("--llm-config needs --llm")
     if args.llm_config and (args.record or args.replay):
         raise SystemExit("--llm-config and the relay (--record/--replay) each set the [llm] table: choose one")
+    if args.answers and not (args.record or args.replay or args.llm_config):
+        raise SystemExit("--answers asks a reader model: give the relay (--record or --replay) or --llm-config")
     cases = [load_case(p) for p in args.cases]
     args.llm = args.llm or bool(args.record or args.replay)
     figures, code = run_with_relay(args, lambda llm: run(args, cases, llm), args.llm_config or args.llm)
@@ -527,15 +535,94 @@ def run(args, cases: list[Case], llm) -> dict:
         for case, (case_outcomes, case_details) in zip(cases, done):
             details[case.name] = case_details
             outcomes += case_outcomes
+    answered = answer_current(cases, details, llm, args.jobs) if args.answers else {}
     print_report(outcomes, details, failures=not args.summary_only)
     figures = figures_of(outcomes, details, {c.name: c.lang for c in cases})
+    if args.answers:
+        figures.update(answered_figures(outcomes, answered, {c.name: c.lang for c in cases}))
+        print(answered_line(figures), file=sys.stdout)
+        if not args.summary_only:
+            for (case, pid), row in sorted(answered.items()):
+                if not row["correct"]:
+                    print(f"  answered wrong: {case} {pid}: {' '.join(row['reply'].split())[:200]}")
     if args.json_out:
         report = {"cases": {c.name: str(c.path) for c in cases}, "figures": figures,
                   "commit": _commit(), "llm": args.llm,
-                  "probes": [o.to_dict() for o in outcomes], "details": details}
+                  "probes": [o.to_dict() for o in outcomes], "details": details,
+                  "answers": [{"case": case, "id": pid, **row} for (case, pid), row in sorted(answered.items())]}
         args.json_out.parent.mkdir(parents=True, exist_ok=True)
         args.json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return figures
+
+
+# --- what a reader answers from the block (--answers) -------------------------------------
+
+def answer_current(cases: list[Case], details: dict[str, dict], table, jobs: int) -> dict:
+    """Each current probe's block to a reader (answers.py's prompt, asked on the case's day),
+    then, once every reader has answered, each reply to LongMemEval's knowledge-update judge
+    with the probe's `expect` as the correct answer: "a response that gives previous information
+    along with the updated answer is correct as long as the updated answer is the required one".
+    SPEC §7's `current` fails a block that shows an old value as current anywhere; this asks
+    whether an agent reading that block answers with the value now. `{(case, id): row}`."""
+    import tomllib
+
+    from answers import JUDGE_TOKENS, READER_TOKENS, judge_messages, judged_correct, reader_messages
+
+    from vaultmem.extract.llm_endpoint import LLMSettings, chat
+
+    table = table.read_text(encoding="utf-8") if isinstance(table, Path) else table
+    rows = {}
+    for case in cases:
+        for probe in case.probes:
+            block = details[case.name]["current_blocks"].get(probe["id"])
+            if probe["kind"] == "current" and block is not None:
+                rows[(case.name, probe["id"])] = {"question": probe["question"], "block": block,
+                                                  "gold": " / ".join(probe["expect"]), "asked": case.now[:10]}
+
+    def ask(tag: str, messages: list[dict], tokens: int) -> str:
+        settings = LLMSettings.coerce(tomllib.loads(table.replace("{case}", tag))["llm"])
+        try:
+            return chat(settings, messages, max_tokens=tokens)
+        except Exception as exc:   # a reader that fails costs that answer, said in its row
+            return f"[no answer: {exc}]"
+
+    def read(key):
+        row = rows[key]
+        row["reply"] = ask(key[0], reader_messages(row["block"], row["question"], row["asked"]), READER_TOKENS)
+
+    def judge(key):
+        row = rows[key]
+        row["verdict"] = ask(f"{key[0]}-judge", judge_messages("knowledge-update", row["question"], row["gold"],
+                                                               row["reply"]), JUDGE_TOKENS)
+        row["correct"] = judged_correct("knowledge-update", row["verdict"])
+
+    for stage in (read, judge):   # readers first, all of them: no wave holds a reader beside a judge
+        with ThreadPoolExecutor(max(1, jobs)) as pool:
+            list(pool.map(stage, list(rows)))
+    for row in rows.values():
+        row.pop("block")
+    return rows
+
+
+def answered_figures(outcomes: list[Outcome], answered: dict, langs: dict[str, str]) -> dict:
+    """`current_answered` (and by language): the share of current probes whose reader answered
+    with the value now, as the judge read it."""
+    def share(keys):
+        keys = [k for k in keys if k in answered]
+        return sum(answered[k]["correct"] for k in keys) / len(keys) if keys else None
+
+    keys = [(o.case, o.probe["id"]) for o in outcomes if o.probe["kind"] == "current"]
+    by_lang = {lang: share([k for k in keys if langs.get(k[0]) == lang])
+               for lang in sorted(set(langs.values()) - {None})}
+    return {"current_answered": share(keys), "current_answered_n": sum(k in answered for k in keys),
+            **({"current_answered_by_lang": by_lang} if by_lang else {})}
+
+
+def answered_line(figures: dict) -> str:
+    value = figures["current_answered"]
+    shown = "-" if value is None else f"{100 * value:.1f} %"
+    return (f"current, answered by a reader from the block (LongMemEval's knowledge-update judge): "
+            f"{shown} of {figures['current_answered_n']}")
 
 
 def _commit() -> str | None:

@@ -218,6 +218,43 @@ def test_memquality_harness_smoke(tmp_path):
     assert outcome["allergy"]["type_ok"] is True
 
 
+def test_memquality_answers_hands_each_current_block_to_a_reader_then_a_judge(tmp_path):
+    """`--answers`: each current probe's block goes to a reader (the block, the case's day and the
+    question; never the expected value), and only after every reader has answered, the reply goes
+    to LongMemEval's knowledge-update judge with `expect` as the correct answer; the judge's yes
+    or no is `current_answered`. The model is a stand-in the test serves on loopback."""
+    from tests.helpers.llm_endpoint import LoopbackLLM, completion
+
+    class Model(LoopbackLLM):
+        def answer(self, body):
+            prompt = body["messages"][-1]["content"]
+            if prompt.startswith("Memory:"):
+                return 200, completion("The user lives in Lisbon.")
+            if "Correct Answer:" in prompt:
+                return 200, completion("no" if "Reykjavik" in prompt.split("Model Response:")[1] else "yes")
+            return 200, completion('{"memory_items": [], "secrets": []}')   # the extraction: nothing
+
+    with Model() as model:
+        host, port = model.server.server_address
+        table = tmp_path / "llm.toml"
+        table.write_text(f'[llm]\nbase_url = "http://{host}:{port}/t/{{case}}/v1"\nmodel = "m"\n'
+                         f'api_key_env = ""\ntimeout = 30\n', encoding="utf-8")
+        figures, stdout = run_harness(BENCH / "memquality.py", MEMQUALITY_TINY, "--llm", "--llm-config", table,
+                                      "--answers", timeout=300)
+    prompts = [(r["path"], r["body"]["messages"][-1]["content"]) for r in model.requests]
+    readers = [i for i, (path, text) in enumerate(prompts) if text.startswith("Memory:")]
+    judges = [i for i, (path, text) in enumerate(prompts) if "Correct Answer:" in text]
+    assert len(readers) == len(judges) == 1 and readers[0] < judges[0]
+    reader_path, reader = prompts[readers[0]]
+    assert reader_path.startswith("/t/tiny/") and "Today is 2026-11-30." in reader
+    assert reader.endswith("Question: Where does the user live?\nAnswer:")
+    judge_path, judge = prompts[judges[0]]
+    assert judge_path.startswith("/t/tiny-judge/") and "Correct Answer: Lisbon" in judge
+    assert "as long as the updated answer is the required answer" in judge   # the knowledge-update prompt
+    assert figures["current_answered"] == 1.0 and figures["current_answered_n"] == 1
+    assert "answered by a reader from the block" in stdout
+
+
 LOCOMO_ZH = SHARED / "eval" / "locomo-zh" / "locomo-zh-dev.json"
 
 
