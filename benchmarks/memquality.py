@@ -535,7 +535,7 @@ def run(args, cases: list[Case], llm) -> dict:
         for case, (case_outcomes, case_details) in zip(cases, done):
             details[case.name] = case_details
             outcomes += case_outcomes
-    answered = answer_current(cases, details, llm, args.jobs) if args.answers else {}
+    answered = answer_current(cases, details, llm) if args.answers else {}
     print_report(outcomes, details, failures=not args.summary_only)
     figures = figures_of(outcomes, details, {c.name: c.lang for c in cases})
     if args.answers:
@@ -557,7 +557,12 @@ def run(args, cases: list[Case], llm) -> dict:
 
 # --- what a reader answers from the block (--answers) -------------------------------------
 
-def answer_current(cases: list[Case], details: dict[str, dict], table, jobs: int) -> dict:
+# Readers (then judges) asked at once: each request only waits on the model, and a relay wave
+# takes one request of each case, so all of them wait together and the waves fill.
+ANSWER_JOBS = 64
+
+
+def answer_current(cases: list[Case], details: dict[str, dict], table) -> dict:
     """Each current probe's block to a reader (answers.py's prompt, asked on the case's day),
     then, once every reader has answered, each reply to LongMemEval's knowledge-update judge
     with the probe's `expect` as the correct answer: "a response that gives previous information
@@ -597,7 +602,7 @@ def answer_current(cases: list[Case], details: dict[str, dict], table, jobs: int
         row["correct"] = judged_correct("knowledge-update", row["verdict"])
 
     for stage in (read, judge):   # readers first, all of them: no wave holds a reader beside a judge
-        with ThreadPoolExecutor(max(1, jobs)) as pool:
+        with ThreadPoolExecutor(max(1, min(len(rows), ANSWER_JOBS))) as pool:   # each one waits on the model
             list(pool.map(stage, list(rows)))
     for row in rows.values():
         row.pop("block")
