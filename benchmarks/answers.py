@@ -142,6 +142,18 @@ def judge_messages(kind: str, question: str, gold: str, reply: str) -> list[dict
     return [{"role": "user", "content": prompt}]
 
 
+def ask_model(table: str, tag: str, messages: list[dict], tokens: int) -> str:
+    """One request to the `[llm]` table's endpoint, `{case}` in its base_url set to `tag` (the
+    relay's conversation); a model that fails costs that answer, said in its place."""
+    from vaultmem.extract.llm_endpoint import LLMSettings, chat
+
+    settings = LLMSettings.coerce(tomllib.loads(table.replace("{case}", tag))["llm"])
+    try:
+        return chat(settings, messages, max_tokens=tokens)
+    except Exception as exc:
+        return f"[no answer: {exc}]"
+
+
 def judged_correct(kind: str, reply: str) -> bool:
     """The judge's verdict as each published script reads it: LongMemEval's "yes" anywhere in the
     reply; Mem0's `label` of the JSON, CORRECT (falling back on the last label word written)."""
@@ -262,7 +274,6 @@ def main(argv=None) -> int:
 def run(args, table: str) -> dict:
     from vaultmem import clock
     from vaultmem.api import Memory
-    from vaultmem.extract.llm_endpoint import LLMSettings, chat
     from vaultmem.index.embed import Embedder
 
     wanted = set(args.conversations.split(",")) if args.conversations else None
@@ -302,27 +313,20 @@ def run(args, table: str) -> dict:
           flush=True)
     whole = set(range(0, len(rows), max(1, len(rows) // args.whole))[:args.whole]) if args.whole else set()
 
-    def ask(tag: str, messages: list[dict], tokens: int) -> str:
-        settings = LLMSettings.coerce(tomllib.loads(table.replace("{case}", tag))["llm"])
-        try:
-            return chat(settings, messages, max_tokens=tokens)
-        except Exception as exc:   # a reader that fails costs that answer, said in the row
-            return f"[no answer: {exc}]"
-
     def read(i):
         row = rows[i]
-        row["reply"] = ask(row["conversation"], reader_messages(row["_block"], row["question"], row["asked"]),
-                           READER_TOKENS)
+        row["reply"] = ask_model(table, row["conversation"],
+                                 reader_messages(row["_block"], row["question"], row["asked"]), READER_TOKENS)
         if i in whole:
-            row["whole_reply"] = ask(row["conversation"],   # its conversation's tag: never in a reader's wave beside it
-                                     whole_messages(row["_conv"], row["question"], row["asked"]), READER_TOKENS)
+            row["whole_reply"] = ask_model(table, row["conversation"],   # its conversation's tag: never in a reader's wave beside it
+                                           whole_messages(row["_conv"], row["question"], row["asked"]), READER_TOKENS)
 
     def judge(i):
         row = rows[i]
         for key in ("reply", "whole_reply"):
             if key in row:
-                verdict = ask(f"{row['conversation']}-judge",
-                              judge_messages(row["kind"], row["question"], row["gold"], row[key]), JUDGE_TOKENS)
+                verdict = ask_model(table, f"{row['conversation']}-judge",
+                                    judge_messages(row["kind"], row["question"], row["gold"], row[key]), JUDGE_TOKENS)
                 row[key.replace("reply", "verdict")] = verdict
                 row[key.replace("reply", "correct")] = judged_correct(row["kind"], verdict)
 

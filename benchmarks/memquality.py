@@ -569,11 +569,7 @@ def answer_current(cases: list[Case], details: dict[str, dict], table) -> dict:
     along with the updated answer is correct as long as the updated answer is the required one".
     SPEC §7's `current` fails a block that shows an old value as current anywhere; this asks
     whether an agent reading that block answers with the value now. `{(case, id): row}`."""
-    import tomllib
-
-    from answers import JUDGE_TOKENS, READER_TOKENS, judge_messages, judged_correct, reader_messages
-
-    from vaultmem.extract.llm_endpoint import LLMSettings, chat
+    from answers import JUDGE_TOKENS, READER_TOKENS, ask_model, judge_messages, judged_correct, reader_messages
 
     table = table.read_text(encoding="utf-8") if isinstance(table, Path) else table
     rows = {}
@@ -584,21 +580,15 @@ def answer_current(cases: list[Case], details: dict[str, dict], table) -> dict:
                 rows[(case.name, probe["id"])] = {"question": probe["question"], "block": block,
                                                   "gold": " / ".join(probe["expect"]), "asked": case.now[:10]}
 
-    def ask(tag: str, messages: list[dict], tokens: int) -> str:
-        settings = LLMSettings.coerce(tomllib.loads(table.replace("{case}", tag))["llm"])
-        try:
-            return chat(settings, messages, max_tokens=tokens)
-        except Exception as exc:   # a reader that fails costs that answer, said in its row
-            return f"[no answer: {exc}]"
-
     def read(key):
         row = rows[key]
-        row["reply"] = ask(key[0], reader_messages(row["block"], row["question"], row["asked"]), READER_TOKENS)
+        row["reply"] = ask_model(table, key[0], reader_messages(row["block"], row["question"], row["asked"]),
+                                 READER_TOKENS)
 
     def judge(key):
         row = rows[key]
-        row["verdict"] = ask(f"{key[0]}-judge", judge_messages("knowledge-update", row["question"], row["gold"],
-                                                               row["reply"]), JUDGE_TOKENS)
+        row["verdict"] = ask_model(table, f"{key[0]}-judge", judge_messages("knowledge-update", row["question"],
+                                                                            row["gold"], row["reply"]), JUDGE_TOKENS)
         row["correct"] = judged_correct("knowledge-update", row["verdict"])
 
     for stage in (read, judge):   # readers first, all of them: no wave holds a reader beside a judge
