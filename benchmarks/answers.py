@@ -142,6 +142,11 @@ def judge_messages(kind: str, question: str, gold: str, reply: str) -> list[dict
     return [{"role": "user", "content": prompt}]
 
 
+# What `ask_model` gives in place of a reply when the request failed: never a model's words, so
+# never a verdict ("yes" in its error text, a case named "eyes", is not a judge's yes).
+NO_ANSWER = "[no answer: "
+
+
 def ask_model(table: str, tag: str, messages: list[dict], tokens: int) -> str:
     """One request to the `[llm]` table's endpoint, `{case}` in its base_url set to `tag` (the
     relay's conversation); a model that fails costs that answer, said in its place."""
@@ -151,7 +156,7 @@ def ask_model(table: str, tag: str, messages: list[dict], tokens: int) -> str:
     try:
         return chat(settings, messages, max_tokens=tokens)
     except Exception as exc:
-        return f"[no answer: {exc}]"
+        return f"{NO_ANSWER}{exc}]"
 
 
 def judged_correct(kind: str, reply: str) -> bool:
@@ -325,10 +330,14 @@ def run(args, table: str) -> dict:
         row = rows[i]
         for key in ("reply", "whole_reply"):
             if key in row:
+                if row[key].startswith(NO_ANSWER):   # no reader's answer: wrong, and no judge is asked
+                    row[key.replace("reply", "verdict")], row[key.replace("reply", "correct")] = "", False
+                    continue
                 verdict = ask_model(table, f"{row['conversation']}-judge",
                                     judge_messages(row["kind"], row["question"], row["gold"], row[key]), JUDGE_TOKENS)
                 row[key.replace("reply", "verdict")] = verdict
-                row[key.replace("reply", "correct")] = judged_correct(row["kind"], verdict)
+                row[key.replace("reply", "correct")] = not verdict.startswith(NO_ANSWER) and \
+                    judged_correct(row["kind"], verdict)
 
     # Readers first, all of them; judges after: no wave holds a reader's request beside a judge's.
     for stage in (read, judge):

@@ -31,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
+from answers import NO_ANSWER  # noqa: E402
 from blocks import BlockAudit  # noqa: E402
 from llm_relay import add_relay_options, run_with_relay  # noqa: E402
 from vault_audit import (  # noqa: E402
@@ -575,21 +576,25 @@ def answer_current(cases: list[Case], details: dict[str, dict], table) -> dict:
     rows = {}
     for case in cases:
         for probe in case.probes:
-            block = details[case.name]["current_blocks"].get(probe["id"])
-            if probe["kind"] == "current" and block is not None:
-                rows[(case.name, probe["id"])] = {"question": probe["question"], "block": block,
-                                                  "gold": " / ".join(probe["expect"]), "asked": case.now[:10]}
+            if probe["kind"] == "current":   # every one: a probe whose block failed is a wrong answer
+                rows[(case.name, probe["id"])] = {
+                    "question": probe["question"], "block": details[case.name]["current_blocks"].get(probe["id"]),
+                    "gold": " / ".join(probe["expect"]), "asked": case.now[:10], "reply": NO_BLOCK,
+                    "verdict": "", "correct": False}
 
     def read(key):
         row = rows[key]
-        row["reply"] = ask_model(table, key[0], reader_messages(row["block"], row["question"], row["asked"]),
-                                 READER_TOKENS)
+        if row["block"] is not None:
+            row["reply"] = ask_model(table, key[0], reader_messages(row["block"], row["question"], row["asked"]),
+                                     READER_TOKENS)
 
     def judge(key):
         row = rows[key]
+        if failed(row["reply"]):   # no block, or no reader's answer: wrong, and no judge is asked
+            return
         row["verdict"] = ask_model(table, f"{key[0]}-judge", judge_messages("knowledge-update", row["question"],
                                                                             row["gold"], row["reply"]), JUDGE_TOKENS)
-        row["correct"] = judged_correct("knowledge-update", row["verdict"])
+        row["correct"] = not failed(row["verdict"]) and judged_correct("knowledge-update", row["verdict"])
 
     for stage in (read, judge):   # readers first, all of them: no wave holds a reader beside a judge
         with ThreadPoolExecutor(max(1, min(len(rows), ANSWER_JOBS))) as pool:   # each one waits on the model
@@ -599,25 +604,37 @@ def answer_current(cases: list[Case], details: dict[str, dict], table) -> dict:
     return rows
 
 
+# A current probe whose `context` command failed has no block to read: it counts as answered wrong.
+NO_BLOCK = "[no block: the context command failed]"
+
+
+def failed(text: str) -> bool:
+    """A reply that is no model's answer: no block to read, or a request that failed
+    (`answers.ask_model`'s "[no answer: ...]", whose error text must not be read as a verdict)."""
+    return text == NO_BLOCK or text.startswith(NO_ANSWER)
+
+
 def answered_figures(outcomes: list[Outcome], answered: dict, langs: dict[str, str]) -> dict:
     """`current_answered` (and by language): the share of current probes whose reader answered
     with the value now, as the judge read it."""
     def share(keys):
-        keys = [k for k in keys if k in answered]
         return sum(answered[k]["correct"] for k in keys) / len(keys) if keys else None
 
     keys = [(o.case, o.probe["id"]) for o in outcomes if o.probe["kind"] == "current"]
     by_lang = {lang: share([k for k in keys if langs.get(k[0]) == lang])
                for lang in sorted(set(langs.values()) - {None})}
-    return {"current_answered": share(keys), "current_answered_n": sum(k in answered for k in keys),
+    return {"current_answered": share(keys), "current_answered_n": len(keys),
+            "current_answered_failed": sum(failed(answered[k]["reply"]) or failed(answered[k]["verdict"]) for k in keys),
             **({"current_answered_by_lang": by_lang} if by_lang else {})}
 
 
 def answered_line(figures: dict) -> str:
     value = figures["current_answered"]
     shown = "-" if value is None else f"{100 * value:.1f} %"
+    failures = figures["current_answered_failed"]
     return (f"current, answered by a reader from the block (LongMemEval's knowledge-update judge): "
-            f"{shown} of {figures['current_answered_n']}")
+            f"{shown} of {figures['current_answered_n']}"
+            + (f" ({failures} with no block, reader or judge: counted wrong)" if failures else ""))
 
 
 def _commit() -> str | None:

@@ -35,6 +35,11 @@ def answers_of(path: Path) -> dict[tuple[str, str], str]:
     return out
 
 
+def query_forms(question: str, answer: str) -> dict[str, str]:
+    """The question as asked, and with its gold answer appended (the best any rewrite could guess)."""
+    return {"asked": question, "with_answer": f"{question} {answer}".strip()}
+
+
 def recall(hits: list[dict], evidence: frozenset[str], k: int) -> float:
     found = {s for h in hits[:k] for s in (h.get("source_messages") or [])}
     return len(evidence & found) / len(evidence)
@@ -59,17 +64,25 @@ def main(argv=None) -> int:
     rows: dict[str, dict[str, dict[int, list[float]]]] = {
         form: defaultdict(lambda: defaultdict(list)) for form in ("asked", "with_answer")}
     wanted = set(args.conversations.split(",")) if args.conversations else None
-    for conv in load_conversations(args.data, wanted, args.max_sessions, args.max_questions):
+    conversations = load_conversations(args.data, wanted, args.max_sessions, args.max_questions)
+    if wanted and wanted - {c.sample_id for c in conversations}:
+        raise SystemExit(f"no such conversation in {args.data}: {sorted(wanted - {c.sample_id for c in conversations})}")
+    if not any(conv.questions for conv in conversations):
+        raise SystemExit(f"{args.data}: no scorable question (categories 1-4 with evidence) in what was asked for")
+    for conv in conversations:
         vault = args.vaults / conv.sample_id
         if not vault.is_dir():
             raise SystemExit(f"{vault}: no vault for {conv.sample_id}; build them with "
                              f"`locomo.py {args.data} --keep-vaults {args.vaults}`")
         mem = Memory(vault, embedder=embedder)
         for q in conv.questions:
-            texts = {"asked": q.text, "with_answer": f"{q.text} {gold.get((conv.sample_id, q.text), '')}"}
-            for form, text in texts.items():
+            for form, text in query_forms(q.text, gold.get((conv.sample_id, q.text), "")).items():
                 with asked_on(q.asked):
-                    hits = mem.search(text, k=max(depths), rerank="")["hits"]
+                    result = mem.search(text, k=max(depths), rerank="")
+                if result.get("warning"):   # a fallback search (a model the index was not built with) says nothing
+                    raise SystemExit(f"search fell back on {conv.sample_id}: {result['warning']} — give the "
+                                     f"--model the vaults were built with")
+                hits = result["hits"]
                 for k in depths:
                     value = recall(hits, q.evidence, k)
                     rows[form][CATEGORIES.get(q.category, str(q.category))][k].append(value)

@@ -86,10 +86,17 @@ def test_rewrite_bound_reads_the_vaults_locomo_kept_with_and_without_the_answer(
     for form in ("asked", "with_answer"):
         assert 0.0 <= figures[form]["5"] <= figures[form]["20"] <= 1.0, figures
         assert re.search(rf"^{form}\s+overall\s+{figures['questions']}\s", stdout, re.MULTILINE), stdout
+    from rewrite_bound import query_forms
+
+    assert query_forms("When did Jon go to Paris?", "28 January 2023") == {
+        "asked": "When did Jon go to Paris?", "with_answer": "When did Jon go to Paris? 28 January 2023"}
     # a conversation whose vault is not there is named, with the command that builds it
     done = subprocess.run([sys.executable, BENCH / "rewrite_bound.py", LOCOMO_DEV, tmp_path / "none"],
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode != 0 and "--keep-vaults" in done.stderr and "conv-" in done.stderr
+    done = subprocess.run([sys.executable, BENCH / "rewrite_bound.py", LOCOMO_DEV, vaults, "--conversations", "conv-0"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode != 0 and "no such conversation" in done.stderr and "conv-0" in done.stderr
 
 MEMQUALITY_TINY = ROOT / "tests" / "data" / "memquality" / "tiny.json"
 MEMQUALITY_KEYS = {"cases", "probes", "pass_rate", "by_kind", "type_ok", "memory_notes",
@@ -220,17 +227,37 @@ def test_memquality_harness_smoke(tmp_path):
 
 def test_memquality_answers_hands_each_current_block_to_a_reader_then_a_judge(tmp_path):
     """`--answers`: each current probe's block goes to a reader (the block, the case's day and the
-    question; never the expected value), and only after every reader has answered, the reply goes
-    to LongMemEval's knowledge-update judge with `expect` as the correct answer; the judge's yes
-    or no is `current_answered`. The model is a stand-in the test serves on loopback."""
+    question; never the expected value), and only after every reader has answered, each reply goes
+    to LongMemEval's knowledge-update judge with `expect` as the correct answer; the judge's yes or
+    no is `current_answered`, over every current probe. A reader that fails is a wrong answer with
+    no judge asked; a judge that fails is no "yes", whatever its error says. The model is a
+    stand-in the test serves on loopback."""
     from tests.helpers.llm_endpoint import LoopbackLLM, completion
+
+    case = json.loads(MEMQUALITY_TINY.read_text(encoding="utf-8"))
+    case["name"] = "tiny-yes"   # a "yes" in every URL of the case, so in a failed request's error text
+    case["transcripts"][0]["path"] = str(MEMQUALITY_TINY.parent / case["transcripts"][0]["path"])
+    case["probes"] += [
+        {"id": "allergy-now", "kind": "current", "question": "What is the user allergic to?",
+         "expect": ["penicillin"], "stale": []},
+        {"id": "reader-down", "kind": "current", "question": "What does the user drink?", "expect": ["tea"],
+         "stale": []},
+        {"id": "judge-down", "kind": "current", "question": "What is the user's name?", "expect": ["Ana"],
+         "stale": []}]
+    path = tmp_path / "tiny-yes.json"
+    path.write_text(json.dumps(case), encoding="utf-8")
 
     class Model(LoopbackLLM):
         def answer(self, body):
             prompt = body["messages"][-1]["content"]
             if prompt.startswith("Memory:"):
-                return 200, completion("The user lives in Lisbon.")
+                if prompt.endswith("What does the user drink?\nAnswer:"):
+                    return 500, completion("down")
+                where = prompt.endswith("Where does the user live?\nAnswer:")
+                return 200, completion("The user lives in Lisbon." if where else "Reykjavik, I think.")
             if "Correct Answer:" in prompt:
+                if "Correct Answer: Ana" in prompt:
+                    return 500, completion("down")
                 return 200, completion("no" if "Reykjavik" in prompt.split("Model Response:")[1] else "yes")
             return 200, completion('{"memory_items": [], "secrets": []}')   # the extraction: nothing
 
@@ -239,20 +266,25 @@ def test_memquality_answers_hands_each_current_block_to_a_reader_then_a_judge(tm
         table = tmp_path / "llm.toml"
         table.write_text(f'[llm]\nbase_url = "http://{host}:{port}/t/{{case}}/v1"\nmodel = "m"\n'
                          f'api_key_env = ""\ntimeout = 30\n', encoding="utf-8")
-        figures, stdout = run_harness(BENCH / "memquality.py", MEMQUALITY_TINY, "--llm", "--llm-config", table,
+        figures, stdout = run_harness(BENCH / "memquality.py", path, "--llm", "--llm-config", table,
                                       "--answers", timeout=300)
     prompts = [(r["path"], r["body"]["messages"][-1]["content"]) for r in model.requests]
-    readers = [i for i, (path, text) in enumerate(prompts) if text.startswith("Memory:")]
-    judges = [i for i, (path, text) in enumerate(prompts) if "Correct Answer:" in text]
-    assert len(readers) == len(judges) == 1 and readers[0] < judges[0]
-    reader_path, reader = prompts[readers[0]]
-    assert reader_path.startswith("/t/tiny/") and "Today is 2026-11-30." in reader
-    assert reader.endswith("Question: Where does the user live?\nAnswer:")
-    judge_path, judge = prompts[judges[0]]
-    assert judge_path.startswith("/t/tiny-judge/") and "Correct Answer: Lisbon" in judge
-    assert "as long as the updated answer is the required answer" in judge   # the knowledge-update prompt
-    assert figures["current_answered"] == 1.0 and figures["current_answered_n"] == 1
-    assert "answered by a reader from the block" in stdout
+    readers = [i for i, (_, text) in enumerate(prompts) if text.startswith("Memory:")]
+    judges = [i for i, (_, text) in enumerate(prompts) if "Correct Answer:" in text]
+    assert len({prompts[i][1] for i in readers}) == 4 and max(readers) < min(judges)   # every reader, then judges
+    assert all(prompts[i][0].startswith("/t/tiny-yes/") for i in readers)
+    assert all(prompts[i][0].startswith("/t/tiny-yes-judge/") for i in judges)
+    where = next(text for i in readers if (text := prompts[i][1]).endswith("Where does the user live?\nAnswer:"))
+    assert "Today is 2026-11-30." in where
+    assert not any("penicillin" in prompts[i][1].split("Question:")[1] for i in readers)   # no reader sees expect
+    asked = {prompts[i][1].split("Correct Answer: ")[1].split("\n")[0] for i in judges}
+    assert asked == {"Lisbon", "penicillin", "Ana"}   # no judge for the reader that failed
+    lisbon = next(prompts[i][1] for i in judges if "Correct Answer: Lisbon" in prompts[i][1])
+    assert "as long as the updated answer is the required answer" in lisbon   # the knowledge-update prompt
+    # Lisbon right; penicillin answered wrong; the reader and the judge that failed count wrong
+    assert figures["current_answered"] == 0.25 and figures["current_answered_n"] == 4
+    assert figures["current_answered_failed"] == 2
+    assert "25.0 % of 4 (2 with no block, reader or judge: counted wrong)" in stdout
 
 
 LOCOMO_ZH = SHARED / "eval" / "locomo-zh" / "locomo-zh-dev.json"
