@@ -73,30 +73,29 @@ def test_locomo_harness_smoke(tmp_path):
     assert report["extract"]["conv-30"]["sessions"] == 2
 
 
-
 def test_rewrite_bound_reads_the_vaults_locomo_kept_with_and_without_the_answer(tmp_path):
     """The bound on a question rewrite (issue 49): recall at each depth for the question as
-    asked and with its gold answer appended, on the vaults `locomo.py --keep-vaults` built."""
-    vaults = tmp_path / "vaults"
-    run_harness(BENCH / "locomo.py", LOCOMO_DEV, "--conversations", "conv-30", "--max-sessions", "2",
-                "--max-questions", "6", "--no-baselines", "--keep-vaults", vaults)
-    figures, stdout = run_harness(BENCH / "rewrite_bound.py", LOCOMO_DEV, vaults, "--k", "5,20",
-                                  "--conversations", "conv-30", "--max-sessions", "2", "--max-questions", "6")
-    assert figures["questions"] > 0
+    asked and with its gold answer appended, on the vaults `locomo.py --keep-vaults` built (a
+    tiny conversation of the repo's own, so the test needs no data beside it)."""
+    data, vaults = ROOT / "tests" / "data" / "answers" / "tiny-locomo.json", tmp_path / "vaults"
+    run_harness(BENCH / "locomo.py", data, "--no-baselines", "--keep-vaults", vaults)
+    figures, stdout = run_harness(BENCH / "rewrite_bound.py", data, vaults, "--k", "1,5")
+    assert figures["questions"] == 3
     for form in ("asked", "with_answer"):
-        assert 0.0 <= figures[form]["5"] <= figures[form]["20"] <= 1.0, figures
-        assert re.search(rf"^{form}\s+overall\s+{figures['questions']}\s", stdout, re.MULTILINE), stdout
+        assert 0.0 <= figures[form]["1"] <= figures[form]["5"] <= 1.0, figures
+        assert re.search(rf"^{form}\s+overall\s+3\s", stdout, re.MULTILINE), stdout
     from rewrite_bound import query_forms
 
     assert query_forms("When did Jon go to Paris?", "28 January 2023") == {
         "asked": "When did Jon go to Paris?", "with_answer": "When did Jon go to Paris? 28 January 2023"}
     # a conversation whose vault is not there is named, with the command that builds it
-    done = subprocess.run([sys.executable, BENCH / "rewrite_bound.py", LOCOMO_DEV, tmp_path / "none"],
+    done = subprocess.run([sys.executable, BENCH / "rewrite_bound.py", data, tmp_path / "none"],
                           capture_output=True, text=True, cwd=ROOT)
-    assert done.returncode != 0 and "--keep-vaults" in done.stderr and "conv-" in done.stderr
-    done = subprocess.run([sys.executable, BENCH / "rewrite_bound.py", LOCOMO_DEV, vaults, "--conversations", "conv-0"],
+    assert done.returncode != 0 and "--keep-vaults" in done.stderr and "tiny-1" in done.stderr
+    done = subprocess.run([sys.executable, BENCH / "rewrite_bound.py", data, vaults, "--conversations", "conv-0"],
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode != 0 and "no such conversation" in done.stderr and "conv-0" in done.stderr
+
 
 MEMQUALITY_TINY = ROOT / "tests" / "data" / "memquality" / "tiny.json"
 MEMQUALITY_KEYS = {"cases", "probes", "pass_rate", "by_kind", "type_ok", "memory_notes",
