@@ -159,6 +159,15 @@ def ask_model(table: str, tag: str, messages: list[dict], tokens: int) -> str:
         return f"{NO_ANSWER}{exc}]"
 
 
+def judge_reply(table: str, tag: str, kind: str, question: str, gold: str, reply: str) -> tuple[str, bool]:
+    """(verdict, correct) for a reader's `reply`: no judge is asked when the reader gave no
+    answer (wrong), and a judge's failed request is no verdict (wrong, whatever its error says)."""
+    if reply.startswith(NO_ANSWER):
+        return "", False
+    verdict = ask_model(table, tag, judge_messages(kind, question, gold, reply), JUDGE_TOKENS)
+    return verdict, not verdict.startswith(NO_ANSWER) and judged_correct(kind, verdict)
+
+
 def judged_correct(kind: str, reply: str) -> bool:
     """The judge's verdict as each published script reads it: LongMemEval's "yes" anywhere in the
     reply; Mem0's `label` of the JSON, CORRECT (falling back on the last label word written)."""
@@ -330,14 +339,8 @@ def run(args, table: str) -> dict:
         row = rows[i]
         for key in ("reply", "whole_reply"):
             if key in row:
-                if row[key].startswith(NO_ANSWER):   # no reader's answer: wrong, and no judge is asked
-                    row[key.replace("reply", "verdict")], row[key.replace("reply", "correct")] = "", False
-                    continue
-                verdict = ask_model(table, f"{row['conversation']}-judge",
-                                    judge_messages(row["kind"], row["question"], row["gold"], row[key]), JUDGE_TOKENS)
-                row[key.replace("reply", "verdict")] = verdict
-                row[key.replace("reply", "correct")] = not verdict.startswith(NO_ANSWER) and \
-                    judged_correct(row["kind"], verdict)
+                row[key.replace("reply", "verdict")], row[key.replace("reply", "correct")] = judge_reply(
+                    table, f"{row['conversation']}-judge", row["kind"], row["question"], row["gold"], row[key])
 
     # Readers first, all of them; judges after: no wave holds a reader's request beside a judge's.
     for stage in (read, judge):

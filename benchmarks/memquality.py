@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
-from answers import NO_ANSWER  # noqa: E402
+from answers import NO_ANSWER, READER_TOKENS, ask_model, judge_reply, reader_messages  # noqa: E402
 from blocks import BlockAudit  # noqa: E402
 from llm_relay import add_relay_options, run_with_relay  # noqa: E402
 from vault_audit import (  # noqa: E402
@@ -570,8 +570,6 @@ def answer_current(cases: list[Case], details: dict[str, dict], table) -> dict:
     along with the updated answer is correct as long as the updated answer is the required one".
     SPEC §7's `current` fails a block that shows an old value as current anywhere; this asks
     whether an agent reading that block answers with the value now. `{(case, id): row}`."""
-    from answers import JUDGE_TOKENS, READER_TOKENS, ask_model, judge_messages, judged_correct, reader_messages
-
     table = table.read_text(encoding="utf-8") if isinstance(table, Path) else table
     rows = {}
     for case in cases:
@@ -588,13 +586,10 @@ def answer_current(cases: list[Case], details: dict[str, dict], table) -> dict:
             row["reply"] = ask_model(table, key[0], reader_messages(row["block"], row["question"], row["asked"]),
                                      READER_TOKENS)
 
-    def judge(key):
+    def judge(key):   # no block, or no reader's answer: wrong, and no judge is asked
         row = rows[key]
-        if failed(row["reply"]):   # no block, or no reader's answer: wrong, and no judge is asked
-            return
-        row["verdict"] = ask_model(table, f"{key[0]}-judge", judge_messages("knowledge-update", row["question"],
-                                                                            row["gold"], row["reply"]), JUDGE_TOKENS)
-        row["correct"] = not failed(row["verdict"]) and judged_correct("knowledge-update", row["verdict"])
+        row["verdict"], row["correct"] = judge_reply(table, f"{key[0]}-judge", "knowledge-update", row["question"],
+                                                     row["gold"], row["reply"])
 
     for stage in (read, judge):   # readers first, all of them: no wave holds a reader beside a judge
         with ThreadPoolExecutor(max(1, min(len(rows), ANSWER_JOBS))) as pool:   # each one waits on the model
@@ -604,14 +599,14 @@ def answer_current(cases: list[Case], details: dict[str, dict], table) -> dict:
     return rows
 
 
-# A current probe whose `context` command failed has no block to read: it counts as answered wrong.
-NO_BLOCK = "[no block: the context command failed]"
+# A current probe whose `context` command failed has no block to read: no answer, so wrong.
+NO_BLOCK = f"{NO_ANSWER}no block, the context command failed]"
 
 
 def failed(text: str) -> bool:
     """A reply that is no model's answer: no block to read, or a request that failed
     (`answers.ask_model`'s "[no answer: ...]", whose error text must not be read as a verdict)."""
-    return text == NO_BLOCK or text.startswith(NO_ANSWER)
+    return text.startswith(NO_ANSWER)
 
 
 def answered_figures(outcomes: list[Outcome], answered: dict, langs: dict[str, str]) -> dict:

@@ -23,26 +23,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from locomo import CATEGORIES, asked_on, load_conversations  # noqa: E402
-
-
-def answers_of(path: Path) -> dict[tuple[str, str], str]:
-    """(sample id, question) -> its gold answer, from the LoCoMo file."""
-    out = {}
-    for conv in json.loads(path.read_text(encoding="utf-8")):
-        for qa in conv.get("qa", []):
-            out[(conv["sample_id"], qa["question"])] = str(qa.get("answer") or qa.get("adversarial_answer") or "")
-    return out
+from answers import gold_answers  # noqa: E402
+from locomo import CATEGORIES, asked_on, load_conversations, ranked_hits, recall_at  # noqa: E402
 
 
 def query_forms(question: str, answer: str) -> dict[str, str]:
     """The question as asked, and with its gold answer appended (the best any rewrite could guess)."""
     return {"asked": question, "with_answer": f"{question} {answer}".strip()}
-
-
-def recall(hits: list[dict], evidence: frozenset[str], k: int) -> float:
-    found = {s for h in hits[:k] for s in (h.get("source_messages") or [])}
-    return len(evidence & found) / len(evidence)
 
 
 def main(argv=None) -> int:
@@ -60,7 +47,7 @@ def main(argv=None) -> int:
 
     depths = [int(k) for k in args.k.split(",")]
     embedder = Embedder(args.model) if args.model else Embedder()
-    gold = answers_of(args.data)
+    gold = gold_answers(args.data)
     rows: dict[str, dict[str, dict[int, list[float]]]] = {
         form: defaultdict(lambda: defaultdict(list)) for form in ("asked", "with_answer")}
     wanted = set(args.conversations.split(",")) if args.conversations else None
@@ -76,15 +63,16 @@ def main(argv=None) -> int:
                              f"`locomo.py {args.data} --keep-vaults {args.vaults}`")
         mem = Memory(vault, embedder=embedder)
         for q in conv.questions:
-            for form, text in query_forms(q.text, gold.get((conv.sample_id, q.text), "")).items():
+            answer = next(iter(gold.get((conv.sample_id, q.text)) or []), "")
+            for form, text in query_forms(q.text, str(answer)).items():
                 with asked_on(q.asked):
                     result = mem.search(text, k=max(depths), rerank="")
                 if result.get("warning"):   # a fallback search (a model the index was not built with) says nothing
                     raise SystemExit(f"search fell back on {conv.sample_id}: {result['warning']} — give the "
                                      f"--model the vaults were built with")
-                hits = result["hits"]
+                ranked = ranked_hits(result["hits"])
                 for k in depths:
-                    value = recall(hits, q.evidence, k)
+                    value = recall_at(ranked, q.evidence, k)
                     rows[form][CATEGORIES.get(q.category, str(q.category))][k].append(value)
                     rows[form]["overall"][k].append(value)
     print(f"{'form':12} {'category':14} {'n':>4} " + " ".join(f"R@{k:<5}" for k in depths))

@@ -150,7 +150,6 @@ def kin_slots(a: str | None, b: str | None) -> bool:
     return ":" not in short and short not in PROMPT_SLOTS and long.startswith(short + "_")
 
 
-
 def share_words(a: str, b: str) -> bool:
     """Whether two statements share a content word (Chinese: two characters in a row)."""
     return bool(_words(a) & _words(b))
