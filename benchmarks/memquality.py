@@ -152,6 +152,16 @@ def build_vault(case: Case, workdir: Path, llm: bool | Path | str) -> CaseRun:
     return run
 
 
+def turn_rerank_on(vault: Path) -> None:
+    """`[search] rerank = "llm"` in `vault`'s config.toml, as a person turns the stage on."""
+    config = vault / ".vaultmem" / "config.toml"
+    text, found = re.subn(r'(?m)^(\[search\]\n(?:(?!\[).*\n)*?)rerank = ""$', r'\1rerank = "llm"',
+                          config.read_text(encoding="utf-8"))
+    if not found:
+        raise SystemExit(f"{config}: no `rerank = \"\"` under [search] to turn on")
+    config.write_text(text, encoding="utf-8")
+
+
 # --- probes ------------------------------------------------------------------------------
 
 def _holds(text: str, strings) -> list[str]:
@@ -310,11 +320,15 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def run_case(case: Case, workdir: Path, llm: bool | Path, lead: bool = False) -> tuple[list[Outcome], dict]:
+def run_case(case: Case, workdir: Path, llm: bool | Path, lead: bool = False,
+             rerank: bool = False) -> tuple[list[Outcome], dict]:
     """Build the case's vault and score every probe; returns the outcomes and the case's
-    note counts, hygiene findings and extract reports."""
+    note counts, hygiene findings and extract reports. `rerank`: the probes' searches and
+    blocks run the model's rerank (`[search] rerank = "llm"`), set once the vault is built."""
     print(f"{case.name}: extracting {len(case.transcripts)} transcript(s)", file=sys.stderr, flush=True)
     run = build_vault(case, workdir, llm)
+    if rerank:
+        turn_rerank_on(run.vault)
     outcomes = []
     notes, _ = read_notes(run.vault)
     bodies = {n.rel: n.body for n in notes}
@@ -499,6 +513,10 @@ def parse_args(argv=None):
                         help="with the relay or --llm-config: also hand each current probe's block to a reader model "
                              "and have LongMemEval's knowledge-update judge grade its answer against "
                              "`expect` (`current_answered`: what an agent reading the block answers)")
+    parser.add_argument("--rerank", action="store_true",
+                        help="with the relay or --llm-config: the probes' `context` and `search` run the "
+                             "model's rerank of the first stage's hits (`[search] rerank = \"llm\"` in each "
+                             "vault once it is built, issue 49's stage), as for a person who turned it on")
     parser.add_argument("--summary-only", action="store_true",
                         help="print the tables and figures but no failure lines nor hygiene findings: "
                              "for a held-out corpus whose content must stay unread")
@@ -511,11 +529,15 @@ def main(argv=None) -> int:
         raise SystemExit("--llm-config needs --llm")
     if args.llm_config and (args.record or args.replay):
         raise SystemExit("--llm-config and the relay (--record/--replay) each set the [llm] table: choose one")
+    if args.rerank and not (args.record or args.replay or args.llm_config):
+        raise SystemExit("--rerank asks the model: give the relay (--record or --replay) or --llm-config")
     if args.answers and not (args.record or args.replay or args.llm_config):
         raise SystemExit("--answers asks a reader model: give the relay (--record or --replay) or --llm-config")
     cases = [load_case(p) for p in args.cases]
     args.llm = args.llm or bool(args.record or args.replay)
     figures, code = run_with_relay(args, lambda llm: run(args, cases, llm), args.llm_config or args.llm)
+    if args.rerank:
+        figures["rerank"] = "llm"
     print(json.dumps(figures))
     return code
 
@@ -532,7 +554,7 @@ def run(args, cases: list[Case], llm) -> dict:
             if (workdir / case.name).exists():
                 raise SystemExit(f"{workdir / case.name} exists; every case needs a fresh vault")
         with ThreadPoolExecutor(max(1, args.jobs)) as pool:  # each case is its own subprocesses
-            done = list(pool.map(lambda case: run_case(case, workdir, llm, args.lead), cases))
+            done = list(pool.map(lambda case: run_case(case, workdir, llm, args.lead, args.rerank), cases))
         for case, (case_outcomes, case_details) in zip(cases, done):
             details[case.name] = case_details
             outcomes += case_outcomes

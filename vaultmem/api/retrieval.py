@@ -64,7 +64,7 @@ class Retrieval:
         self._in_project(hits, keep, wanted)
         self._mark_current(hits, query, as_of, under, keep, wanted)   # (it sorts by score: before the model's order)
         if rerank:
-            hits = self._first(self._llm_reranked(query, hits), k)
+            hits = self._first(self._llm_reranked(query, hits, as_of), k)
         result = {"query": query, "hits": [h.to_dict() for h in hits]}
         if hits.warning:
             result["warning"] = hits.warning
@@ -122,7 +122,7 @@ class Retrieval:
         self._in_project(hits, keep, wanted)
         self._mark_current(hits, question, as_of, under, keep, wanted)
         if rerank:
-            hits = self._first(self._llm_reranked(question, hits), k)
+            hits = self._first(self._llm_reranked(question, hits, as_of), k)
         pinned = [] if hits.warning or scope == "notes" else self.searcher.search(
             question, k=PINNED_MAX, tag=PINNED_TAG, user=user or self.user, as_of=as_of, all=all,
             min_score=0.0, vector=vector, scope="memories")
@@ -223,16 +223,18 @@ class Retrieval:
 
         return max(k, RERANK_CANDIDATES)
 
-    def _llm_reranked(self, question: str, hits):
+    def _llm_reranked(self, question: str, hits, as_of=None):
         """`hits` in the order the `[llm]` model gives (`retrieve/rerank.py`), shown as many as
-        its `context_tokens` hold, with the day the question is asked."""
+        its `context_tokens` hold, with the day the question is asked: `as_of` when given (the
+        hits are what held then, and "Where does the user live?" asks of that day), else today."""
         from vaultmem import clock
         from vaultmem.extract.llm_endpoint import LLMSettings, chat
         from vaultmem.retrieve.rerank import llm_rerank
 
         settings = LLMSettings.coerce(self.llm_settings())
+        day = str(as_of.isoformat() if hasattr(as_of, "isoformat") else as_of)[:10] if as_of else clock.today().isoformat()
         return llm_rerank(question, hits, lambda messages, max_tokens: chat(settings, messages, max_tokens=max_tokens),
-                          context_tokens=settings.context_tokens, today=clock.today().isoformat())
+                          context_tokens=settings.context_tokens, today=day)
 
     def _rerank_stage(self, asked: str | None) -> str:
         """The second stage a search runs: `asked`, else `[search] rerank`."""
