@@ -286,6 +286,44 @@ def test_memquality_answers_hands_each_current_block_to_a_reader_then_a_judge(tm
     assert "25.0 % of 4 (2 with no block, reader or judge: counted wrong)" in stdout
 
 
+def test_memquality_rerank_has_the_model_order_every_block_and_search(tmp_path):
+    """`--rerank`: each vault, once built, has `[search] rerank = "llm"`, so every probe's
+    `context` and `search --as-of` asks the model for its order (the as-of search told the
+    day asked of); the extraction itself asks no rerank. The model is a stand-in the test
+    serves on loopback, which ranks the first passage only."""
+    from tests.helpers.llm_endpoint import LoopbackLLM, completion
+
+    case = json.loads(MEMQUALITY_TINY.read_text(encoding="utf-8"))
+    case["transcripts"][0]["path"] = str(MEMQUALITY_TINY.parent / case["transcripts"][0]["path"])
+    case["probes"] += [{"id": "city-then", "kind": "as_of", "as_of": "2026-11-29",
+                        "question": "Where does the user live?", "expect": ["Lisbon"]}]
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(case), encoding="utf-8")
+
+    class Model(LoopbackLLM):
+        def answer(self, body):
+            if "Passages:" in body["messages"][-1]["content"]:
+                return 200, completion('{"ranking": [1]}')
+            return 200, completion('{"memory_items": [], "secrets": []}')   # the extraction: nothing
+
+    table = tmp_path / "llm.toml"
+    with Model() as model:
+        host, port = model.server.server_address
+        table.write_text(f'[llm]\nbase_url = "http://{host}:{port}/t/{{case}}/v1"\nmodel = "m"\n'
+                         f'api_key_env = ""\ntimeout = 30\n', encoding="utf-8")
+        figures, _ = run_harness(BENCH / "memquality.py", path, "--llm", "--llm-config", table, "--rerank",
+                                 timeout=300)
+    asked = [r["body"]["messages"][-1]["content"] for r in model.requests]
+    reranks = [text for text in asked if "Passages:" in text]
+    assert [text.split("\n")[:2] for text in reranks] == [
+        ["Question: Where does the user live?", "Asked on: 2026-11-30"],    # the current probe's block
+        ["Question: Where does the user live?", "Asked on: 2026-11-29"]]    # the as-of probe's search
+    assert len(asked) > len(reranks) and figures["rerank"] == "llm"
+    done = subprocess.run([sys.executable, str(BENCH / "memquality.py"), str(path), "--rerank"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode and "--rerank asks the model" in done.stderr
+
+
 LOCOMO_ZH = SHARED / "eval" / "locomo-zh" / "locomo-zh-dev.json"
 
 

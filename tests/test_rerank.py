@@ -179,6 +179,20 @@ def test_each_passage_is_shown_with_its_day_and_session(tmp_path, vault, embedde
     assert re.match(r"\[\d+\] \(\d{4}-\d{2}-\d{2} · memory \(fact\)\) ", added), added   # said by hand: no session
 
 
+def test_an_as_of_question_is_asked_on_its_day(vault, embedder, monkeypatch):
+    """`search --as-of D` and `context --as-of D` find what held on D: the model is told the
+    question is asked on D (a "when" or "now" in it means then), not on today."""
+    monkeypatch.setenv("VAULTMEM_NOW", "2031-03-30T12:00:00")   # the facts were added before both days
+    with Ranker(first="cello") as llm:
+        llm.configure(vault)
+        memory = api.Memory(vault, embedder=embedder)
+        assert memory.search(QUESTION, k=3, rerank="llm", as_of="2031-03-20")["hits"][0]["text"] == FACTS[1]
+        assert FACTS[1] in memory.context(QUESTION, budget=200, rerank="llm", as_of="2031-03-21")["text"]
+        assert memory.search(QUESTION, k=3, rerank="llm")["hits"][0]["text"] == FACTS[1]
+    days = [re.search(r"Asked on: (\S+)", r["body"]["messages"][-1]["content"]).group(1) for r in llm.requests]
+    assert days == ["2031-03-20", "2031-03-21", "2031-03-30"]
+
+
 def hit(n: int, text: str) -> Hit:
     return Hit(id=f"m{n}", path=f"Memory/Facts/m{n}.md", type="fact", title=text[:20], text=text, score=1.0,
                status="active", created="2026-11-01T10:00:00", updated="", source_messages=[],
