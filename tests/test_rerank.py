@@ -193,6 +193,42 @@ def test_an_as_of_question_is_asked_on_its_day(vault, embedder, monkeypatch):
     assert days == ["2031-03-20", "2031-03-21", "2031-03-30"]
 
 
+class ExcerptFirst(LoopbackLLM):
+    """Ranks the session excerpts holding `word` first, then nothing else (as a model that
+    finds the person's own words most helpful and leaves the memories out)."""
+
+    def __init__(self, word):
+        super().__init__()
+        self.word = word
+
+    def answer(self, body):
+        prompt = body["messages"][-1]["content"]
+        ranking = [int(n) for n, label, text in re.findall(r"^\[(\d+)\] \(([^)]*)\) (.*)$", prompt, re.M)
+                   if label.endswith("excerpt") and self.word in text]
+        return 200, completion(f'{{"ranking": {ranking}}}')
+
+
+def test_a_memory_takes_the_place_the_model_gave_the_turn_it_came_from(tmp_path, vault, embedder, monkeypatch):
+    """The model ranks the excerpt of the person's words first: the memory that states what
+    they said leads the block in its place (as the first stage puts a memory before the turns
+    it came from), and the excerpt, which no longer repeats that turn, follows."""
+    monkeypatch.setenv("VAULTMEM_NOW", "2026-11-30T12:00:00")
+    transcript = write_jsonl(tmp_path / "music.jsonl", "music", [
+        ("user", "I started playing the cello again last month, in a community orchestra."),
+        ("assistant", "Lovely! What are you rehearsing?"),
+        ("user", "Dvorak's ninth, we perform it in the spring.")], speaker="user")
+    memory = api.Memory(vault, embedder=embedder)
+    assert not memory.extract([transcript], format="jsonl").get("errors")
+    with ExcerptFirst("cello") as llm:
+        llm.configure(vault)
+        block = api.Memory(vault, embedder=embedder).context(QUESTION, budget=400, rerank="llm")
+    assert not block.get("warning") and llm.requests
+    lines = [line for line in block["text"].splitlines() if line.startswith("- [")]
+    first = lines[0]
+    assert "cello" in first and "#^" not in first.split("]", 1)[0], lines   # a memory, not an excerpt
+    assert sum("I started playing the cello" in line for line in lines) == 0, lines   # its turn, once
+
+
 def hit(n: int, text: str) -> Hit:
     return Hit(id=f"m{n}", path=f"Memory/Facts/m{n}.md", type="fact", title=text[:20], text=text, score=1.0,
                status="active", created="2026-11-01T10:00:00", updated="", source_messages=[],

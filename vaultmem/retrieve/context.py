@@ -277,11 +277,28 @@ def _reranked(hit) -> int | None:
     return (hit.parts or {}).get("rerank")
 
 
-def _place(hit) -> tuple:
-    """The block's order: the places the LLM rerank gave, when it ran, then by block score
-    (stable: ties keep search's order). A hit the model ranked is kept under the floor."""
-    place = _reranked(hit)
-    return (0, place) if place else (1, -block_score(hit))
+def _places(hits) -> dict[int, tuple]:
+    """The block's order, by `id(hit)`: the places the LLM rerank gave, when it ran, then by
+    block score (stable: ties keep search's order). A hit placed by the model is kept under the
+    floor. A memory takes the place the model gave an excerpt of a turn it cites when that is
+    ahead of its own, just before the excerpt: the model found the turn most helpful and the
+    memory states what it says, as the first stage's EXCERPT_LEAD puts a memory before the
+    turns it came from (the excerpt then shows the rest of its turns, or goes)."""
+    excerpt_places: dict[tuple[str, str], int] = {}
+    for hit in hits:
+        place = _reranked(hit)
+        if place and hit.type == "session":
+            for message in hit.source_messages or ():
+                turn = (_session_of(hit), str(message))
+                excerpt_places[turn] = min(place, excerpt_places.get(turn, place))
+    places = {}
+    for hit in hits:
+        place = _reranked(hit)
+        if hit.type not in ("session", NOTE_TYPE):
+            lifted = [excerpt_places[t] for t in cited_turns(hit) if t in excerpt_places]
+            place = min([p for p in (place, *lifted) if p], default=None)
+        places[id(hit)] = (0, place, hit.type == "session") if place else (1, -block_score(hit), False)
+    return places
 
 
 def hub_only(hit) -> bool:
@@ -465,10 +482,11 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"], turns=None, sa
         return counted[text]
 
     floor = FLOOR_SHARE * max((block_score(h) for h in hits if h.type != NOTE_TYPE), default=0.0)
+    places = _places(hits)
     cited = set().union(said, *(cited_turns(h) for h in hits if h.type not in ("session", NOTE_TYPE)
-                                and (block_score(h) >= floor or _reranked(h))))
+                                and (block_score(h) >= floor or not places[id(h)][0])))
     for _ in range(4):
-        chosen = _fill(hits, budget, count, labels, cited, floor, turns, said)
+        chosen = _fill(hits, budget, count, labels, cited, floor, turns, said, places)
         if chosen["cited"] == cited:
             break
         cited = chosen["cited"]
@@ -509,8 +527,10 @@ def _without_cited(chosen: dict, labels) -> None:
 
 
 def _fill(hits, budget: int, count_tokens, labels, cited: set, floor: float, turns=None,
-          said: frozenset = frozenset()) -> dict:
-    """One greedy pass over `hits` in the block's order; "cited": the turns the memories shown cite."""
+          said: frozenset = frozenset(), places=None) -> dict:
+    """One greedy pass over `hits` in the block's order (`places`, from `_places`); "cited": the
+    turns the memories shown cite."""
+    places = places or _places(hits)
     lines: list[str] = []
     notes: list[str] = []
     shown = {"memories": 0, "snippets": 0, "notes": 0}
@@ -524,8 +544,8 @@ def _fill(hits, budget: int, count_tokens, labels, cited: set, floor: float, tur
 
     ids: list[str] = []
     has_memories = any(h.type != NOTE_TYPE for h in hits)
-    for hit in sorted(hits, key=_place):
-        if hit.type != NOTE_TYPE and block_score(hit) < floor and not _reranked(hit):
+    for hit in sorted(hits, key=lambda h: places[id(h)]):
+        if hit.type != NOTE_TYPE and block_score(hit) < floor and places[id(hit)][0]:
             continue
         if hit.type == NOTE_TYPE:
             more_notes = notes + [note_line(hit)]
