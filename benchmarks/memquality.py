@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -157,7 +158,7 @@ def turn_rerank_on(vault: Path) -> None:
     config = vault / ".vaultmem" / "config.toml"
     text, found = re.subn(r'(?m)^(\[search\]\n(?:(?!\[).*\n)*?)rerank = ""$', r'\1rerank = "llm"',
                           config.read_text(encoding="utf-8"))
-    if not found:
+    if not found or tomllib.loads(text).get("search", {}).get("rerank") != "llm":
         raise SystemExit(f"{config}: no `rerank = \"\"` under [search] to turn on")
     config.write_text(text, encoding="utf-8")
 

@@ -187,7 +187,7 @@ def test_an_as_of_question_is_asked_on_its_day(vault, embedder, monkeypatch):
         llm.configure(vault)
         memory = api.Memory(vault, embedder=embedder)
         assert memory.search(QUESTION, k=3, rerank="llm", as_of="2031-03-20")["hits"][0]["text"] == FACTS[1]
-        assert FACTS[1] in memory.context(QUESTION, budget=200, rerank="llm", as_of="2031-03-21")["text"]
+        assert FACTS[1] in memory.context(QUESTION, budget=200, rerank="llm", as_of=" 2031-03-21")["text"]
         assert memory.search(QUESTION, k=3, rerank="llm")["hits"][0]["text"] == FACTS[1]
     days = [re.search(r"Asked on: (\S+)", r["body"]["messages"][-1]["content"]).group(1) for r in llm.requests]
     assert days == ["2031-03-20", "2031-03-21", "2031-03-30"]
@@ -227,6 +227,34 @@ def test_a_memory_takes_the_place_the_model_gave_the_turn_it_came_from(tmp_path,
     first = lines[0]
     assert "cello" in first and "#^" not in first.split("]", 1)[0], lines   # a memory, not an excerpt
     assert sum("I started playing the cello" in line for line in lines) == 0, lines   # its turn, once
+
+
+def test_a_memory_the_model_left_out_under_the_floor_takes_no_excerpts_place():
+    """Only a memory the block shows anyway takes the place of the excerpt of its turn: a weak
+    one the model left out (below the block's floor) would lead, and take the turn that says
+    where the user lives out of the excerpt the model ranked first."""
+    from vaultmem.retrieve.context import build_context
+
+    def count(text):
+        return len(text.split())
+
+    excerpt = Hit(id="s", path="Sessions/2026-11-01 chat.md", type="session", title="chat",
+                  text="user: I moved to Lisbon in May and adopted a dog called Rex.\nassistant: Congratulations!",
+                  score=0.9, status="active", created="2026-11-01T10:00:00", updated="",
+                  source_messages=["m-1", "m-2"], parts={"rerank": 1})
+    nurse = Hit(id="c", path="Memory/Facts/nurse.md", type="fact", title="nurse", text="The user works as a nurse.",
+                score=0.5, status="active", created="2026-11-01T10:00:00", updated="", source_messages=["m-9"],
+                sources=["[[2026-11-01 chat#^m-9]]"], parts={"rerank": 2}, valid_from="2026-11-01")
+    dog = Hit(id="b", path="Memory/Facts/dog.md", type="fact", title="dog", text="The user has a dog called Rex.",
+              score=0.1, status="active", created="2026-11-01T10:00:00", updated="", source_messages=["m-1"],
+              sources=["[[2026-11-01 chat#^m-1]]"], valid_from="2026-11-01")
+    text = build_context([excerpt, nurse, dog], budget=400, count_tokens=count)["text"]
+    lines = [line for line in text.splitlines() if line.startswith("- [")]
+    assert "Lisbon" in lines[0] and "Rex" not in text.split("Congratulations")[1], text
+    dog.score = 0.8   # above the floor: it is shown, and leads in its turn's place
+    text = build_context([excerpt, nurse, dog], budget=400, count_tokens=count)["text"]
+    said = [re.sub(r"^- \[.*? score [\d.]+\] ", "", line) for line in text.splitlines() if line.startswith("- [")]
+    assert [line[:30] for line in said[:2]] == ["The user has a dog called Rex.", "assistant: Congratulations!"], text
 
 
 def hit(n: int, text: str) -> Hit:

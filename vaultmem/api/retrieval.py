@@ -229,10 +229,11 @@ class Retrieval:
         hits are what held then, and "Where does the user live?" asks of that day), else today."""
         from vaultmem import clock
         from vaultmem.extract.llm_endpoint import LLMSettings, chat
+        from vaultmem.retrieve.filters import normalise_day
         from vaultmem.retrieve.rerank import llm_rerank
 
         settings = LLMSettings.coerce(self.llm_settings())
-        day = str(as_of.isoformat() if hasattr(as_of, "isoformat") else as_of)[:10] if as_of else clock.today().isoformat()
+        day = normalise_day(as_of)[:10] if as_of else clock.today().isoformat()   # the day the filter uses
         return llm_rerank(question, hits, lambda messages, max_tokens: chat(settings, messages, max_tokens=max_tokens),
                           context_tokens=settings.context_tokens, today=day)
 

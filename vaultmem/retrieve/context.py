@@ -277,13 +277,16 @@ def _reranked(hit) -> int | None:
     return (hit.parts or {}).get("rerank")
 
 
-def _places(hits) -> dict[int, tuple]:
+def _places(hits, floor: float = 0.0) -> dict[int, tuple]:
     """The block's order, by `id(hit)`: the places the LLM rerank gave, when it ran, then by
     block score (stable: ties keep search's order). A hit placed by the model is kept under the
     floor. A memory takes the place the model gave an excerpt of a turn it cites when that is
     ahead of its own, just before the excerpt: the model found the turn most helpful and the
     memory states what it says, as the first stage's EXCERPT_LEAD puts a memory before the
-    turns it came from (the excerpt then shows the rest of its turns, or goes)."""
+    turns it came from (the excerpt then shows the rest of its turns, or goes). Only a memory
+    the block would show anyway (the model placed it, or it clears the `floor`): a weak one of
+    the same turn that the model left out would otherwise lead, and take the turn that answers
+    out of the excerpt."""
     excerpt_places: dict[tuple[str, str], int] = {}
     for hit in hits:
         place = _reranked(hit)
@@ -294,7 +297,7 @@ def _places(hits) -> dict[int, tuple]:
     places = {}
     for hit in hits:
         place = _reranked(hit)
-        if hit.type not in ("session", NOTE_TYPE):
+        if hit.type not in ("session", NOTE_TYPE) and (place or block_score(hit) >= floor):
             lifted = [excerpt_places[t] for t in cited_turns(hit) if t in excerpt_places]
             place = min([p for p in (place, *lifted) if p], default=None)
         places[id(hit)] = (0, place, hit.type == "session") if place else (1, -block_score(hit), False)
@@ -482,7 +485,7 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"], turns=None, sa
         return counted[text]
 
     floor = FLOOR_SHARE * max((block_score(h) for h in hits if h.type != NOTE_TYPE), default=0.0)
-    places = _places(hits)
+    places = _places(hits, floor)
     cited = set().union(said, *(cited_turns(h) for h in hits if h.type not in ("session", NOTE_TYPE)
                                 and (block_score(h) >= floor or not places[id(h)][0])))
     for _ in range(4):
@@ -530,7 +533,7 @@ def _fill(hits, budget: int, count_tokens, labels, cited: set, floor: float, tur
           said: frozenset = frozenset(), places=None) -> dict:
     """One greedy pass over `hits` in the block's order (`places`, from `_places`); "cited": the
     turns the memories shown cite."""
-    places = places or _places(hits)
+    places = places or _places(hits, floor)
     lines: list[str] = []
     notes: list[str] = []
     shown = {"memories": 0, "snippets": 0, "notes": 0}
