@@ -156,14 +156,18 @@ def test_the_cli_takes_rerank_and_refuses_an_unknown_stage(vault, embedder, monk
 
 # Issue 49: the model sees up to 100 hits, each with the day it was said and its session.
 
-def test_each_passage_is_shown_with_its_day_and_session(tmp_path, vault, embedder, monkeypatch):
+def extract_music(tmp_path, vault, embedder, monkeypatch) -> None:
+    """A three-turn conversation about the cello, extracted offline on 2026-11-30."""
     monkeypatch.setenv("VAULTMEM_NOW", "2026-11-30T12:00:00")
     transcript = write_jsonl(tmp_path / "music.jsonl", "music", [
         ("user", "I started playing the cello again last month, in a community orchestra."),
         ("assistant", "Lovely! What are you rehearsing?"),
         ("user", "Dvorak's ninth, we perform it in the spring.")], speaker="user")
-    memory = api.Memory(vault, embedder=embedder)
-    assert not memory.extract([transcript], format="jsonl").get("errors")
+    assert not api.Memory(vault, embedder=embedder).extract([transcript], format="jsonl").get("errors")
+
+
+def test_each_passage_is_shown_with_its_day_and_session(tmp_path, vault, embedder, monkeypatch):
+    extract_music(tmp_path, vault, embedder, monkeypatch)
     with Ranker(first="cello") as llm:
         llm.configure(vault)
         ranked = api.Memory(vault, embedder=embedder).search(QUESTION, k=8, rerank="llm")
@@ -212,13 +216,7 @@ def test_a_memory_takes_the_place_the_model_gave_the_turn_it_came_from(tmp_path,
     """The model ranks the excerpt of the person's words first: the memory that states what
     they said leads the block in its place (as the first stage puts a memory before the turns
     it came from), and the excerpt, which no longer repeats that turn, follows."""
-    monkeypatch.setenv("VAULTMEM_NOW", "2026-11-30T12:00:00")
-    transcript = write_jsonl(tmp_path / "music.jsonl", "music", [
-        ("user", "I started playing the cello again last month, in a community orchestra."),
-        ("assistant", "Lovely! What are you rehearsing?"),
-        ("user", "Dvorak's ninth, we perform it in the spring.")], speaker="user")
-    memory = api.Memory(vault, embedder=embedder)
-    assert not memory.extract([transcript], format="jsonl").get("errors")
+    extract_music(tmp_path, vault, embedder, monkeypatch)
     with ExcerptFirst("cello") as llm:
         llm.configure(vault)
         block = api.Memory(vault, embedder=embedder).context(QUESTION, budget=400, rerank="llm")
