@@ -274,7 +274,7 @@ def test_doctor_says_which_model_writes_the_memory_and_when_it_last_answered(sta
     root = tmp_path / "vault"
     api.init(root)
     report, line = doctor_of(root)
-    assert report == {"model": "llama3.1 at http://127.0.0.1:11434/v1", "enabled": False,
+    assert report == {"model": "llama3.1 at http://127.0.0.1:11434/v1", "enabled": False, "rerank": False,
                       "answered": None, "ok": None, "error": None, "at": None}
     assert line.startswith("llm: off, the offline rules write the memory ([llm] names llama3.1 at "
                            "http://127.0.0.1:11434/v1: `extract --llm` asks it for one run")
@@ -284,10 +284,16 @@ def test_doctor_says_which_model_writes_the_memory_and_when_it_last_answered(sta
     settings = LLMSettings.coerce(api.Memory(root).llm_settings())
     chat(settings, MESSAGES)
     report, line = doctor_of(root)
-    assert report == {"model": "claude -p --output-format json", "enabled": True, "answered": "2026-11-30T12:00:00",
-                      "ok": True, "error": None, "at": "2026-11-30T12:00:00"}
+    assert report == {"model": "claude -p --output-format json", "enabled": True, "rerank": False,
+                      "answered": "2026-11-30T12:00:00", "ok": True, "error": None, "at": "2026-11-30T12:00:00"}
     assert line == ("llm: claude -p --output-format json writes the memory ([llm] enabled); "
                     "last answered 2026-11-30 12:00:00")
+    config = root / ".vaultmem" / "config.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace('rerank = ""', 'rerank = "llm"'), encoding="utf-8")
+    report, line = doctor_of(root)
+    assert report["rerank"] is True
+    assert line == ("llm: claude -p --output-format json writes the memory ([llm] enabled); it orders what "
+                    'search and context find ([search] rerank = "llm"); last answered 2026-11-30 12:00:00')
 
     monkeypatch.setenv("STANDIN_MODE", "fail")
     monkeypatch.setenv("VAULTMEM_NOW", "2026-12-01T08:00:00")
@@ -295,8 +301,9 @@ def test_doctor_says_which_model_writes_the_memory_and_when_it_last_answered(sta
         chat(settings, MESSAGES)
     report, line = doctor_of(root)
     assert report["ok"] is False and report["answered"] == "2026-11-30T12:00:00"
-    assert line.startswith("llm: claude -p --output-format json writes the memory ([llm] enabled); its last call "
-                           "failed at 2026-12-01 08:00:00: `claude -p --output-format json` exited with code 1")
+    assert line.startswith("llm: claude -p --output-format json writes the memory ([llm] enabled); it orders what "
+                           'search and context find ([search] rerank = "llm"); its last call failed at 2026-12-01 '
+                           "08:00:00: `claude -p --output-format json` exited with code 1")
     assert line.endswith("(last answered 2026-11-30 12:00:00)")
 
 

@@ -214,6 +214,8 @@ def _llm_line(llm) -> str:
     else:
         line = (f"llm: off, the offline rules write the memory ([llm] names {llm['model']}: "
                 "`extract --llm` asks it for one run, enabled = true turns it on)")
+    if llm.get("rerank"):
+        line += '; it orders what search and context find ([search] rerank = "llm")'
     answered = f"last answered {llm['answered'].replace('T', ' ')}" if llm.get("answered") else ""
     if llm.get("ok") is False:
         return (f"{line}; its last call failed at {llm['at'].replace('T', ' ')}: {llm['error']}"

@@ -160,7 +160,8 @@ def read_status(path: Path | str) -> dict:
 
 def model_report(config, state_dir: Path | str) -> dict:
     """Which model writes the memory, as `doctor` reports it: `{"model" (describe(), None when
-    [llm] names none), "enabled", "answered", "ok", "error", "at"}`, the last four from the
+    [llm] names none), "enabled", "rerank" (it also orders what search and context find:
+    `[search] rerank = "llm"`), "answered", "ok", "error", "at"}`, the last four from the
     state file (None before the first call of this model)."""
     try:
         model = LLMSettings.coerce(config).describe()
@@ -170,4 +171,5 @@ def model_report(config, state_dir: Path | str) -> dict:
     if state.get("model") != model:
         state = {}   # another model's record: it says nothing of this one
     return {"model": model, "enabled": bool(getattr(config, "llm_enabled", False)),
+            "rerank": getattr(config, "search_rerank", "") == "llm",
             **{key: state.get(key) for key in ("answered", "ok", "error", "at")}}
