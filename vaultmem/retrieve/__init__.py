@@ -14,6 +14,7 @@ _PUBLIC = {
     "mark_current": "current",
     "in_project": "projects",
     "project_of": "projects",
+    "normalise_day": "filters",
     "embedded_query": "ranking",
     "hop": "relations",
     "related": "related",
