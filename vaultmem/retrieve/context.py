@@ -489,7 +489,7 @@ def _ranked(hits, budget: int, count_tokens, labels=LABELS["en"], turns=None, sa
     cited = set().union(said, *(cited_turns(h) for h in hits if h.type not in ("session", NOTE_TYPE)
                                 and (block_score(h) >= floor or not places[id(h)][0])))
     for _ in range(4):
-        chosen = _fill(hits, budget, count, labels, cited, floor, turns, said, places)
+        chosen = _fill(hits, budget, count, labels, cited, floor, places, turns, said)
         if chosen["cited"] == cited:
             break
         cited = chosen["cited"]
@@ -529,11 +529,10 @@ def _without_cited(chosen: dict, labels) -> None:
     chosen["excerpts"] = [(order.index(i), e) for i, e in kept]
 
 
-def _fill(hits, budget: int, count_tokens, labels, cited: set, floor: float, turns=None,
-          said: frozenset = frozenset(), places=None) -> dict:
+def _fill(hits, budget: int, count_tokens, labels, cited: set, floor: float, places: dict, turns=None,
+          said: frozenset = frozenset()) -> dict:
     """One greedy pass over `hits` in the block's order (`places`, from `_places`); "cited": the
     turns the memories shown cite."""
-    places = places or _places(hits, floor)
     lines: list[str] = []
     notes: list[str] = []
     shown = {"memories": 0, "snippets": 0, "notes": 0}
