@@ -463,7 +463,7 @@ def run(args, rerank_llm) -> dict:
         kept = [i for i, done in enumerate(scores.reranked) if done]
         summaries["reranked questions"] = {
             system: summarise([scores.ranked[system][i] for i in kept], [scores.questions[i] for i in kept],
-                              args.ks, 10) for system in ("vaultmem", FIRST_STAGE, "hybrid")}
+                              args.ks, 10) for system in ("vaultmem", FIRST_STAGE, "hybrid") if scores.ranked[system]}
         print(f"the {len(kept)} questions the model reranked (the others kept the first stage's order):")
         print_table(summaries["reranked questions"], args.ks)
     print("seconds: " + ", ".join(f"{stage} {s:.1f}" for stage, s in scores.seconds.items()))

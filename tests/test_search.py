@@ -39,6 +39,14 @@ def test_chinese_keyword_finds_the_chinese_memory(memory):
     assert titles(memory.search("乌龙茶"))[0] == "喜欢喝乌龙茶"
 
 
+def test_a_chinese_questions_keyword_side_leaves_out_its_grammar():
+    from vaultmem.retrieve.keywords import keyword_coverage, term_patterns, terms
+
+    patterns = term_patterns(terms("周婷什么时候去的杭州？"))
+    assert keyword_coverage(patterns, "你什么时候有空？什么时候都行，到时候再说吧") == 0.0
+    assert keyword_coverage(patterns, "周婷上个月去了杭州") == 0.5   # 周婷 and 杭州 of four
+
+
 def test_type_tag_user_and_since_filters(memory):
     procedures = memory.search("how do I ship the garden planner?", type="procedure")["hits"]
     assert procedures and {h["type"] for h in procedures} == {"procedure"}

@@ -62,3 +62,21 @@ def word_count(text: str) -> int:
         return len(text.split())
     rest = CJK.sub(" ", text).split()
     return sum(1 for word in rest if any(c.isalnum() for c in word)) + (cjk + 1) // 2
+
+
+# Chinese characters that are grammar or a question's own words (particles, pronouns, 什么,
+# 哪里, 多少, 时候, ...). A bigram made of two of them says nothing a question is about: "什么",
+# "时候" or "的是" in a question matched every turn that asks or says anything, and outweighed the
+# words that name what was asked (LoCoMo-zh dev R@10 75.4 -> 77.6, the Chinese blind corpus's dev
+# half 76.5 -> 79.4, with `search` asking neither half of its keyword side for them).
+FUNCTION_HAN = frozenset("的了吗呢吧啊是在和与跟有去来到对把被给也都就还又很最么什哪怎谁几多少为时候里个些这那其他她它们")
+
+
+def function_bigram(pair: str) -> bool:
+    """Whether a CJK bigram is made of grammar alone (`FUNCTION_HAN`): a question's keyword
+    side leaves it out.
+
+    >>> function_bigram("什么"), function_bigram("时候"), function_bigram("杭州"), function_bigram("在杭")
+    (True, True, False, False)
+    """
+    return len(pair) == 2 and pair[0] in FUNCTION_HAN and pair[1] in FUNCTION_HAN
