@@ -37,6 +37,8 @@ def test_a_chinese_question_asks_for_no_bigram_of_grammar_alone(index):
     index.maintain()
     # Asked for its grammar too, BM25 put the turn full of 什么时候 first (2.79 against 1.57).
     assert [h["chunk_id"] for h in index.fts("周婷什么时候去的杭州？")] == ["N2#0"]
+    # A question of grammar alone is asked as written.
+    assert [h["chunk_id"] for h in index.fts("什么时候？")] == ["N1#0"]
 
 
 def test_full_text_finds_chinese_and_stemmed_english(index):

@@ -32,7 +32,7 @@ from vaultmem.index.snapshot import (
     patched,
 )
 from vaultmem.store.layout import STATE_DIR
-from vaultmem.text.script import function_bigram
+from vaultmem.text.script import asked_pairs
 
 log = logging.getLogger(__name__)
 
@@ -101,18 +101,19 @@ _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ua
 
 def cjk_bigrams(text: str, query: bool = False) -> str:
     """Rewrite CJK runs as space-separated bigrams (a lone character stays itself). A `query`
-    asks for none made of grammar alone ("什么", "时候": `text.script.function_bigram`); the
-    index keeps every bigram, so that a change of that list needs no reindex.
+    asks only for those `text.script.asked_pairs` keeps (none of grammar alone, "什么", "时候",
+    unless nothing else is left); the index keeps every bigram, so that a change of that list
+    needs no reindex.
 
     >>> cjk_bigrams("周婷什么时候", query=True).split()
     ['周婷', '婷什']
     """
+    asked = asked_pairs(text) if query else None
+
     def split(match):
         run = match.group(0)
-        if len(run) == 1:
-            return f" {run} "
-        pairs = [run[i:i + 2] for i in range(len(run) - 1)]
-        return " " + " ".join(p for p in pairs if not (query and function_bigram(p))) + " "
+        pairs = [run[i:i + 2] for i in range(len(run) - 1)] or [run]
+        return " " + " ".join(p for p in pairs if asked is None or p in asked) + " "
 
     return _CJK_RUN.sub(split, text)
 

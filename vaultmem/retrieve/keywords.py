@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from vaultmem.text.script import CJK as _CJK, function_bigram
+from vaultmem.text.script import CJK as _CJK, asked_pairs
 
 _WORD = re.compile(r"[a-z0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 STOP_WORDS = frozenset("""a an and are as at be been being but by can could did do does doing
@@ -27,19 +27,14 @@ _LONG_OF = {short: word for word, short in WRITTEN_SHORT.items()}
 
 def terms(text: str) -> set[str]:
     """Content words of `text`, crudely stemmed; CJK runs become bigrams, those of grammar
-    alone left out ("什么", "时候": `text.script.function_bigram`).
+    alone left out unless nothing else is left ("什么", "时候": `text.script.asked_pairs`).
 
     >>> sorted(terms("周婷什么时候去的杭州？"))
     ['周婷', '婷什', '杭州', '的杭']
     """
-    found = set()
-    for word in _WORD.findall(text.lower()):
-        if _CJK.match(word):
-            found.update(pair for pair in (word[i:i + 2] for i in range(max(1, len(word) - 1)))
-                         if not function_bigram(pair))
-        elif word not in STOP_WORDS:
-            found.add(stem(word))
-    return found
+    found = {stem(word) for word in _WORD.findall(text.lower())
+             if not _CJK.match(word) and word not in STOP_WORDS}
+    return found | asked_pairs(text)
 
 
 def stem(word: str) -> str:

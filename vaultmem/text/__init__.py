@@ -68,6 +68,7 @@ _PUBLIC = {
     "CJK": "script",
     "HAN": "script",
     "FUNCTION_HAN": "script",
+    "asked_pairs": "script",
     "LETTER": "script",
     "function_bigram": "script",
     "han_share": "script",

@@ -70,13 +70,39 @@ def word_count(text: str) -> int:
 # words that name what was asked (LoCoMo-zh dev R@10 75.4 -> 77.6, the Chinese blind corpus's dev
 # half 76.5 -> 79.4, with `search` asking neither half of its keyword side for them).
 FUNCTION_HAN = frozenset("的了吗呢吧啊是在和与跟有去来到对把被给也都就还又很最么什哪怎谁几多少为时候里个些这那其他她它们")
+_KANA_HANGUL = re.compile(r"[\u3040-\u30ff\uac00-\ud7af]")
+_CJK_RUN = re.compile(f"(?:{CJK.pattern})+")
+_WORD_BESIDE = re.compile(r"[^\W_]{2,}")   # a word of a question besides its CJK runs
 
 
 def function_bigram(pair: str) -> bool:
-    """Whether a CJK bigram is made of grammar alone (`FUNCTION_HAN`): a question's keyword
-    side leaves it out.
+    """Whether a CJK bigram (or a lone character) is grammar alone (`FUNCTION_HAN`). A doubled
+    character is a name (多多, 来来), never grammar.
 
-    >>> function_bigram("什么"), function_bigram("时候"), function_bigram("杭州"), function_bigram("在杭")
-    (True, True, False, False)
+    >>> function_bigram("什么"), function_bigram("时候"), function_bigram("杭州"), function_bigram("在杭"), function_bigram("多多")
+    (True, True, False, False, False)
     """
-    return len(pair) == 2 and pair[0] in FUNCTION_HAN and pair[1] in FUNCTION_HAN
+    if len(pair) == 1:
+        return pair in FUNCTION_HAN
+    return len(pair) == 2 and pair[0] != pair[1] and pair[0] in FUNCTION_HAN and pair[1] in FUNCTION_HAN
+
+
+def asked_pairs(question: str) -> set[str]:
+    """The bigrams (a lone character: itself) of a question's CJK runs that its keyword side
+    asks for: all but those of grammar alone (`function_bigram`), unless the question has no
+    other word to ask for (他们在哪里？ is asked as it is written). A run with kana or hangul is
+    not Chinese: all of it. `retrieve.keywords.terms` and the full-text query both ask this.
+
+    >>> sorted(asked_pairs("周婷什么时候去的杭州？")), sorted(asked_pairs("他们在哪里？"))
+    (['周婷', '婷什', '杭州', '的杭'], ['他们', '们在', '哪里', '在哪'])
+    >>> asked_pairs("Tom的 laptop 在哪？")   # asked for Tom and laptop alone
+    set()
+    """
+    runs = _CJK_RUN.findall(question.lower())
+    pairs, kept = [], []
+    for run in runs:
+        own = [run[i:i + 2] for i in range(len(run) - 1)] or [run]
+        pairs += own
+        kept += own if _KANA_HANGUL.search(run) else [p for p in own if not function_bigram(p)]
+    alone = not _WORD_BESIDE.search(_CJK_RUN.sub(" ", question))
+    return set(kept or (pairs if alone else ()))
