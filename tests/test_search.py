@@ -40,11 +40,15 @@ def test_chinese_keyword_finds_the_chinese_memory(memory):
 
 
 def test_a_chinese_questions_keyword_side_leaves_out_its_grammar():
-    from vaultmem.retrieve.keywords import keyword_coverage, term_patterns, terms
+    from vaultmem.retrieve.keywords import keyword_coverage, question_patterns, term_patterns, terms
 
     patterns = term_patterns(terms("周婷什么时候去的杭州？"))
     assert keyword_coverage(patterns, "你什么时候有空？什么时候都行，到时候再说吧") == 0.0
     assert keyword_coverage(patterns, "周婷上个月去了杭州") == 0.5   # 周婷 and 杭州 of four
+    # As search counts it, a pair of grammar stays in the whole and is never found: 2 of 9.
+    whole = question_patterns("周婷什么时候去的杭州？")
+    assert keyword_coverage(whole, "周婷上个月去了杭州") == 2 / 9
+    assert keyword_coverage(whole, "你什么时候有空？什么时候都行，到时候再说吧") == 0.0
     # A question of grammar alone is asked as written; a doubled character is a name; a run
     # with kana is not Chinese; beside other words, a lone 的 or 在哪 asks for nothing.
     assert terms("他们在哪里？") == {"他们", "们在", "在哪", "哪里"}
