@@ -39,38 +39,6 @@ def test_chinese_keyword_finds_the_chinese_memory(memory):
     assert titles(memory.search("乌龙茶"))[0] == "喜欢喝乌龙茶"
 
 
-def test_a_chinese_questions_keyword_side_leaves_out_its_grammar():
-    from vaultmem.retrieve.keywords import keyword_coverage, question_patterns, term_patterns, terms
-
-    patterns = term_patterns(terms("周婷什么时候去的杭州？"))
-    assert keyword_coverage(patterns, "你什么时候有空？什么时候都行，到时候再说吧") == 0.0
-    assert keyword_coverage(patterns, "周婷上个月去了杭州") == 0.5   # 周婷 and 杭州 of four
-    # As search counts it, a pair of grammar stays in the whole and is never found: 2 of 9.
-    whole = question_patterns("周婷什么时候去的杭州？")
-    assert keyword_coverage(whole, "周婷上个月去了杭州") == 2 / 9
-    assert keyword_coverage(whole, "你什么时候有空？什么时候都行，到时候再说吧") == 0.0
-    # A question of grammar alone is asked as written; a doubled character is a name; a run
-    # with kana is not Chinese; beside other words, a lone 的 or 在哪 asks for nothing.
-    assert terms("他们在哪里？") == {"他们", "们在", "在哪", "哪里"}
-    assert "多多" in terms("多多什么时候打的疫苗？") and "什么" not in terms("多多什么时候打的疫苗？")
-    assert "和也" in terms("和也はどこ？")
-    assert terms("Tom的 laptop 在哪？") == {"tom", "laptop"}
-
-
-def test_a_keyword_scan_finds_a_chinese_question_of_grammar_alone(tmp_path):
-    """Without an index, a question whose every bigram is grammar still finds the note that says it."""
-    from vaultmem.api import init
-    from vaultmem.retrieve.filters import Filters
-    from vaultmem.retrieve.search import keyword_search
-
-    root = tmp_path / "vault"
-    init(root)
-    write_note(root, "Memory/Facts/他们的去向.md", memory_meta("Z01"), "他们在哪里工作都不知道。")
-    write_note(root, "Memory/Facts/杭州.md", memory_meta("Z02"), "用户去年搬到了杭州。")
-    hits = keyword_search(Memory(root).vault, "他们在哪里？", 5, Filters(), 0.25)
-    assert [h.title for h in hits] == ["他们的去向"]
-
-
 def test_type_tag_user_and_since_filters(memory):
     procedures = memory.search("how do I ship the garden planner?", type="procedure")["hits"]
     assert procedures and {h["type"] for h in procedures} == {"procedure"}

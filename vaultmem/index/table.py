@@ -32,7 +32,6 @@ from vaultmem.index.snapshot import (
     patched,
 )
 from vaultmem.store.layout import STATE_DIR
-from vaultmem.text.script import asked_pairs
 
 log = logging.getLogger(__name__)
 
@@ -99,21 +98,13 @@ METADATA_CACHE_BYTES = 16 << 20
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 
 
-def cjk_bigrams(text: str, query: bool = False) -> str:
-    """Rewrite CJK runs as space-separated bigrams (a lone character stays itself). A `query`
-    asks only for those `text.script.asked_pairs` keeps (none of grammar alone, "什么", "时候",
-    unless nothing else is left); the index keeps every bigram, so that a change of that list
-    needs no reindex.
-
-    >>> cjk_bigrams("周婷什么时候", query=True).split()
-    ['周婷', '婷什']
-    """
-    asked = asked_pairs(text) if query else None
-
+def cjk_bigrams(text: str) -> str:
+    """Rewrite CJK runs as space-separated bigrams (a lone character stays itself)."""
     def split(match):
         run = match.group(0)
-        pairs = [run[i:i + 2] for i in range(len(run) - 1)] or [run]
-        return " " + " ".join(p for p in pairs if asked is None or p in asked) + " "
+        if len(run) == 1:
+            return f" {run} "
+        return " " + " ".join(run[i:i + 2] for i in range(len(run) - 1)) + " "
 
     return _CJK_RUN.sub(split, text)
 
@@ -454,7 +445,7 @@ class ChunkIndex:
         (a bad `where`, a damaged index) is raised, never taken for "no keyword hits"."""
         from lance.query import MatchQuery
 
-        text = cjk_bigrams(query, query=True).strip()
+        text = cjk_bigrams(query).strip()
         if not text or not (self.meta() or {}).get("fts"):
             return []
         dataset = self._dataset()   # one version: row ids are positions in it

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from vaultmem.text.script import CJK as _CJK, asked_pairs
+from vaultmem.text.script import CJK as _CJK
 
 _WORD = re.compile(r"[a-z0-9]+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 STOP_WORDS = frozenset("""a an and are as at be been being but by can could did do does doing
@@ -26,15 +26,14 @@ _LONG_OF = {short: word for word, short in WRITTEN_SHORT.items()}
 
 
 def terms(text: str) -> set[str]:
-    """Content words of `text`, crudely stemmed; CJK runs become bigrams, those of grammar
-    alone left out unless nothing else is left ("什么", "时候": `text.script.asked_pairs`).
-
-    >>> sorted(terms("周婷什么时候去的杭州？"))
-    ['周婷', '婷什', '杭州', '的杭']
-    """
-    found = {stem(word) for word in _WORD.findall(text.lower())
-             if not _CJK.match(word) and word not in STOP_WORDS}
-    return found | asked_pairs(text)
+    """Content words of `text`, crudely stemmed; CJK runs become bigrams."""
+    found = set()
+    for word in _WORD.findall(text.lower()):
+        if _CJK.match(word):
+            found.update(word[i:i + 2] for i in range(max(1, len(word) - 1)))
+        elif word not in STOP_WORDS:
+            found.add(stem(word))
+    return found
 
 
 def stem(word: str) -> str:
@@ -47,29 +46,11 @@ def stem(word: str) -> str:
 
 
 def keyword_coverage(patterns, text: str) -> float:
-    """The share of a query's terms found in `text`; `patterns`: its `term_patterns()` (or
-    `question_patterns()`, whose None stands for a term never looked for)."""
+    """The share of a query's terms found in `text`; `patterns`: its `term_patterns()`."""
     if not patterns:
         return 0.0
     lowered = text.lower()
-    return sum(1 for pattern in patterns if pattern is not None and pattern.search(lowered)) / len(patterns)
-
-
-def question_patterns(question: str) -> tuple:
-    """`term_patterns` of a question's `terms`, and a None for each CJK pair of grammar it does
-    not ask for ("什么", "时候": `text.script.asked_pairs`): such a pair still counts in the
-    whole, so a text's share of the question is on the scale the search's weights were set on
-    (left out of the whole, "用户的妹妹最近在玩" rose from 4 of 9 to 4 of 8 and outscored the
-    user's own game), and it is never found.
-
-    >>> patterns = question_patterns("周婷什么时候去的杭州？")
-    >>> len(patterns), keyword_coverage(patterns, "周婷上个月去了杭州")
-    (9, 0.2222222222222222)
-    """
-    asked = terms(question)
-    every = {p for run in _WORD.findall(question.lower()) if _CJK.match(run)
-             for p in ([run[i:i + 2] for i in range(len(run) - 1)] or [run])}
-    return term_patterns(asked) + (None,) * len(every - asked)
+    return sum(1 for pattern in patterns if pattern.search(lowered)) / len(patterns)
 
 
 def term_patterns(query_terms: set[str]) -> tuple:

@@ -42,7 +42,7 @@ from vaultmem.index.table import ChunkIndex, sql_in
 from vaultmem.index.user_notes import NOTE_TYPE
 from vaultmem.retrieve.filters import Filters, check_scope, normalise_day, row_passes
 from vaultmem.retrieve.hits import Hit, Hits
-from vaultmem.retrieve.keywords import keyword_coverage, question_patterns
+from vaultmem.retrieve.keywords import keyword_coverage, term_patterns, terms
 from vaultmem.retrieve.ranking import (
     ASKS_WHEN,
     ASSISTANT_FACTOR,
@@ -302,7 +302,7 @@ class Searcher:
         snap, order, cosines, bm25 = found
         cols = snap.columns
         top_bm25 = max(bm25.values(), default=0.0) or 1.0
-        qterms = question_patterns(query)
+        qterms = term_patterns(terms(query))
         keyword_weight = KEYWORD_WEIGHT
         if is_chinese(query):
             keyword_weight = KEYWORD_WEIGHT_CJK_MULTILINGUAL \
@@ -371,7 +371,7 @@ def keyword_search(vault, query: str, k: int, filters: Filters, threshold: float
     """
     from vaultmem.index.ingest import chunks_of
 
-    qterms = question_patterns(query)
+    qterms = term_patterns(terms(query))
     scored = []
     for path in vault.iter_indexed():
         rel = vault.rel(path)
