@@ -277,7 +277,7 @@ def _reranked(hit) -> int | None:
     return (hit.parts or {}).get("rerank")
 
 
-def _places(hits, floor: float = 0.0) -> dict[int, tuple]:
+def _places(hits, floor: float) -> dict[int, tuple]:
     """The block's order, by `id(hit)`: the places the LLM rerank gave, when it ran, then by
     block score (stable: ties keep search's order). A hit placed by the model is kept under the
     floor. A memory takes the place the model gave an excerpt of a turn it cites when that is
