@@ -325,3 +325,55 @@ def test_a_model_cli_reranks_too(standins, vault, embedder, monkeypatch):
     assert texts(result)[:2] == [plain[2], plain[0]]
     (call,) = [c for c in standins.calls() if c["name"] == "claude"]
     assert f"Question: {QUESTION}" in call["stdin"] and "· memory (fact))" in call["stdin"]
+
+
+def test_memories_under_the_threshold_are_shown_to_the_model_and_kept_where_it_ranks_them(vault, embedder):
+    """`[search] min_score` keeps an unrelated question from the least bad hits; with the model
+    to judge, the memories under it are shown after the hits, and one it ranks joins the result
+    in its place. One it leaves out stays out, and when it fails none joins."""
+    scores = {h["text"]: h["score"] for h in api.Memory(vault, embedder=embedder).search(QUESTION, k=5)["hits"]}
+    ordered = sorted(scores, key=scores.get, reverse=True)
+    assert ordered[0] == FACTS[1] and scores[FACTS[3]] < scores[FACTS[1]]
+    set_search(vault, f"min_score = {(scores[ordered[0]] + scores[ordered[1]]) / 2:.4f}")   # only the cello
+    memory = api.Memory(vault, embedder=embedder)
+    assert texts(memory.search(QUESTION, k=5)) == [FACTS[1]]
+    with Ranker(first="peanuts", second="cello") as llm:
+        llm.configure(vault)
+        ranked = api.Memory(vault, embedder=embedder).search(QUESTION, k=5, rerank="llm")
+        block = api.Memory(vault, embedder=embedder).context(QUESTION, budget=400, rerank="llm")
+    assert not ranked.get("warning")
+    assert texts(ranked) == [FACTS[3], FACTS[1]]                      # the rest, under it and unranked: out
+    prompt = llm.requests[0]["body"]["messages"][-1]["content"]
+    at = {fact: prompt.find(fact) for fact in FACTS}
+    assert min(at.values()) > 0 and min(at, key=at.get) == FACTS[1]  # the hit first, then all under it
+    lines = [line for line in block["text"].splitlines() if line.startswith("- [")]
+    assert "peanuts" in lines[0] and "cello" in lines[1] and len(lines) == 2, lines
+    peanuts = next(h["id"] for h in ranked["hits"] if h["text"] == FACTS[3])
+    access = api.Memory(vault, embedder=embedder).indexer.state.all_access()
+    assert access[peanuts]["last_access"]                              # recalled, as a hit is
+    assert not any((access.get(h["id"]) or {}).get("last_access")      # the ones left out are not
+                   for h in memory.search(QUESTION, k=5, rerank="")["hits"] if h["text"] in FACTS[2:3] + FACTS[4:])
+    with Ranker(reply="no idea") as llm:
+        llm.configure(vault)
+        failed = api.Memory(vault, embedder=embedder).search(QUESTION, k=5, rerank="llm")
+    assert texts(failed) == [FACTS[1]] and "LLM rerank failed" in failed["warning"]
+    with Ranker(reply='{"ranking": [1, 2, 3, 4, 5]}') as llm:        # every passage, in the order given:
+        llm.configure(vault)                                           # it judged none of them
+        echoed = api.Memory(vault, embedder=embedder).search(QUESTION, k=5, rerank="llm")
+    assert texts(echoed) == [FACTS[1]] and not echoed.get("warning")
+
+
+def test_a_failed_rerank_keeps_the_health_lines(vault, embedder):
+    """A question about care keeps room for what the person's health requires; the model's
+    failure does not take it away (it is the first stage's fallback that does)."""
+    api.Memory(vault, embedder=embedder).add("The user has a severe shellfish allergy.", importance=0.95,
+                                             tags=["health"])
+    set_search(vault, "min_score = 0.9")                # no hit: the allergy is there as a health line
+    question = "Plan dinner for the user"
+    plain = api.Memory(vault, embedder=embedder).search(question, k=5, rerank="")
+    assert plain["hits"] == [] and "shellfish" in api.Memory(vault, embedder=embedder).context(
+        question, budget=400, rerank="")["text"]
+    with Ranker(status=500) as llm:
+        llm.configure(vault)
+        block = api.Memory(vault, embedder=embedder).context(question, budget=400, rerank="llm")
+    assert "LLM rerank failed" in block["warning"] and "shellfish" in block["text"], block
