@@ -20,6 +20,7 @@ _PUBLIC = {
     "related": "related",
     "slot_of": "current",
     "RERANK_CANDIDATES": "rerank",
+    "candidates": "rerank",
     "llm_rerank": "rerank",
     "Searcher": "search",
 }
