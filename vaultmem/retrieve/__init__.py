@@ -20,7 +20,6 @@ _PUBLIC = {
     "related": "related",
     "slot_of": "current",
     "RERANK_CANDIDATES": "rerank",
-    "candidates": "rerank",
     "llm_rerank": "rerank",
     "Searcher": "search",
 }
