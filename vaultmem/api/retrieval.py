@@ -46,8 +46,7 @@ class Retrieval:
         """Ranked hits: `{"query", "hits": [HIT, ...]}` plus `"warning"` after a fallback.
         `scope`: "memories" (memory and session notes), "notes" (the user's own notes, read
         only; hits of type `note`) or "all". `rerank`: "llm" has the `[llm]` endpoint reorder
-        the top hits, and add the memories under the threshold it ranks (`retrieve/rerank.py`,
-        `_llm_reranked`), "" keeps the first stage's order; None: as
+        the top hits (`retrieve/rerank.py`), "" keeps the first stage's order; None: as
         `[search] rerank` says. `project` (a folder or a project's name): what was said only in
         other projects' agent sessions is left out, but for facts and preferences about the
         person (`retrieve/projects.py`).
@@ -65,7 +64,7 @@ class Retrieval:
         self._in_project(hits, keep, wanted)
         self._mark_current(hits, query, as_of, under, keep, wanted)   # (it sorts by score: before the model's order)
         if rerank:
-            hits = self._llm_reranked(query, hits, k, as_of, under, wanted)
+            hits = self._first(self._llm_reranked(query, hits, as_of), k)
         result = {"query": query, "hits": [h.to_dict() for h in hits]}
         if hits.warning:
             result["warning"] = hits.warning
@@ -122,10 +121,9 @@ class Retrieval:
         self._hop(hits, question, asked, None, None, user, None, as_of, all, scope)
         self._in_project(hits, keep, wanted)
         self._mark_current(hits, question, as_of, under, keep, wanted)
-        fell_back = hits.warning is not None   # the first stage's: a failed rerank keeps the health lines
         if rerank:
-            hits = self._llm_reranked(question, hits, k, as_of, under, wanted)
-        pinned = [] if fell_back or scope == "notes" else self.searcher.search(
+            hits = self._first(self._llm_reranked(question, hits, as_of), k)
+        pinned = [] if hits.warning or scope == "notes" else self.searcher.search(
             question, k=PINNED_MAX, tag=PINNED_TAG, user=user or self.user, as_of=as_of, all=all,
             min_score=0.0, vector=vector, scope="memories")
         self._in_project(pinned, keep, len(pinned))
@@ -225,40 +223,19 @@ class Retrieval:
 
         return max(k, RERANK_CANDIDATES)
 
-    def _llm_reranked(self, question: str, hits, k: int, as_of, under, wanted: int):
-        """The first `k` of `hits` in the order the `[llm]` model gives (`retrieve/rerank.py`),
-        shown as many as its `context_tokens` hold, with the day the question is asked: `as_of`
-        when given (the hits are what held then, and "Where does the user live?" asks of that
-        day), else today.
-
-        `under`: the memories the first stage scored under `[search] min_score`. The threshold
-        keeps an unrelated question from getting the least bad hits; with the model to judge,
-        they are shown to it after the hits, up to `wanted` in all, and the ones it ranks join
-        the result ("What is the user's profession?" scores "The user is Hannah, a physical
-        therapist" at 0.24, under the 0.25 default, and the model was shown two excerpts and the
-        user's pronouns). One it leaves out, or every one when it fails, goes as before; so does
-        every one when it leaves nothing out, as a model that hands back the order it was given
-        does (`retrieve/rerank.py`): it has not judged them."""
+    def _llm_reranked(self, question: str, hits, as_of=None):
+        """`hits` in the order the `[llm]` model gives (`retrieve/rerank.py`), shown as many as
+        its `context_tokens` hold, with the day the question is asked: `as_of` when given (the
+        hits are what held then, and "Where does the user live?" asks of that day), else today."""
         from vaultmem import clock
         from vaultmem.extract.llm_endpoint import LLMSettings, chat
         from vaultmem.retrieve.filters import normalise_day
-        from vaultmem.retrieve.rerank import candidates, llm_rerank
+        from vaultmem.retrieve.rerank import llm_rerank
 
         settings = LLMSettings.coerce(self.llm_settings())
         day = normalise_day(as_of)[:10] if as_of else clock.today().isoformat()   # the day the filter uses
-        listed = {h.id for h in hits}
-        extra = [h for h in under if h.id not in listed][:max(wanted - len(hits), 0)]
-        shown = type(hits)([*hits, *extra])
-        shown.warning = hits.warning
-        ranked = llm_rerank(question, shown, lambda messages, max_tokens: chat(settings, messages, max_tokens=max_tokens),
-                            context_tokens=settings.context_tokens, today=day)
-        below = {id(h) for h in extra}
-        placed = {id(h) for h in ranked if (h.parts or {}).get("rerank")}
-        judged = len(placed) < candidates(shown, settings.context_tokens)   # it left some out
-        kept = type(ranked)([h for h in ranked if id(h) not in below or (judged and id(h) in placed)][:k])
-        kept.warning = ranked.warning
-        self._recalled([h.id for h in kept if id(h) in below])   # recalled, as the hits were
-        return kept
+        return llm_rerank(question, hits, lambda messages, max_tokens: chat(settings, messages, max_tokens=max_tokens),
+                          context_tokens=settings.context_tokens, today=day)
 
     def _rerank_stage(self, asked: str | None) -> str:
         """The second stage a search runs: `asked`, else `[search] rerank`."""
@@ -269,6 +246,12 @@ class Retrieval:
         if stage not in RERANKS:
             raise ConfigError(f"unknown rerank stage {stage!r}: use \"llm\", or \"\" for none")
         return stage
+
+    @staticmethod
+    def _first(hits, k: int):
+        kept = type(hits)(hits[:k])
+        kept.warning = hits.warning
+        return kept
 
     def _advise_on_language(self, result: dict, question: str) -> None:
         """The first Chinese question asked of a vault whose model reads English only (a vault

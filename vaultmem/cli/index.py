@@ -12,9 +12,8 @@ PROJECT_HELP = ("A project's folder or name: leave out what was said only in oth
                 "sessions (facts and preferences about you stay).")
 RERANK = click.Choice(["llm", "none"])
 RERANK_HELP = ("llm: the [llm] model reorders the first 100 hits, each shown with its day and "
-               "session, and the memories under [search] min_score it ranks join them (one "
-               "request; slow on a small local model); none: the first stage's order. "
-               "Default: [search] rerank.")
+               "session (one request; slow on a small local model); none: the first stage's "
+               "order. Default: [search] rerank.")
 
 
 @cli.command()

@@ -24,8 +24,7 @@ care (`CARE`) keeps up to a third of the budget for it; any other question shows
 what the ranked lines leave. Filling is greedy: an entry that does not
 fit the remaining budget is skipped and a shorter one after it may still fit, so the block
 never exceeds the budget. With no hit above the search threshold the block says so instead
-of padding with weak hits (with the model's rerank on, a memory under it that the model ranks
-is a hit: `api/retrieval.py`).
+of padding with weak hits.
 
 What the chosen lines leave of the budget widens their excerpts, best first (`_widen`): a
 search hit shows the part of a long turn that matched, 40 words of it, and the answer to "what

@@ -9,8 +9,7 @@ endpoint turns it on with `[search] rerank = "llm"` or `search --rerank llm`.
     >>> parse_ranking('{"ranking": [3, 1, 3, 9]}', count=4)
     [2, 0]
 
-The model sees up to the first 100 hits (the memories under `[search] min_score` after them,
-`api/retrieval.py`), as many as `[llm] context_tokens` holds, each with
+The model sees up to the first 100 hits, as many as `[llm] context_tokens` holds, each with
 the day it was said and the session it comes from, so that a "when" question can be ranked
 (issue 49: with 20, evidence the first stage ranked 21st to 50th was never shown; with 50, a
 question whose answer is spread over many sessions still had a quarter of its evidence below
