@@ -17,7 +17,8 @@ from vaultmem import api
 from vaultmem.cli import cli
 from vaultmem.errors import ConfigError
 from vaultmem.retrieve.hits import Hit
-from vaultmem.retrieve.rerank import REPLY_TOKENS, RERANK_CANDIDATES, candidates, parse_ranking, rerank_messages
+from vaultmem.retrieve.rerank import (REPLY_TOKENS, RERANK_CANDIDATES, candidates, mark_ended, parse_ended, parse_ranking,
+                                      rerank_messages)
 
 FACTS = ["The user drinks oolong tea every morning.",
          "The user plays the cello in a community orchestra.",
@@ -291,6 +292,76 @@ def test_context_follows_the_models_order(vault, embedder):
                                   env={"VAULTMEM_NO_DAEMON": "1"})
         assert done.exit_code == 0, done.output
         assert "peanuts" in done.output.splitlines()[1] and len(llm.requests) == 1
+
+
+class Ender(LoopbackLLM):
+    """Ranks the passage holding `first` first and names the one holding `ended` as ended by it."""
+
+    def __init__(self, first, ended):
+        super().__init__()
+        self.first, self.ended = first, ended
+
+    def answer(self, body):
+        prompt = body["messages"][-1]["content"]
+        first, ended = (int(re.search(rf"\[(\d+)\] [^\n]*{word}", prompt).group(1)) for word in (self.first, self.ended))
+        return 200, completion(f'{{"ranking": [{first}, {ended}], "ended": [[{ended}, {first}]]}}')
+
+
+def test_the_block_shows_a_memory_the_model_says_has_ended_until_the_later_ones_day(vault, embedder):
+    """For the block an agent reads, the model also names the memories a later passage ends:
+    such a line says until when it held, as the offline net marks the earlier of two values;
+    the model's answer and a search (which does not ask) stay unmarked."""
+    memory = api.Memory(vault, embedder=embedder)
+    assert "until" not in memory.context(QUESTION, budget=400, rerank="")["text"]
+    with Ender(first="cello", ended="Civic") as llm:
+        llm.configure(vault)
+        block = api.Memory(vault, embedder=embedder).context(QUESTION, budget=400, rerank="llm")
+        searched = api.Memory(vault, embedder=embedder).search(QUESTION, k=5, rerank="llm")
+    assert not block.get("warning") and len(llm.requests) == 2
+    context_system, search_system = (r["body"]["messages"][0]["content"] for r in llm.requests)
+    assert '"ended"' in context_system and '"ended"' not in search_system
+    lines = block["text"].splitlines()
+    cello = next(h for h in searched["hits"] if "cello" in h["text"])
+    day = (cello["valid_from"] or cello["created"])[:10]
+    assert "cello" in lines[1] and "until" not in lines[1], lines
+    civic = next(line for line in lines if "Civic" in line)
+    assert re.match(r"\d{4}-\d{2}-\d{2}$", day) and f"· until {day} ·" in civic, civic
+    assert not any(h["valid_to"] for h in searched["hits"]), searched["hits"]
+
+
+def memory_hit(n: int, text: str, day: str, **fields) -> Hit:
+    return Hit(**{**dict(id=f"m{n}", path=f"Memory/Facts/m{n}.md", type="fact", title=text[:20], text=text,
+                         score=1.0, status="active", created=f"{day}T10:00:00", updated="", source_messages=[],
+                         valid_from=day), **fields})
+
+
+@pytest.mark.parametrize("reply, expected", [
+    ('{"ranking": [1], "ended": [[3, 1], [2, 2], [9, 1], [3, 2], ["4", "1"]]}', [(2, 0), (3, 0)]),
+    ('{"ranking": [1], "ended": []}', []),
+    ('{"ranking": [1]}', []),                          # a reply that names none ends nothing
+    ('{"ranking": [1], "ended": [3, 1]}', []),         # not pairs
+    ('{"ranking": [1], "ended": {"3": 1}}', []),
+    ("[1, 2]", []),
+])
+def test_parse_ended_keeps_pairs_of_two_passages_each_ended_once(reply, expected):
+    assert parse_ended(reply, 4) == expected
+
+
+def test_only_a_memory_still_held_is_ended_and_only_by_a_passage_said_since():
+    chicago = memory_hit(1, "The user lives in Chicago.", "2026-03-01")
+    denver = memory_hit(2, "The user moved to Denver.", "2026-09-12")
+    excerpt = memory_hit(3, "user: I live in Chicago.", "2026-03-01", type="session")
+    earlier = memory_hit(4, "The user rents a flat.", "2026-10-01")
+    dated = memory_hit(5, "The user worked at Acme.", "2026-01-01", valid_to="2026-05-31")
+    gone = memory_hit(6, "The user lives in Austin.", "2026-01-01", status="superseded")
+    shown = [chicago, denver, excerpt, earlier, dated, gone]
+    mark_ended(shown, [(0, 1), (2, 1), (3, 0), (4, 1), (5, 1)])
+    assert chicago.valid_to == "2026-09-12"
+    assert excerpt.valid_to == earlier.valid_to == gone.valid_to == ""   # an excerpt; ended "by" an older one; not active
+    assert dated.valid_to == "2026-05-31"                                  # its own last day stands
+    asked_then = memory_hit(1, "The user lives in Chicago.", "2026-03-01")
+    mark_ended([asked_then, denver], [(0, 1)], as_of="2026-06-01")   # a passage after the day asked of ends nothing
+    assert asked_then.valid_to == ""
 
 
 class SlowRanker(Ranker):

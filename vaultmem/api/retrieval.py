@@ -122,7 +122,7 @@ class Retrieval:
         self._in_project(hits, keep, wanted)
         self._mark_current(hits, question, as_of, under, keep, wanted)
         if rerank:
-            hits = self._first(self._llm_reranked(question, hits, as_of), k)
+            hits = self._first(self._llm_reranked(question, hits, as_of, ended=True), k)
         pinned = [] if hits.warning or scope == "notes" else self.searcher.search(
             question, k=PINNED_MAX, tag=PINNED_TAG, user=user or self.user, as_of=as_of, all=all,
             min_score=0.0, vector=vector, scope="memories")
@@ -223,10 +223,12 @@ class Retrieval:
 
         return max(k, RERANK_CANDIDATES)
 
-    def _llm_reranked(self, question: str, hits, as_of=None):
+    def _llm_reranked(self, question: str, hits, as_of=None, ended: bool = False):
         """`hits` in the order the `[llm]` model gives (`retrieve/rerank.py`), shown as many as
         its `context_tokens` hold, with the day the question is asked: `as_of` when given (the
-        hits are what held then, and "Where does the user live?" asks of that day), else today."""
+        hits are what held then, and "Where does the user live?" asks of that day), else today.
+        `ended` (the block an agent reads): the memories the model says a later passage ended
+        are shown until that passage's day."""
         from vaultmem import clock
         from vaultmem.extract.llm_endpoint import LLMSettings, chat
         from vaultmem.retrieve.filters import normalise_day
@@ -235,7 +237,7 @@ class Retrieval:
         settings = LLMSettings.coerce(self.llm_settings())
         day = normalise_day(as_of)[:10] if as_of else clock.today().isoformat()   # the day the filter uses
         return llm_rerank(question, hits, lambda messages, max_tokens: chat(settings, messages, max_tokens=max_tokens),
-                          context_tokens=settings.context_tokens, today=day)
+                          context_tokens=settings.context_tokens, today=day, ended=ended, as_of=day if as_of else None)
 
     def _rerank_stage(self, asked: str | None) -> str:
         """The second stage a search runs: `asked`, else `[search] rerank`."""

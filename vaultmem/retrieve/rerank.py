@@ -18,6 +18,17 @@ order comes first, then the hits it left out in the first stage's order. A hit's
 stays the first stage's and `parts["rerank"]` holds the place the model gave it, so with the
 stage on the order, not the score, is the ranking. When the endpoint fails or answers with no
 usable ranking, the first stage's order stands and the result's `warning` says why.
+
+For the block an agent reads (`context`), the same request also asks which memories no longer
+hold (`ended=True`): the model orders the new value first but used to keep the old one below
+it unmarked, as history ("The user loves chicken wings" under "The user is now pescatarian"),
+and an agent reading the block cannot tell which holds. Each memory the model names as ended
+by a later passage is shown `until` the day that passage was said (`Hit.valid_to`, as the
+read-time net of `retrieve/current.py` marks the earlier of two values offline); a true
+statement that names an old value ("Jonah's transfer to Denver fell through") has not ended.
+
+    >>> parse_ended('{"ranking": [1], "ended": [[3, 1], [2, 2], [9, 1]]}', count=4)
+    [(2, 0)]
 """
 
 from __future__ import annotations
@@ -39,6 +50,13 @@ SYSTEM = ("You rank passages from a person's memory by how well they help answer
           "from then. "
           'Reply with JSON only: {"ranking": [passage numbers, most helpful first]}. '
           "Include every passage that helps; leave out the ones that do not.")
+# Asked with `ended=True` (the block an agent reads): which memories a later passage ends.
+ENDED = (" Also name each memory that no longer holds on the day asked because a later passage "
+         "changes it (a value replaced, a plan dropped, a habit or taste given up), with that later "
+         'passage: {"ranking": [...], "ended": [[memory, later passage], ...]}. A statement that is '
+         "still true has not ended, even when it names an old value (\"the move to Denver fell "
+         "through\"); leave \"ended\" empty when nothing has.")
+ENDED_TOKENS = 200       # room in the reply for the pairs
 
 
 def passage_label(hit) -> str:
@@ -65,13 +83,13 @@ def _tokens(text: str) -> int:
     return len(text) if is_chinese(text) else len(text) // 4 + 1
 
 
-def rerank_messages(question: str, hits, today: str | None = None) -> list[dict]:
+def rerank_messages(question: str, hits, today: str | None = None, ended: bool = False) -> list[dict]:
     """The chat request: the question (and the day it is asked, when known) and the hits'
-    texts, numbered from 1, each after its label."""
+    texts, numbered from 1, each after its label; with `ended`, also which memories have ended."""
     lines = [_passage_line(n, hit) for n, hit in enumerate(hits, 1)]
     asked = f"Asked on: {today}\n" if today else ""
     user = f"Question: {question}\n{asked}\nPassages:\n" + "\n".join(lines) + "\n\nJSON:"
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+    return [{"role": "system", "content": SYSTEM + (ENDED if ended else "")}, {"role": "user", "content": user}]
 
 
 def _passage_line(n: int, hit) -> str:
@@ -95,36 +113,79 @@ def candidates(hits, context_tokens: int = 32000) -> int:
     return shown
 
 
+def _reply_data(reply: str):
+    """The reply's JSON (a fenced block will do); a ValueError when it is not JSON."""
+    try:
+        return json.loads(reply.strip().removeprefix("```json").removeprefix("```").removesuffix("```"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the model's reply is not JSON ({exc.msg})") from None
+
+
+def _position(value, count: int) -> int | None:
+    """The 0-based position a passage number names, None when it names none of 1..count."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number - 1 if 1 <= number <= count else None
+
+
 def parse_ranking(reply: str, count: int) -> list[int]:
     """The 0-based positions the reply ranks, best first: numbers 1..count, each once. A
     ValueError when the reply is not that JSON or ranks none of the passages."""
-    try:
-        data = json.loads(reply.strip().removeprefix("```json").removeprefix("```").removesuffix("```"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"the model's reply is not JSON ({exc.msg})") from None
+    data = _reply_data(reply)
     ranking = data.get("ranking") if isinstance(data, dict) else data
     if not isinstance(ranking, list):
         raise ValueError('the model\'s reply has no "ranking" list')
     positions = []
     for value in ranking:
-        if isinstance(value, bool):
-            continue
-        try:
-            number = int(value)
-        except (TypeError, ValueError):
-            continue
-        if 1 <= number <= count and number - 1 not in positions:
-            positions.append(number - 1)
+        position = _position(value, count)
+        if position is not None and position not in positions:
+            positions.append(position)
     if not positions:
         raise ValueError("the model ranked none of the passages")
     return positions
 
 
+def parse_ended(reply: str, count: int) -> list[tuple[int, int]]:
+    """The reply's `"ended"` pairs as 0-based (ended, later) positions: both numbers 1..count and
+    not the same passage, each ended one once. Anything else in it is passed over (a reply with
+    no usable pair ends nothing; its ranking still counts)."""
+    data = _reply_data(reply)
+    pairs = data.get("ended") if isinstance(data, dict) else None
+    found: list[tuple[int, int]] = []
+    for pair in pairs if isinstance(pairs, list) else ():
+        if not isinstance(pair, list) or len(pair) != 2:
+            continue
+        ended, later = (_position(value, count) for value in pair)
+        if None not in (ended, later) and ended != later and ended not in {e for e, _ in found}:
+            found.append((ended, later))
+    return found
+
+
+def mark_ended(shown, pairs, as_of: str | None = None) -> None:
+    """Show each active memory the model named as ended `until` the day its later passage was
+    said (`Hit.valid_to`): only a memory (not an excerpt or the person's own note) that has no
+    last day yet, ended by a passage said on or after it, and, with `as_of`, by then."""
+    from vaultmem.retrieve.current import said_day
+    from vaultmem.store.layout import STATEMENT_TYPES
+
+    for ended, later in pairs:
+        hit, by = shown[ended], shown[later]
+        day, since = said_day(by), said_day(hit)
+        if (hit.type in STATEMENT_TYPES and hit.status == "active" and not hit.valid_to and day
+                and day >= since and not (as_of and day > as_of[:10])):
+            hit.valid_to = day
+
+
 def llm_rerank(question: str, hits: Hits, chat, context_tokens: int = 32000,
-               today: str | None = None) -> Hits:
+               today: str | None = None, ended: bool = False, as_of: str | None = None) -> Hits:
     """`hits` reordered by the model; `chat(messages, max_tokens)` returns its reply text (it
     raises `LLMError` when the endpoint fails). The first `candidates(...)` are shown; the
-    rest keep their places after them."""
+    rest keep their places after them. `ended`: the model also names the memories that no
+    longer hold, marked in place (`mark_ended`; `as_of`, the day the search is of)."""
     from vaultmem.errors import LLMError
 
     count = candidates(hits, context_tokens)
@@ -132,12 +193,15 @@ def llm_rerank(question: str, hits: Hits, chat, context_tokens: int = 32000,
     if len(shown) < 2:
         return hits
     try:
-        order = parse_ranking(chat(rerank_messages(question, shown, today), REPLY_TOKENS), len(shown))
+        reply = chat(rerank_messages(question, shown, today, ended), REPLY_TOKENS + (ENDED_TOKENS if ended else 0))
+        order = parse_ranking(reply, len(shown))
     except (LLMError, ValueError) as exc:
         kept = Hits(hits)
         kept.warning = "; ".join(x for x in (hits.warning, f"the LLM rerank failed ({exc}); "
                                                              "hits are in the first stage's order") if x)
         return kept
+    if ended:
+        mark_ended(shown, parse_ended(reply, len(shown)), as_of)
     for place, position in enumerate(order, 1):
         shown[position].parts = dict(shown[position].parts or {}, rerank=place)
     ranked = set(order)
