@@ -17,7 +17,7 @@ from vaultmem import api
 from vaultmem.cli import cli
 from vaultmem.errors import ConfigError
 from vaultmem.retrieve.hits import Hit
-from vaultmem.retrieve.rerank import (REPLY_TOKENS, RERANK_CANDIDATES, candidates, mark_ended, parse_ended, parse_ranking,
+from vaultmem.retrieve.rerank import (ENDED_TOKENS, REPLY_TOKENS, RERANK_CANDIDATES, candidates, mark_ended, parse_ended, parse_ranking,
                                       rerank_messages)
 
 FACTS = ["The user drinks oolong tea every morning.",
@@ -273,6 +273,10 @@ def test_up_to_a_hundred_are_shown_as_many_as_the_window_holds():
     assert candidates(english[:1]) == 1 and candidates([], 4096) == 0
     messages = rerank_messages("What happened this week?", english[:candidates(english, 4096)])
     assert sum(len(m["content"]) for m in messages) // 4 < 4096 - REPLY_TOKENS
+    block = candidates(english, 4096, ended=True)   # the block's request: longer instructions and reply
+    assert 2 <= block < small
+    messages = rerank_messages("What happened this week?", english[:block], ended=True)
+    assert sum(len(m["content"]) for m in messages) // 4 < 4096 - REPLY_TOKENS - ENDED_TOKENS
 
 
 def test_context_follows_the_models_order(vault, embedder):
@@ -336,32 +340,65 @@ def memory_hit(n: int, text: str, day: str, **fields) -> Hit:
 
 
 @pytest.mark.parametrize("reply, expected", [
-    ('{"ranking": [1], "ended": [[3, 1], [2, 2], [9, 1], [3, 2], ["4", "1"]]}', [(2, 0), (3, 0)]),
+    ('{"ranking": [1], "ended": [[3, 1], [2, 2], [9, 1], [3, 2], ["4", "1"], [3, 1]]}', [(2, 0), (2, 1), (3, 0)]),
+    ('{"ranking": [1e400, 1], "ended": [[1e400, 1], [2, Infinity], [2, 1]]}', [(1, 0)]),   # JSON's infinities
     ('{"ranking": [1], "ended": []}', []),
     ('{"ranking": [1]}', []),                          # a reply that names none ends nothing
     ('{"ranking": [1], "ended": [3, 1]}', []),         # not pairs
     ('{"ranking": [1], "ended": {"3": 1}}', []),
     ("[1, 2]", []),
 ])
-def test_parse_ended_keeps_pairs_of_two_passages_each_ended_once(reply, expected):
+def test_parse_ended_keeps_the_pairs_of_two_passages(reply, expected):
     assert parse_ended(reply, 4) == expected
+    assert parse_ranking(reply, 4)[0] == 0 if reply.startswith("{") else True
 
 
 def test_only_a_memory_still_held_is_ended_and_only_by_a_passage_said_since():
     chicago = memory_hit(1, "The user lives in Chicago.", "2026-03-01")
     denver = memory_hit(2, "The user moved to Denver.", "2026-09-12")
-    excerpt = memory_hit(3, "user: I live in Chicago.", "2026-03-01", type="session")
+    excerpt = memory_hit(3, "user: I live in Chicago.", "2026-02-01", type="session")
     earlier = memory_hit(4, "The user rents a flat.", "2026-10-01")
     dated = memory_hit(5, "The user worked at Acme.", "2026-01-01", valid_to="2026-05-31")
     gone = memory_hit(6, "The user lives in Austin.", "2026-01-01", status="superseded")
     shown = [chicago, denver, excerpt, earlier, dated, gone]
-    mark_ended(shown, [(0, 1), (2, 1), (3, 0), (4, 1), (5, 1)])
-    assert chicago.valid_to == "2026-09-12"
+    note = memory_hit(7, "Moved to Denver in September.", "2026-12-01", type="note")
+    shown.append(note)
+    mark_ended(shown, [(0, 6), (0, 2), (0, 1), (2, 1), (3, 0), (4, 1), (5, 1)])
+    assert chicago.valid_to == "2026-09-12"   # not by the person's note, nor by an older excerpt: by Denver
     assert excerpt.valid_to == earlier.valid_to == gone.valid_to == ""   # an excerpt; ended "by" an older one; not active
     assert dated.valid_to == "2026-05-31"                                  # its own last day stands
     asked_then = memory_hit(1, "The user lives in Chicago.", "2026-03-01")
     mark_ended([asked_then, denver], [(0, 1)], as_of="2026-06-01")   # a passage after the day asked of ends nothing
     assert asked_then.valid_to == ""
+    trip = memory_hit(8, "The user flies to Kyoto on April 14, 2027.", "2027-04-14", type="event",
+                      sources=["[[2026-10-01 chat#^m-3]]"])
+    off = memory_hit(9, "The user called off the Kyoto trip.", "2026-11-20", sources=["[[2026-11-20 chat#^m-1]]"])
+    mark_ended([trip, off], [(0, 1)])   # dated by the trip, told in October: called off in November
+    assert trip.valid_to == "2026-11-20"
+
+
+def test_an_as_of_block_ends_nothing_by_a_passage_told_after_its_day(vault, embedder):
+    """`context --as-of` shows what held that day: the block's request is asked on that day, and
+    a memory the model says ended is not shown as ended by a passage told after it."""
+    from vaultmem.retrieve.hits import Hits
+    from vaultmem.retrieve.rerank import llm_rerank
+
+    with Ender(first="cello", ended="Civic") as llm:
+        llm.configure(vault)
+        memory = api.Memory(vault, embedder=embedder)
+        today = memory.search(QUESTION, k=5)["hits"][0]["created"][:10]
+        block = memory.context(QUESTION, budget=400, rerank="llm", as_of=today)
+    assert f"Asked on: {today}" in llm.requests[0]["body"]["messages"][-1]["content"]
+    assert f"until {today}" in next(line for line in block["text"].splitlines() if "Civic" in line)
+
+    def reply(messages, max_tokens):
+        return '{"ranking": [2, 1], "ended": [[1, 2]]}'
+
+    for as_of, until in (("2026-06-01", ""), ("2026-09-12", "2026-09-12"), (None, "2026-09-12")):
+        chicago = memory_hit(1, "The user lives in Chicago.", "2026-03-01")
+        denver = memory_hit(2, "The user moved to Denver.", "2026-09-12")
+        ranked = llm_rerank("Where does the user live?", Hits([chicago, denver]), reply, ended=True, as_of=as_of)
+        assert [h.text for h in ranked][0] == denver.text and chicago.valid_to == until, as_of
 
 
 class SlowRanker(Ranker):

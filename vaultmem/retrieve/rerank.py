@@ -23,12 +23,12 @@ For the block an agent reads (`context`), the same request also asks which memor
 hold (`ended=True`): the model orders the new value first but used to keep the old one below
 it unmarked, as history ("The user loves chicken wings" under "The user is now pescatarian"),
 and an agent reading the block cannot tell which holds. Each memory the model names as ended
-by a later passage is shown `until` the day that passage was said (`Hit.valid_to`, as the
+by a later passage is shown `until` the day that passage was told (`Hit.valid_to`, as the
 read-time net of `retrieve/current.py` marks the earlier of two values offline); a true
 statement that names an old value ("Jonah's transfer to Denver fell through") has not ended.
 
-    >>> parse_ended('{"ranking": [1], "ended": [[3, 1], [2, 2], [9, 1]]}', count=4)
-    [(2, 0)]
+    >>> parse_ended('{"ranking": [1], "ended": [[3, 1], [2, 2], [9, 1], [3, 4]]}', count=4)
+    [(2, 0), (2, 3)]
 """
 
 from __future__ import annotations
@@ -99,11 +99,14 @@ def _passage_line(n: int, hit) -> str:
     return f"[{n}] ({passage_label(hit)}) {text}"
 
 
-def candidates(hits, context_tokens: int = 32000) -> int:
+def candidates(hits, context_tokens: int = 32000, ended: bool = False) -> int:
     """How many of the first hits one request shows: up to RERANK_CANDIDATES, as many as fit
     a `context_tokens` window beside the instructions and the reply (a 4,096-token local
-    server sees about 20 English passages, fewer Chinese ones; never under 2 while there are)."""
+    server sees about 20 English passages, fewer Chinese ones; never under 2 while there are).
+    `ended`: the longer instructions and reply of the block's request."""
     room = max(int(context_tokens or 0), 2048) - REPLY_TOKENS - PROMPT_TOKENS
+    if ended:
+        room -= ENDED_TOKENS + _tokens(ENDED)
     shown = 0
     for hit in hits[:RERANK_CANDIDATES]:
         room -= _tokens(_passage_line(shown + 1, hit))
@@ -127,7 +130,7 @@ def _position(value, count: int) -> int | None:
         return None
     try:
         number = int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):   # 1e400 is JSON, and infinite
         return None
     return number - 1 if 1 <= number <= count else None
 
@@ -151,8 +154,9 @@ def parse_ranking(reply: str, count: int) -> list[int]:
 
 def parse_ended(reply: str, count: int) -> list[tuple[int, int]]:
     """The reply's `"ended"` pairs as 0-based (ended, later) positions: both numbers 1..count and
-    not the same passage, each ended one once. Anything else in it is passed over (a reply with
-    no usable pair ends nothing; its ranking still counts)."""
+    not the same passage, in the reply's order (a memory may be named with more than one later
+    passage: `mark_ended` takes the first that passes its checks). Anything else in it is passed
+    over (a reply with no usable pair ends nothing; its ranking still counts)."""
     data = _reply_data(reply)
     pairs = data.get("ended") if isinstance(data, dict) else None
     found: list[tuple[int, int]] = []
@@ -160,23 +164,25 @@ def parse_ended(reply: str, count: int) -> list[tuple[int, int]]:
         if not isinstance(pair, list) or len(pair) != 2:
             continue
         ended, later = (_position(value, count) for value in pair)
-        if None not in (ended, later) and ended != later and ended not in {e for e, _ in found}:
+        if None not in (ended, later) and ended != later and (ended, later) not in found:
             found.append((ended, later))
     return found
 
 
 def mark_ended(shown, pairs, as_of: str | None = None) -> None:
     """Show each active memory the model named as ended `until` the day its later passage was
-    said (`Hit.valid_to`): only a memory (not an excerpt or the person's own note) that has no
-    last day yet, ended by a passage said on or after it, and, with `as_of`, by then."""
-    from vaultmem.retrieve.current import said_day
+    told (`Hit.valid_to`): only a memory (not an excerpt or the person's own note) that has no
+    last day yet, ended by a memory or an excerpt (not a note, dated by its edit) told on or
+    after it, and, with `as_of`, by then. Told, not true from: "the trip is on April 14" is
+    dated by the trip, and it ends the day the person says it is off (`current.told_day`)."""
+    from vaultmem.retrieve.current import told_day
     from vaultmem.store.layout import STATEMENT_TYPES
 
     for ended, later in pairs:
         hit, by = shown[ended], shown[later]
-        day, since = said_day(by), said_day(hit)
-        if (hit.type in STATEMENT_TYPES and hit.status == "active" and not hit.valid_to and day
-                and day >= since and not (as_of and day > as_of[:10])):
+        day, since = told_day(by), told_day(hit)
+        if (hit.type in STATEMENT_TYPES and by.type in (*STATEMENT_TYPES, "session") and hit.status == "active"
+                and not hit.valid_to and day and day >= since and not (as_of and day > as_of[:10])):
             hit.valid_to = day
 
 
@@ -188,7 +194,7 @@ def llm_rerank(question: str, hits: Hits, chat, context_tokens: int = 32000,
     longer hold, marked in place (`mark_ended`; `as_of`, the day the search is of)."""
     from vaultmem.errors import LLMError
 
-    count = candidates(hits, context_tokens)
+    count = candidates(hits, context_tokens, ended)
     shown = list(hits[:count])
     if len(shown) < 2:
         return hits
