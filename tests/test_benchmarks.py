@@ -166,6 +166,24 @@ def test_a_secret_inside_a_content_hash_is_no_leak(tmp_path):
     assert find_text(card, tmp_path, {}, {}) == ["file card.md"]
 
 
+def test_the_git_log_names_blobs_in_full(tmp_path):
+    """The secret check reads `git log -p` with every blob id whole, so that a code's digits
+    inside an id are a hash's (`HASH_RUN`), not a leak; the code in a committed note still is."""
+    from vault_audit import HASH_RUN, decoded_stores, find_text
+
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@x"]
+    subprocess.run([*git[:3], "init", "-q"], check=True)
+    (tmp_path / "note.md").write_text("first\n", encoding="utf-8")
+    subprocess.run([*git, "add", "note.md"], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    (tmp_path / "note.md").write_text("locker code 5821\n", encoding="utf-8")
+    subprocess.run([*git, "commit", "-qam", "two"], check=True)
+    log = decoded_stores(tmp_path)["git log -p --all"]
+    ids = re.findall(r"^index ([0-9a-f]+)\.\.([0-9a-f]+)", log, re.MULTILINE)
+    assert ids and all(len(i) >= HASH_RUN for pair in ids for i in pair), log
+    assert "git log -p --all" in find_text("5821", tmp_path, {}, decoded_stores(tmp_path))
+
+
 def test_memquality_hygiene_heuristics():
     from vault_audit import broken_fence_reason, content_words, junk_entity_reason
 
