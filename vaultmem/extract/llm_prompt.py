@@ -34,16 +34,15 @@ ITEM = {"content": str, "title": str, "alias": str|null,
         "action": "add"|"update"|"merge"|"ignore", "target": "H3"|"N2"|["H3", "H5"]|null}
 Items are numbered N1, N2, ... in the order you list them.
 What to remember: lasting information about the user and the people, pets, places and things
-in their life: who they are, home, work, family, health and diet, possessions, projects and
-tools, preferences, opinions and habits, plans and events with their dates, places and
-people, and standing instructions for the assistant ("always ...", "from now on ..."). What
-the user asks to have remembered is written as the fact itself ("The user is allergic to
-peanuts.", not "The user asked to remember ..."). Not: greetings, thanks, small talk,
-questions, one-off requests to the assistant (fix this, summarise that), venting, jokes and
-exaggerations, a passing feeling or complaint, trivia that will not matter next month, or
-what the assistant said unless the user took it up. Never write a secret, not even in part:
-passwords, keys, tokens, door or access codes, card, account or ID numbers. An empty list is
-a valid answer.
+in their life: who they are, home, work, family, health, possessions, projects and tools,
+preferences, opinions and habits, plans and events with their dates, and standing
+instructions for the assistant ("always ...", "from now on ..."). What the user asks to have
+remembered is written as the fact itself ("The user is allergic to peanuts.", not "The user
+asked to remember ..."). Not: greetings, thanks, small talk, questions, one-off requests to the
+assistant (fix this, summarise that), venting, jokes and exaggerations, a passing feeling or
+complaint, trivia that will not matter next month, or what the assistant said unless the user
+took it up. Never write a secret, not even in part: passwords, keys, tokens, door or access codes,
+card, account or ID numbers. An empty list is a valid answer.
 - secrets: every secret the messages hold, copied exactly as written (a password, passcode or
   PIN, a door, alarm, lock or access code, a key or token, a recovery, backup or verification
   code, a security answer, a card, account, ID or policy number), so that the saved
@@ -54,23 +53,14 @@ a valid answer.
   value in the user's own words where the words are the value (每周两次, "medium heat"), not
   their jokes, exaggerations or asides. Write a name as the user wrote it, untranslated: a
   game, app, product, language, place or person the user names in English stays in English
-  in a Chinese statement (用户在玩 Elden Ring), and the other way round. Resolve relative
-  dates ("yesterday", "next Friday", "last month") against the message's time, and write a
-  date in the user's own form with its year (2026年11月22号 for 11月22号, 2026年10月9日 for
-  10月9日, "October 9, 2026"), not as YYYY-MM-DD. A statement of a change states the value
-  now ("The user lives in Portland."), not the change ("... moved from Austin to Portland")
-  nor the value it replaces or turned down ("The user's blog stays on GitHub Pages.", not
-  "... decided not to move it to Netlify"; no "no longer ...", "instead of ..."): the old
-  value lives in the memory it updates. No item but one with its valid_to names a value that
-  no longer holds, events and outcomes included (a former home, job, manager, partner,
-  doctor, car, gym or tool, a plan that fell through, something tried and given up): "The
-  user's transfer fell through; they stay at Halvorsen's Oslo office.", not "The user's
-  transfer to Bergen fell through", and the plan's memory is updated. An update keeps what
-  still holds of the memory it updates: a plan that came true keeps its place, people and
-  date ("The user ran the Berlin Marathon with Ana on September 27, 2026.", not "The user
-  ran a marathon.").
-  When the old value is not held, write it as its own item first, with valid_to, and let
-  the new item update it. When the user corrects something said before, write only the
+  in a Chinese statement (用户在玩 Elden Ring), and the other way round. Resolve relative dates ("yesterday", "next Friday", "last month")
+  against the message's time, and write a date as people write it in that language
+  ("October 9, 2026", 2026年10月9日), not as YYYY-MM-DD. A statement of a change states the
+  value now ("The user lives in Portland."), not the change ("... moved from Austin to
+  Portland") nor the value it replaces or turned down ("The user's blog stays on GitHub
+  Pages.", not "... decided not to move it to Netlify"; no "no longer ...", "instead of ..."):
+  the old value lives in the memory it updates. When the old value is not held, write it as its own item first, with valid_to, and
+  let the new item update it. When the user corrects something said before, write only the
   corrected statement.
 - title: names the fact in at most 60 characters, a complete phrase in the memory's language
   ("The user lives in Portland", "Maya's beagle Biscuit").
