@@ -173,6 +173,28 @@ def test_a_restated_value_is_not_shown_as_earlier_but_a_new_tool_is(tmp_path, em
     assert "until 2026-10-15" in asked("What is the user's blog built with?")   # what the rule changes
 
 
+def test_a_tool_of_another_kind_is_no_later_value(tmp_path, embedder, git_identity):
+    """"Which note-taking app does the user use?" asks for one kind of tool: the editor told
+    later ("Helix", `tool:editor`) does not show the notes app as ended (it did, `until` the day
+    Helix was told); an editor told later still ends the editor before it."""
+    mem = vault_of(tmp_path, embedder,
+                   ("All the user's notes live in Obsidian now.", date(2026, 3, 1), "fact"),
+                   ("The user writes code in Vim.", date(2026, 3, 2), "fact", ("user", "tool:vim", "yes")),
+                   ("The user uses Helix as their editor.", date(2026, 5, 10), "fact",
+                    ("user", "tool:editor", "Helix")))
+
+    def asked(question):
+        with clock_at(NOW):
+            return mem.context(question, budget=400)["text"]
+
+    notes = asked("Which note-taking app does the user use?")
+    obsidian = [line for line in memory_lines(notes) if "Obsidian" in line]
+    assert obsidian and "until" not in obsidian[0], notes
+    editor = asked("Which editor does the user use?")
+    assert "Helix" in memory_lines(editor)[0], editor
+    assert [line for line in memory_lines(editor) if "Vim" in line and "until 2026-05-10" in line], editor
+
+
 def test_the_slot_asked_for_joins_the_hits_from_under_the_threshold(tmp_path, embedder, git_identity):
     """"How does the user get to work?" asks for the commute; the memory of it shares no word
     with the question and the search scores it under `[search] min_score`. The read-time net

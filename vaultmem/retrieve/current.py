@@ -260,6 +260,18 @@ def _of_family(attribute: str, family: str) -> bool:
     return head == family or head.startswith(family + "_")
 
 
+def _of_kind(attribute: str, asked: str, text: str) -> bool:
+    """A tool's slot answers a question asking for one kind of tool ("Which note-taking app…",
+    `tool:notes`) when it is that kind (`tool:notes`) or its statement names a tool of that
+    kind ("The user switched to VS Code", `tool:vs code`, for `tool:editor`): "The user uses
+    Helix as their editor" is no later value of the notes app. Other families: any member."""
+    from vaultmem.text.question_frames import speaks_of
+
+    if not asked.startswith("tool:"):
+        return True
+    return _fills(attribute, asked) or speaks_of(asked, _bare(text))
+
+
 def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None, props_of=None) -> list[tuple[str, list[str]]]:
     """The question asks for one attribute of the user ("Where does the user live?"): the
     active memories that speak of it compete, whatever their wording; the one said last
@@ -279,7 +291,7 @@ def _asked_slot(hits, asked: str | None, slots: dict, best: float, anchors=None,
                 competing.append(hit)
             continue
         if slot is not None:
-            if _the_users(slot, family):
+            if _the_users(slot, family) and _of_kind(slot[1], asked, hit.text):
                 competing.append(hit)
         elif speaks_of(asked, _bare(hit.text)) and not about_someone_else(hit.text):
             competing.append(hit)
@@ -360,8 +372,9 @@ def _answers(hits, question: str, best: float, asked=None, slots=None) -> list[t
     if len(answers) < 2:
         return []
     # A memory whose slot is someone else's, or, where the question asks for a slot, another
-    # slot of the user's, answers some other question: it is not the latest answer ("lives and
-    # works in Glasgow" is no employer, 周子航被调到厦门工作 is not where the user works).
+    # slot of the user's (or another kind of tool), answers some other question: it is not the
+    # latest answer ("lives and works in Glasgow" is no employer, 周子航被调到厦门工作 is not where
+    # the user works, an editor is no notes app).
     family = asked.split(":", 1)[0] if asked else None
 
     def elsewhere(hit) -> bool:
@@ -370,7 +383,7 @@ def _answers(hits, question: str, best: float, asked=None, slots=None) -> list[t
             return False
         if slot[0] != "user":
             return not someone
-        return bool(family) and slot[1].split(":", 1)[0] != family
+        return bool(family) and (slot[1].split(":", 1)[0] != family or not _of_kind(slot[1], asked, hit.text))
 
     other = {id(h) for h, _ in answers if elsewhere(h)}
     if len(answers) - len(other) < 1:
