@@ -164,6 +164,11 @@ def test_a_secret_inside_a_content_hash_is_no_leak(tmp_path):
     (tmp_path / "card.md").write_text(f"card {card}", encoding="utf-8")
     assert find_text("5821", tmp_path, {}, {}) == ["file note.md"]
     assert find_text(card, tmp_path, {}, {}) == ["file card.md"]
+    txn = tmp_path / "_transactions"   # LanceDB names a transaction with a UUID, in its name and bytes
+    txn.mkdir()
+    (txn / "5-1355821a-bfce-4eb7-9fdb-00133ac9505e.txn").write_bytes(b"\x08\x051355821a-bfce-4eb7-9fdb-00133ac9505e")
+    assert find_text("5821", tmp_path, {}, {"lancedb": "uuid 1355821a-bfce-4eb7-9fdb-00133ac9505e"}) == ["file note.md"]
+    assert find_text("5821", tmp_path, {"search": "code 5821-bfce"}, {}) == ["file note.md", "output of `search`"]
 
 
 def test_the_git_log_names_blobs_in_full(tmp_path):
