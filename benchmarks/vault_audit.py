@@ -125,15 +125,16 @@ CLOCK_RUN = 10
 # A UUID ("1355821a-bfce-4eb7-9fdb-00133ac9505e"): LanceDB names its transaction files with
 # one, and its dashes cut the hex run short of HASH_RUN ("5821" was found in one, batch 2 tune's
 # b2-a-022, offline, in one run of two).
-_UUID_TEXT = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
-_UUID_BYTES = re.compile(_UUID_TEXT.pattern.encode(), re.IGNORECASE)
+# (`_UUID` is also the hygiene check's: a session named by its export's id.)
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
+_UUID_BYTES = re.compile(_UUID.pattern.encode(), re.IGNORECASE)
 
 
 def _said(pattern, haystack, hex_digits) -> bool:
     """Whether `pattern` occurs in `haystack` other than as part of a longer hex run (a hash),
     a UUID, or a longer run of decimal digits of a clock reading's length."""
     decimal = DECIMAL_CHARS if isinstance(haystack, str) else DECIMAL_BYTES
-    uuid = _UUID_TEXT if isinstance(haystack, str) else _UUID_BYTES
+    uuid = _UUID if isinstance(haystack, str) else _UUID_BYTES
     for m in pattern.finditer(haystack):
         if _run(haystack, m, hex_digits) >= HASH_RUN or _run(haystack, m, decimal) >= CLOCK_RUN:
             continue
@@ -167,7 +168,6 @@ create drop table def return import class lambda none null true false async awai
 var function elif else endif fi done esac echo sudo""".split())
 _WORD = re.compile(r"[^\W\d_][\w'’-]*|\d+")
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
 _FENCE = re.compile(r"(?<!\\)```")
 
 

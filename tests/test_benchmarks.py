@@ -183,10 +183,11 @@ def test_the_git_log_names_blobs_in_full(tmp_path):
     subprocess.run([*git, "commit", "-qm", "one"], check=True)
     (tmp_path / "note.md").write_text("locker code 5821\n", encoding="utf-8")
     subprocess.run([*git, "commit", "-qam", "two"], check=True)
-    log = decoded_stores(tmp_path)["git log -p --all"]
+    stores = decoded_stores(tmp_path)
+    log = stores["git log -p --all"]
     ids = re.findall(r"^index ([0-9a-f]+)\.\.([0-9a-f]+)", log, re.MULTILINE)
     assert ids and all(len(i) >= HASH_RUN for pair in ids for i in pair), log
-    assert "git log -p --all" in find_text("5821", tmp_path, {}, decoded_stores(tmp_path))
+    assert "git log -p --all" in find_text("5821", tmp_path, {}, stores)
 
 
 def test_memquality_hygiene_heuristics():
