@@ -299,6 +299,29 @@ def test_bad_files_are_logged_once_and_skipped(live):
     wait_for(lambda: not hits(live, "kettle repair"), what="deleted notes gone")
 
 
+def test_a_note_seen_while_it_grows_past_the_limit_is_logged_once(tmp_path, caplog):
+    """The watcher can hand the worker a large note mid-write (seen at 9 MB, then at 20 MB:
+    CI saw this as two lines for one file). Over the limit is one state, logged once until
+    the note is brought under it."""
+    from vaultmem.api.memory import Memory
+    from vaultmem.daemon.worker import IndexWorker
+
+    root = new_vault(tmp_path)
+    worker = IndexWorker(Memory(root, serving=True), Gate())
+    huge = root / "Memory" / "Facts" / "Huge.md"
+    rel = "Memory/Facts/Huge.md"
+    caplog.set_level("WARNING", logger="vaultmem.daemon")
+    for words in (2 * 1024 * 1024, 4 * 1024 * 1024, 4 * 1024 * 1024 + 1):
+        huge.write_bytes(note_text("01JHUGE000000000000000000A", "word " * words).encode())
+        worker.index_paths([rel])
+        assert worker.last_error["path"] == rel and "over the 2 MB limit" in worker.last_error["reason"]
+    assert sum(f"skipped {rel}:" in r.getMessage() for r in caplog.records) == 1
+    # Under the limit and still broken is news again.
+    huge.write_bytes(b"---\nid: [unclosed\n---\nbody\n")
+    worker.index_paths([rel])
+    assert sum(f"skipped {rel}:" in r.getMessage() for r in caplog.records) == 2
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
 def test_unreadable_note_is_skipped(live):
     locked = live / "Memory" / "Facts" / "Locked.md"

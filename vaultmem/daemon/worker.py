@@ -35,6 +35,7 @@ BULK_BATCH_NOTES = 512
 # How long a query waits for the index before it is told the daemon is busy.
 QUERY_WAIT_SECONDS = 45.0
 SCAN_DELAY_ENV = "VAULTMEM_TEST_SCAN_DELAY"
+_TOO_LARGE = "over MAX_NOTE_BYTES"  # the one fingerprint of every note over the limit
 
 
 class GateBusy(DaemonError):
@@ -196,8 +197,9 @@ class IndexWorker:
     `index_paths(rels)` syncs the given notes in batches; `reconcile()` finds what changed
     while nobody watched (size+mtime against `state.db`, the index's hashes) and syncs
     that. Bad files (unreadable, or over `limits.MAX_NOTE_BYTES`, which the indexer refuses
-    and drops from the index as `reindex` does) are logged once per distinct content and
-    retried when they change again; no exception escapes a batch.
+    and drops from the index as `reindex` does) are logged once per distinct content (a note
+    over the limit once while it stays over) and retried when they change again; no
+    exception escapes a batch.
     """
 
     def __init__(self, memory, gate: Gate):
@@ -355,8 +357,11 @@ class IndexWorker:
 
     def _report_error(self, rel: str, reason: str) -> None:
         # Keyed by content, not mtime: a save that rewrites the same broken bytes is not
-        # news; any real change to the file is logged (and retried) again.
-        signature = (reason, self._fingerprint(rel))
+        # news; any real change to the file is logged (and retried) again. Over the size
+        # limit is one state whatever the size: a note seen while it is being written (10 MB,
+        # then 20 MB) or saved again still too large is not news either.
+        fingerprint = self._fingerprint(rel)
+        signature = fingerprint if fingerprint == _TOO_LARGE else (reason, fingerprint)
         self.last_error = {"path": rel, "reason": reason,
                            "at": datetime.now().replace(microsecond=0).isoformat()}
         if self._reported.get(rel) != signature:
@@ -368,7 +373,7 @@ class IndexWorker:
         try:
             st = path.stat()
             if st.st_size > MAX_NOTE_BYTES:
-                return (st.st_size, st.st_mtime_ns)  # too large to read; any save is news
+                return _TOO_LARGE  # not read: the indexer refuses it unread too
             return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
         except OSError:
             return None
