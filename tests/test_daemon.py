@@ -267,35 +267,38 @@ def test_bad_files_are_logged_once_and_skipped(live):
         "Binary.md": bytes(range(256)) * 64,
         "Huge.md": note_text("01JHUGE000000000000000000A", "word " * (4 * 1024 * 1024)).encode(),
     }
-    for name, data in bad.items():
-        (facts / name).write_bytes(data)
-    # A file that vanishes between its event and the read.
-    ghost = facts / "Ghost.md"
-    ghost.write_text(note_text("01JGHOST00000000000000000A", "here and gone"))
-    ghost.unlink()
-    marker = facts / "After bad files.md"
-    marker.write_text(note_text("01JAFTER00000000000000000A", "The user collects vinyl records."))
-    wait_for(hit_for(live, "vinyl record collection", "Memory/Facts/After bad files.md"))
+    try:
+        for name, data in bad.items():  # each arrives whole (a note seen mid-write: below)
+            (facts / f"{name}.part").write_bytes(data)
+            (facts / f"{name}.part").rename(facts / name)
+        # A file that vanishes between its event and the read.
+        ghost = facts / "Ghost.md"
+        ghost.write_text(note_text("01JGHOST00000000000000000A", "here and gone"))
+        ghost.unlink()
+        marker = facts / "After bad files.md"
+        marker.write_text(note_text("01JAFTER00000000000000000A", "The user collects vinyl records."))
+        wait_for(hit_for(live, "vinyl record collection", "Memory/Facts/After bad files.md"))
 
-    def each_logged_once():
-        text = log_text(live)
-        counts = {name: text.count(f"skipped Memory/Facts/{name}:") for name in bad}
-        return counts if all(n == 1 for n in counts.values()) else None
-    wait_for(each_logged_once, what="one log line per bad file")
-    status = client.request(live, "status")
-    assert status["running"] and status["last_error"]["path"].startswith("Memory/Facts/")
+        def each_logged_once():
+            text = log_text(live)
+            counts = {name: text.count(f"skipped Memory/Facts/{name}:") for name in bad}
+            return counts if all(n == 1 for n in counts.values()) else None
+        wait_for(each_logged_once, what="one log line per bad file")
+        status = client.request(live, "status")
+        assert status["running"] and status["last_error"]["path"].startswith("Memory/Facts/")
 
-    # Touching a bad file again without fixing it does not log it again...
-    (facts / "Broken yaml.md").write_bytes(bad["Broken yaml.md"])
-    marker.write_text(note_text("01JAFTER00000000000000000A", "The user collects jazz vinyl records."))
-    wait_for(hit_for(live, "vinyl record collection", "Memory/Facts/After bad files.md", "jazz"))
-    assert log_text(live).count("skipped Memory/Facts/Broken yaml.md:") == 1
-    # ...and fixing it gets it indexed (it is retried when it changes).
-    (facts / "Broken yaml.md").write_text(note_text("01JFIXED00000000000000000A",
-                                                    "The user repaired the broken kettle."))
-    wait_for(hit_for(live, "kettle repair", "Memory/Facts/Broken yaml.md"))
-    for name in bad:
-        (facts / name).unlink()
+        # Touching a bad file again without fixing it does not log it again...
+        (facts / "Broken yaml.md").write_bytes(bad["Broken yaml.md"])
+        marker.write_text(note_text("01JAFTER00000000000000000A", "The user collects jazz vinyl records."))
+        wait_for(hit_for(live, "vinyl record collection", "Memory/Facts/After bad files.md", "jazz"))
+        assert log_text(live).count("skipped Memory/Facts/Broken yaml.md:") == 1
+        # ...and fixing it gets it indexed (it is retried when it changes).
+        (facts / "Broken yaml.md").write_text(note_text("01JFIXED00000000000000000A",
+                                                        "The user repaired the broken kettle."))
+        wait_for(hit_for(live, "kettle repair", "Memory/Facts/Broken yaml.md"))
+    finally:  # a failure here must not leave bad files to the tests after it
+        for name in bad:
+            (facts / name).unlink(missing_ok=True)
     wait_for(lambda: not hits(live, "kettle repair"), what="deleted notes gone")
 
 
