@@ -213,7 +213,7 @@ class IndexWorker:
         self.last_error: dict | None = None
         self.last_sync: dict | None = None
         self.progress: tuple[int, int] | None = None
-        self._reported: dict[str, tuple] = {}
+        self._reported: dict[str, tuple | str] = {}  # rel -> what was logged of it
         self.stop_requested = threading.Event()
         self.scan = StartupScan()
 
