@@ -20,6 +20,7 @@ from blind_corpus import check, problems_of  # noqa: E402
 
 BATCH = ROOT / "benchmarks" / "data" / "blind" / "batch1"
 BATCH2 = ROOT / "benchmarks" / "data" / "blind" / "batch2"  # written later, scored once before tuning
+BATCH3 = ROOT / "benchmarks" / "data" / "blind" / "batch3"  # issue 48's fresh measure (2026-12-08)
 
 
 def cases(half: str) -> list[dict]:
@@ -30,6 +31,7 @@ def cases(half: str) -> list[dict]:
 def test_every_case_of_each_half_checks(half):
     assert check(BATCH / half) == []
     assert check(BATCH2 / half) == []
+    assert check(BATCH3 / half) == []
 
 
 def test_the_second_batch_is_disjoint_from_the_first_and_covers_the_spread():
@@ -40,6 +42,22 @@ def test_the_second_batch_is_disjoint_from_the_first_and_covers_the_spread():
     langs = Counter(c["lang"] for c in second)
     assert (langs["en"], langs["zh"], langs["mixed"]) == (68, 60, 32)
     assert len({c["family"] for c in second}) >= 20
+
+
+def test_the_third_batch_is_new_and_its_halves_split_each_language():
+    earlier = {p.name for batch in (BATCH, BATCH2) for half in ("tune", "heldout")
+               for p in (batch / half).glob("*.json")}
+    halves = {half: [json.loads(p.read_text(encoding="utf-8")) for p in sorted((BATCH3 / half).glob("*.json"))]
+              for half in ("tune", "heldout")}
+    names = {half: {c["name"] for c in got} for half, got in halves.items()}
+    assert not names["tune"] & names["heldout"]
+    assert not (names["tune"] | names["heldout"]) & {n.removesuffix(".json") for n in earlier}
+    for got in halves.values():
+        langs = Counter(c["lang"] for c in got)
+        assert (langs["en"], langs["zh"], langs["mixed"]) == (16, 12, 12)
+        kinds = Counter(p["kind"] for c in got for p in c["probes"])
+        assert set(kinds) == {"memory", "no_memory", "current", "as_of", "secret"}
+    assert len({c["family"] for got in halves.values() for c in got}) >= 20
 
 
 def test_the_halves_are_disjoint_and_each_covers_the_spread():
