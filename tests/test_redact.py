@@ -203,6 +203,19 @@ def test_access_codes_and_security_answers_are_redacted(text, secret):
     assert secret not in redacted and kinds, redacted
 
 
+# A keypad code with a star or hash inside it goes whole: batch 3's tune half had
+# "code 5931*7" written as "[REDACTED:password]*7", a digit of the code left in the note.
+@pytest.mark.parametrize("text, redacted", [
+    ("帮我记一下 lab 的门禁 code 5931*7, 我老是忘", "帮我记一下 lab 的门禁 code [REDACTED:password], 我老是忘"),
+    ("the alarm is 4471*9# to arm it", "the alarm is [REDACTED:password] to arm it"),
+    ("door code *4471*20 from Monday", "door code [REDACTED:password] from Monday"),
+    ("the gate is 4471# if you get there before me", "the gate is [REDACTED:password] if you get there before me"),
+    ("my PIN is 4821 *7 days a week", "my PIN is [REDACTED:password] *7 days a week"),
+])
+def test_a_keypad_code_with_a_star_or_hash_inside_is_redacted_whole(text, redacted):
+    assert redact(text)[0] == redacted
+
+
 @pytest.mark.parametrize("text", [
     "the garage was built in 1994",
     "my locker is 12",

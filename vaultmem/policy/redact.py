@@ -74,9 +74,27 @@ def _find_secrets(text: str) -> list[Secret]:
                 found.append((rank, start, end, kind))
     chosen: list[Secret] = []
     for rank, start, end, kind in sorted(found, key=lambda f: (f[0], f[1] - f[2], f[1])):
+        start, end = _whole_keypad_code(text, start, end)
         if all(end <= s.start or start >= s.end for s in chosen):
             chosen.append(Secret(kind, start, end))
     return sorted(chosen, key=lambda s: s.start)
+
+
+# A keypad code found as digits may go on past a star or a hash ("5931*7", "4471*9#"): the
+# detectors' value shapes end at the first one, which left "*7" of a door code in the note.
+_DIGIT_CODE = re.compile(r"[#*＃]?\d+(?:[#*＃]\d+)*[#*＃]?")
+_KEYPAD_TAIL = re.compile(r"(?:(?<=[#*＃])\d{1,8}|[#*＃]\d{1,8})(?:[#*＃]\d{1,8})*[#*＃]?(?![\w.])")
+_KEYPAD_HEAD = re.compile(r"(?<![\w#*＃])[#*＃]?(?:\d{1,8}[#*＃])+$")
+
+
+def _whole_keypad_code(text: str, start: int, end: int) -> tuple[int, int]:
+    if not _DIGIT_CODE.fullmatch(text, start, end):
+        return start, end
+    tail = _KEYPAD_TAIL.match(text, end)
+    if tail and (text[end - 1] in "#*＃" or text[end:end + 1] in ("#", "*", "＃")):
+        end = tail.end()
+    head = _KEYPAD_HEAD.search(text, max(0, start - 40), start) if start and text[start - 1] in "#*＃" else None
+    return (head.start() if head else start), end
 
 
 def _spans(detector, text: str) -> Iterable[tuple[str, int, int]]:
