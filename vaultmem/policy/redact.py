@@ -88,13 +88,12 @@ _KEYPAD_HEAD = re.compile(r"(?<![\w#*＃])[#*＃]?(?:\d{1,8}[#*＃])+$")
 
 
 def _whole_keypad_code(text: str, start: int, end: int) -> tuple[int, int]:
+    """`(start, end)` of a digit code carried over the stars, hashes and digits around it."""
     if not _DIGIT_CODE.fullmatch(text, start, end):
         return start, end
-    tail = _KEYPAD_TAIL.match(text, end)
-    if tail and (text[end - 1] in "#*＃" or text[end:end + 1] in ("#", "*", "＃")):
-        end = tail.end()
-    head = _KEYPAD_HEAD.search(text, max(0, start - 40), start) if start and text[start - 1] in "#*＃" else None
-    return (head.start() if head else start), end
+    tail = _KEYPAD_TAIL.match(text, end)   # it begins at a mark or just after one
+    head = _KEYPAD_HEAD.search(text, max(0, start - 40), start)   # it ends with a mark
+    return (head.start() if head else start), (tail.end() if tail else end)
 
 
 def _spans(detector, text: str) -> Iterable[tuple[str, int, int]]:
