@@ -7,6 +7,7 @@ from vaultmem.policy.candidate import Candidate
 from vaultmem.policy.decide import decide
 from vaultmem.policy.pool import Existing, Pool, normalise
 from vaultmem.policy.screen import screen, screen_request
+from vaultmem.text.noise import ONLY_GREETING
 
 
 @pytest.mark.parametrize("text, reason", [
@@ -31,9 +32,43 @@ def test_screen_rejects_noise_secrets_and_venting(text, reason):
     "I really hate cold showers.",
     "用户最近在戒咖啡。",
     "Always answer in British English.",
+    # short statements in both scripts, as a model writes them
+    "用户有 asthma。",
+    "Julian 吃素。",
+    "用户叫 Wendy。",
+    # a mother's ("妈妈的", "我妈的") is not the curse "妈的"; the Dead Sea, a crashed laptop, a
+    # workout are not venting
+    "用户妈妈的生日是11月23日。",
+    "我妈的手术定在下周三！",
+    "用户打算明年去死海旅游。",
+    "用户的电脑系统崩溃了，重装了系统。",
+    "用户每天晚上跟着帕梅拉跳操！",
 ])
 def test_screen_keeps_real_memories(text):
     assert screen(text) is None
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("妈的，又堵车", "venting"),
+    ("他妈的又加班", "venting"),
+    ("好的 ok", "greeting"),
+    ("ok, thanks so much!", "greeting"),
+    ("叫 Wendy", "too short"),
+])
+def test_screen_still_rejects_the_curse_a_run_of_fillers_and_a_fragment(text, reason):
+    got = screen(text)
+    assert got is not None and reason in got
+
+
+def test_a_long_run_of_one_filler_character_before_a_word_is_no_greeting():
+    # each "嗯" is a filler on its own: the greeting pattern must not try every way to cut the run
+    assert ONLY_GREETING.match("嗯" * 5000 + "，我搬到杭州了") is None
+    assert ONLY_GREETING.match("嗯 " * 5000) is not None
+
+
+def test_a_model_statement_of_a_few_words_in_both_scripts_is_written():
+    decision = decide(Candidate(content="用户有 asthma。", type="fact", origin="model"), "default", Pool([]))
+    assert decision.action == "created", decision.reason
 
 
 def test_one_off_requests_are_not_memories_but_standing_instructions_are():

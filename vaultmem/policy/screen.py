@@ -10,6 +10,8 @@ single sentences.
 
 from __future__ import annotations
 
+import re
+
 from vaultmem.policy.redact import find_secrets
 from vaultmem.text.noise import ONLY_GREETING, STANDING, TOOL_OUTPUT, is_request, is_venting
 
@@ -29,10 +31,20 @@ def screen(text: str) -> str | None:
         return "tool output, not a memory"
     if is_venting(stripped):
         return "emotional venting; it stays in the session note"
-    cjk = sum(1 for ch in stripped if "\u4e00" <= ch <= "\u9fff")
-    if len(stripped.split()) < 3 and cjk < 4:
+    if _too_short(stripped):
         return "too short to be a memory"
     return None
+
+
+def _too_short(text: str) -> bool:
+    """Fewer than three words, or four Chinese characters; a statement in both counts both,
+    each Chinese character as a word: "用户有 asthma", "Julian 吃素" and "用户叫 Wendy" are
+    memories, "叫 Wendy" is not."""
+    cjk = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
+    if len(text.split()) >= 3 or cjk >= 4:
+        return False
+    latin = len(re.findall(r"[A-Za-z0-9]+", text))
+    return not (cjk and latin and cjk + latin >= 3)
 
 
 def screen_request(text: str) -> str | None:

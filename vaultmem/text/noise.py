@@ -22,8 +22,11 @@ _ZH_GREETING_START = re.compile(rf"^(?:{_ZH_SALUTATIONS})")
 # Fillers: acknowledgements that carry nothing on their own.
 _FILLERS = (r"thanks?(?: you)?(?: so much)?|thank you|ok(?:ay)?|sure|cool|great|nice|awesome|lol|"
             r"haha+|yes|no|yep|nope|谢谢|好的|嗯+|哈哈+")
-ONLY_GREETING = re.compile(rf"^(?:{_SALUTATIONS}|{_ZH_SALUTATIONS}|{_FILLERS})[\s!.,~？?！。]*$",
-                            re.IGNORECASE)
+# One of them, or several apart ("好的 ok", "ok, thanks so much!"; apart, so that no run of
+# "嗯嗯嗯…" is tried every way it could be cut).
+_GREETING_WORD = rf"(?:{_SALUTATIONS}|{_ZH_SALUTATIONS}|{_FILLERS})"
+ONLY_GREETING = re.compile(rf"^{_GREETING_WORD}(?:[\s!.,~？?！。，]+{_GREETING_WORD})*[\s!.,~？?！。，]*$",
+                           re.IGNORECASE)
 
 # One-off requests ("can you summarise…"): a task for now, not a standing instruction.
 _REQUEST = re.compile(
@@ -37,11 +40,14 @@ STANDING = re.compile(r"\b(?:always|never|from now on|remember)\b|以后|记住"
 _VENT_HARD = re.compile(
     r"\b(?:hate (?:everything|everyone|my life|this|it all|all of this)|worst day (?:ever|of my life)|"
     r"can't take (?:it|this) anymore|fuck\w*|shit|damn it|kill me|i give up|sick of (?:this|everything|it all))\b"
-    r"|烦死了|气死我了|气死了|受够了|最糟糕的一天|崩溃了|去死|妈的|讨厌一切|什么都讨厌", re.IGNORECASE)
+    r"|烦死了|气死我了|气死了|受够了|最糟糕的一天|(?<!系统)(?<!电脑)(?<!程序)(?<!手机)崩溃了|去死(?!海)"
+    # "妈的" the curse, not a mother's ("妈妈的生日", "我妈的手术", "姑妈的", "大妈的"),
+    # which is how Chinese says "mom's"
+    r"|(?<![妈我她姨姑舅婶岳干后继亲老大姥奶户])妈的|讨厌一切|什么都讨厌", re.IGNORECASE)
 _VENT_SOFT = re.compile(
     r"\b(?:so (?:angry|pissed|furious|frustrated|annoyed|done)|fed up|ugh+|argh+|"
     r"worst day|f+u+c+k|sh[i1]t|screw (?:this|it|them)|can'?t take (?:it|this)|want to scream|sick of)\b"
-    r"|好烦|烦人|气人|太糟了|糟透了|气死|烦死|崩溃|受不了了|操", re.IGNORECASE)
+    r"|好烦|烦人|气人|太糟了|糟透了|气死|烦死|崩溃|受不了了|(?<![体做跳早课])操(?![场作心练守])", re.IGNORECASE)
 _SHOUTED_WORDS = re.compile(r"\b[A-Z]{4,}\b.*\b[A-Z]{4,}\b")
 
 TOOL_OUTPUT = re.compile(r"^(```|\$ |>>> |Traceback|Tool (call|result)|\{\s*\")|^\[?(tool|function)[_ ]",
