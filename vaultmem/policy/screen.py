@@ -38,8 +38,8 @@ def screen(text: str) -> str | None:
 
 def _too_short(text: str) -> bool:
     """Fewer than three words and fewer than four Chinese characters; a statement in both
-    scripts counts both, each Chinese character as a word: "用户有 asthma", "Julian 吃素" and "用户叫 Wendy" are
-    memories, "叫 Wendy" is not."""
+    scripts counts both, each Chinese character as a word: "用户有 asthma", "Julian 吃素" and
+    "用户叫 Wendy" are memories, "叫 Wendy" is not."""
     cjk = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
     if len(text.split()) >= 3 or cjk >= 4:
         return False
